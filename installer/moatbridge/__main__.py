@@ -1,0 +1,5 @@
+import sys
+
+from moatbridge.cli import main
+
+sys.exit(main())

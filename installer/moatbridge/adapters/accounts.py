@@ -1,0 +1,83 @@
+"""Who is running moatbridge, and which groups they have now vs. on next login."""
+
+from __future__ import annotations
+
+import grp
+import os
+import pwd
+from dataclasses import dataclass
+
+from moatbridge.adapters.hostfs import HostFS
+
+
+@dataclass(frozen=True)
+class GroupEntry:
+    name: str
+    gid: int
+    members: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Identity:
+    user: str | None
+    primary_gid: int
+    # Groups this process holds right now (what the kernel checks).
+    session_gids: frozenset[int]
+    # The group database entries for the gids asked about (missing: no name).
+    groups: dict[int, GroupEntry]
+
+    def group_name(self, gid: int) -> str | None:
+        entry = self.groups.get(gid)
+        return entry.name if entry else None
+
+    def membership(self, gid: int) -> str:
+        """ "active", "needs-relogin" (in the database, not in this session) or "none"."""
+        if gid in self.session_gids or gid == self.primary_gid:
+            return "active"
+        entry = self.groups.get(gid)
+        if entry is not None and self.user is not None and self.user in entry.members:
+            return "needs-relogin"
+        return "none"
+
+
+def _parse_group_file(text: str) -> tuple[GroupEntry, ...]:
+    entries = []
+    for line in text.splitlines():
+        fields = line.split(":")
+        if len(fields) < 4 or not fields[2].isdigit():
+            continue
+        members = frozenset(m for m in fields[3].split(",") if m)
+        entries.append(GroupEntry(fields[0], int(fields[2]), members))
+    return tuple(entries)
+
+
+def _nss_group(gid: int) -> GroupEntry | None:
+    try:
+        entry = grp.getgrgid(gid)
+    except KeyError:  # a host gid with no name inside a container
+        return None
+    return GroupEntry(entry.gr_name, entry.gr_gid, frozenset(entry.gr_mem))
+
+
+def current_identity(host: HostFS, gids: set[int]) -> Identity:
+    """The invoking user, with the group database entries for ``gids``.
+
+    On the live system entries come from NSS (``grp``), so LDAP/SSSD groups count.
+    Under another root its ``/etc/group`` is used when present, since a mounted
+    system's gids mean what its own database says.
+    """
+    uid = os.getuid()
+    try:
+        user: str | None = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        user = None
+    group_file = None if host.is_live else host.read_optional("/etc/group")
+    groups: dict[int, GroupEntry] = {}
+    if group_file is not None:
+        groups = {e.gid: e for e in _parse_group_file(group_file) if e.gid in gids}
+    else:
+        for gid in gids:
+            entry = _nss_group(gid)
+            if entry is not None:
+                groups[gid] = entry
+    return Identity(user, os.getgid(), frozenset(os.getgroups()), groups)

@@ -1,0 +1,112 @@
+"""Probing the container engine (Docker, or Podman's Docker-compatible socket).
+
+The only module here that imports the Docker SDK; it is imported lazily so that
+``moatbridge --version`` and ``detect`` never pay for it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+PROBE_TIMEOUT_S = 5
+
+
+@dataclass(frozen=True)
+class EngineFacts:
+    docker_cli: str | None
+    podman_cli: str | None
+    endpoint: str | None
+    reachable: bool
+    # Why it is not reachable: "permission" | "not-running" | "error"; None when reachable.
+    failure: str | None = None
+    failure_detail: str | None = None
+    product: str | None = None  # "docker" | "podman"
+    server_version: str | None = None
+    api_version: str | None = None
+    storage_driver: str | None = None
+    root_dir: str | None = None
+    rootless: bool = False
+    free_bytes: int | None = None
+
+
+def candidate_endpoints(environ: Mapping[str, str]) -> list[str]:
+    """DOCKER_HOST when set (as the docker CLI does), else the usual sockets in order."""
+    if environ.get("DOCKER_HOST"):
+        return [environ["DOCKER_HOST"]]
+    endpoints = ["unix:///var/run/docker.sock"]
+    runtime = environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        endpoints += [f"unix://{runtime}/docker.sock", f"unix://{runtime}/podman/podman.sock"]
+    endpoints.append("unix:///run/podman/podman.sock")
+    return endpoints
+
+
+def _classify(exc: BaseException) -> str:
+    text = repr(exc)
+    if isinstance(exc, PermissionError) or "Permission denied" in text:
+        return "permission"
+    if any(s in text for s in ("FileNotFoundError", "No such file", "Connection refused")):
+        return "not-running"
+    return "error"
+
+
+def _query(endpoint: str) -> dict[str, Any]:
+    import docker  # heavy: imported only when the engine is actually probed
+
+    client = docker.APIClient(base_url=endpoint, timeout=PROBE_TIMEOUT_S, version="auto")
+    try:
+        return {"version": client.version(), "info": client.info()}
+    finally:
+        client.close()
+
+
+def _free_bytes(path: str | None) -> int | None:
+    if not path:
+        return None
+    try:
+        return shutil.disk_usage(path).free
+    except OSError:
+        return None
+
+
+def probe_engine(environ: Mapping[str, str]) -> EngineFacts:
+    path = environ.get("PATH", os.defpath)
+    docker_cli = shutil.which("docker", path=path)
+    podman_cli = shutil.which("podman", path=path)
+    endpoints = candidate_endpoints(environ)
+    first_failure: tuple[str, str, str] | None = None
+    for endpoint in endpoints:
+        socket = endpoint[len("unix://") :] if endpoint.startswith("unix://") else None
+        if socket is not None and not os.path.exists(socket) and len(endpoints) > 1:
+            continue
+        try:
+            answer = _query(endpoint)
+        except Exception as exc:  # noqa: BLE001 - the SDK raises many unrelated types
+            if first_failure is None:
+                first_failure = (endpoint, _classify(exc), str(exc).splitlines()[0][:300])
+            continue
+        version, info = answer["version"], answer["info"]
+        components = " ".join(c.get("Name", "") for c in version.get("Components") or [])
+        security = " ".join(info.get("SecurityOptions") or [])
+        root_dir = info.get("DockerRootDir")
+        return EngineFacts(
+            docker_cli=docker_cli,
+            podman_cli=podman_cli,
+            endpoint=endpoint,
+            reachable=True,
+            product="podman" if "Podman" in components else "docker",
+            server_version=version.get("Version"),
+            api_version=version.get("ApiVersion"),
+            storage_driver=info.get("Driver"),
+            root_dir=root_dir,
+            rootless="rootless" in security,
+            free_bytes=_free_bytes(root_dir),
+        )
+    if first_failure is None:
+        return EngineFacts(docker_cli, podman_cli, None, False, "not-running", "no engine socket was found")
+    endpoint, failure, detail = first_failure
+    return EngineFacts(docker_cli, podman_cli, endpoint, False, failure, detail)

@@ -1,0 +1,103 @@
+"""Command line: parse, dispatch to ``moatbridge.commands.<verb>``, map errors to exit codes.
+
+Kept import-light: heavy libraries load inside the command that needs them, so
+``moatbridge --version`` costs little more than starting Python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from moatbridge import __version__
+from moatbridge.errors import MoatbridgeError, UsageError
+
+EXIT_INTERRUPTED = 130
+EXIT_CRASH = 70
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message[0].upper()}{message[1:]}.", f"run '{self.prog} --help' for usage")
+
+
+def _add_root(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--root",
+        metavar="DIR",
+        default="/",
+        help="inspect the system tree under DIR (sys, proc, dev, opt, usr) instead of /",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="moatbridge",
+        description="Set up CUDA-on-AMD toolchains in containers.",
+    )
+    parser.add_argument("--version", action="version", version=f"moatbridge {__version__}")
+    verbs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    detect = verbs.add_parser("detect", help="report GPUs, driver, ROCm and device access")
+    detect.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_root(detect)
+
+    doctor = verbs.add_parser("doctor", help="check whether this machine is ready")
+    doctor.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_root(doctor)
+    return parser
+
+
+def _write_crash_report(exc: BaseException) -> str | None:
+    import time
+    import traceback
+
+    from moatbridge.paths import Paths
+
+    try:
+        state = Paths.from_environ(os.environ).state
+        os.makedirs(state, exist_ok=True)
+        path = os.path.join(state, f"crash-{time.strftime('%Y%m%d-%H%M%S')}.log")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(f"moatbridge {__version__} on Python {sys.version}\n")
+            handle.write(f"argv: {sys.argv!r}\n\n")
+            handle.write("".join(traceback.format_exception(exc)))
+        return path
+    except OSError:
+        return None
+
+
+def _print_error(message: str, hint: str | None) -> None:
+    sys.stderr.write(f"moatbridge: {message}\n")
+    if hint:
+        sys.stderr.write(f"hint: {hint}\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return 0
+        command = importlib.import_module(f"moatbridge.commands.{args.command}")
+        return int(command.run(args))
+    except MoatbridgeError as exc:
+        _print_error(exc.message, exc.hint)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("moatbridge: interrupted\n")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # Output piped into e.g. `head`: not an error worth a report.
+        sys.stderr.close()
+        return 0
+    except Exception as exc:  # noqa: BLE001 - last line of defence: no tracebacks for users
+        report = _write_crash_report(exc)
+        where = f"details in {report}" if report else "no crash report could be written"
+        _print_error(f"internal error ({type(exc).__name__}: {exc}).", f"please report it; {where}")
+        return EXIT_CRASH

@@ -1,0 +1,99 @@
+"""`moatbridge detect`: what GPUs, driver, ROCm and device access this machine has."""
+
+from __future__ import annotations
+
+import os
+from argparse import Namespace
+
+from moatbridge.adapters.console import print_json, stdout_console
+from moatbridge.commands._common import host_from_args
+from moatbridge.core.detection import detect
+from moatbridge.core.model import DeviceNode, HostReport
+
+
+def run(args: Namespace) -> int:
+    report = detect(host_from_args(args), os.environ)
+    if args.json:
+        print_json(report.to_json())
+    else:
+        render(report)
+    return 0
+
+
+def _yes_no(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+def _node_row(node: DeviceNode) -> tuple[str, str, str, str, str]:
+    group = node.group or (str(node.gid) if node.gid is not None else "-")
+    if node.gid is not None and node.group:
+        group = f"{node.group} ({node.gid})"
+    return (
+        node.path,
+        _yes_no(node.exists),
+        _yes_no(node.accessible) if node.exists else "-",
+        group,
+        node.membership or "-",
+    )
+
+
+def render(report: HostReport) -> None:
+    from rich.table import Table
+
+    console = stdout_console()
+    if report.root != "/":
+        console.print(f"[bold]System tree:[/bold] {report.root}")
+    gpus = Table(title="GPUs", title_justify="left")
+    for column in ("#", "vendor", "name", "target", "family", "APU", "PCI", "render node", "notes"):
+        gpus.add_column(column)
+    for index, gpu in enumerate(report.gpus):
+        notes = []
+        if gpu.hsa_override_gfx_version:
+            notes.append(f"HSA_OVERRIDE_GFX_VERSION={gpu.hsa_override_gfx_version}")
+        if gpu.compute_capability:
+            notes.append(f"sm {gpu.compute_capability}")
+        if not gpu.usable:
+            notes.append("not usable here")
+        gpus.add_row(
+            str(index),
+            gpu.vendor,
+            gpu.name or "-",
+            gpu.gfx_target or "-",
+            gpu.family or "-",
+            _yes_no(gpu.apu),
+            gpu.pci_slot or "-",
+            gpu.render_node or "-",
+            ", ".join(notes) or "",
+        )
+    if report.gpus:
+        console.print(gpus)
+    else:
+        console.print("[bold]GPUs:[/bold] none detected")
+
+    driver = report.amdgpu_driver
+    facts = Table(title="Driver and runtime", title_justify="left", show_header=False)
+    facts.add_column("what")
+    facts.add_column("value")
+    if driver.loaded:
+        facts.add_row("amdgpu driver", f"{driver.kind} {driver.version or ''}".strip())
+    else:
+        facts.add_row("amdgpu driver", "not loaded")
+    rocm = report.rocm
+    facts.add_row("host ROCm", f"{rocm.version} at {rocm.path}" if rocm.version else "none")
+    if report.nvidia_driver.version:
+        facts.add_row("NVIDIA driver", report.nvidia_driver.version)
+    facts.add_row("kernel", report.kernel_release or "unknown")
+    if report.hidden_kfd_nodes:
+        facts.add_row("hidden KFD nodes", ", ".join(map(str, report.hidden_kfd_nodes)))
+    for key, value in report.environment:
+        facts.add_row(key, value)
+    console.print(facts)
+
+    nodes = Table(title="Device nodes", title_justify="left")
+    for column in ("path", "exists", "read-write", "group", "membership"):
+        nodes.add_column(column)
+    for node in (report.kfd, *report.render_nodes):
+        nodes.add_row(*_node_row(node))
+    console.print(nodes)
+    for problem in report.problems:
+        console.print(f"[yellow]note:[/yellow] {problem}")

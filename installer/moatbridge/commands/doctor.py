@@ -1,0 +1,49 @@
+"""`moatbridge doctor`: is this machine ready? Exit 1 when a blocking check fails."""
+
+from __future__ import annotations
+
+import os
+from argparse import Namespace
+
+from moatbridge.adapters.console import print_json, stdout_console
+from moatbridge.adapters.engine import probe_engine
+from moatbridge.commands._common import host_from_args
+from moatbridge.core.checks import Check, run_checks
+from moatbridge.core.detection import detect
+
+_STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
+
+
+def run(args: Namespace) -> int:
+    report = detect(host_from_args(args), os.environ)
+    engine = probe_engine(os.environ)
+    checks = run_checks(report, engine)
+    blocking = [c for c in checks if c.status == "fail"]
+    if args.json:
+        print_json({"ready": not blocking, "checks": [c.to_json() for c in checks]})
+    else:
+        render(checks)
+    return 1 if blocking else 0
+
+
+def render(checks: list[Check]) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    console = stdout_console()
+    table = Table(title="moatbridge doctor", title_justify="left")
+    table.add_column("status")
+    table.add_column("check")
+    table.add_column("detail", overflow="fold")
+    for check in checks:
+        detail = Text(check.detail)
+        if check.fix and check.status in ("warn", "fail"):
+            detail.append(f"\nfix: {check.fix}", style="cyan")
+        table.add_row(Text(check.status.upper(), style=_STYLE[check.status]), check.title, detail)
+    console.print(table)
+    failed = sum(c.status == "fail" for c in checks)
+    warned = sum(c.status == "warn" for c in checks)
+    if failed:
+        console.print(f"[bold red]Not ready:[/bold red] {failed} blocking problem(s), {warned} warning(s).")
+    else:
+        console.print(f"[green]Ready[/green] ({warned} warning(s)).")

@@ -1,0 +1,284 @@
+"""Doctor's readiness checks: facts in, verdicts out (pure).
+
+Each check says pass / warn / fail / skip with one line of detail and, when it
+is not a pass, a one-line fix. Any "fail" makes ``doctor`` exit non-zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from moatbridge.adapters.engine import EngineFacts
+from moatbridge.core.compat import driver_supports
+from moatbridge.core.gfx import parse_hsa_override
+from moatbridge.core.model import DeviceNode, HostReport
+from moatbridge.core.versions import version_tuple
+
+GB = 1_000_000_000
+# The core compiler image is ~1.3 GB and needs room to unpack; the full
+# multi-target open image is 8.06 GB on disk (shared/reference/open-stack.md).
+DISK_MINIMUM = 3 * GB
+DISK_RECOMMENDED = 12 * GB
+# ROCm user space inside the open flavour's image (Debian trixie).
+OPEN_FLAVOUR_ROCM = "5.7"
+MIN_DOCKER = (20, 10)
+MIN_PODMAN = (4, 0)
+GOOD_STORAGE = frozenset({"overlay2", "overlay", "btrfs", "zfs", "fuse-overlayfs"})
+
+
+@dataclass(frozen=True)
+class Check:
+    id: str
+    title: str
+    status: str  # "pass" | "warn" | "fail" | "skip"
+    detail: str
+    fix: str | None = None
+
+    def to_json(self) -> dict[str, str | None]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "status": self.status,
+            "detail": self.detail,
+            "fix": self.fix,
+        }
+
+
+def _gb(n: int) -> str:
+    return f"{n / GB:.1f} GB"
+
+
+def engine_checks(engine: EngineFacts) -> Iterator[Check]:
+    if engine.docker_cli or engine.podman_cli:
+        tools = ", ".join(p for p in (engine.docker_cli, engine.podman_cli) if p)
+        yield Check("engine-cli", "Container engine CLI", "pass", tools)
+    else:
+        yield Check(
+            "engine-cli", "Container engine CLI", "fail", "neither docker nor podman is on PATH",
+            "sudo apt-get install docker.io (or podman)",
+        )  # fmt: skip
+
+    if engine.reachable:
+        yield Check(
+            "engine-daemon", "Engine reachable", "pass",
+            f"{engine.product} at {engine.endpoint}" + (" (rootless)" if engine.rootless else ""),
+        )  # fmt: skip
+        yield Check("engine-access", "Permission to use the engine", "pass", "API answered")
+    elif engine.failure == "permission":
+        yield Check("engine-daemon", "Engine reachable", "pass", f"daemon at {engine.endpoint}")
+        yield Check(
+            "engine-access", "Permission to use the engine", "fail",
+            f"permission denied on {engine.endpoint}",
+            "sudo usermod -aG docker $USER, then log in again (or use rootless Docker/Podman)",
+        )  # fmt: skip
+    else:
+        yield Check(
+            "engine-daemon", "Engine reachable", "fail",
+            f"no answer from {engine.endpoint or 'any known socket'}: {engine.failure_detail}",
+            "start it: sudo systemctl start docker (or: sudo dockerd &)",
+        )  # fmt: skip
+    if not engine.reachable:
+        for check_id, title in (
+            ("engine-version", "Engine version"),
+            ("storage-driver", "Storage driver"),
+            ("disk-space", "Free disk for images"),
+        ):
+            yield Check(check_id, title, "skip", "engine not reachable")
+        return
+
+    minimum = MIN_PODMAN if engine.product == "podman" else MIN_DOCKER
+    version = engine.server_version or "unknown"
+    if version_tuple(version)[:2] >= minimum:
+        yield Check(
+            "engine-version", "Engine version", "pass",
+            f"{engine.product} {version}, API {engine.api_version}",
+        )  # fmt: skip
+    else:
+        yield Check(
+            "engine-version", "Engine version", "warn",
+            f"{engine.product} {version} is older than {minimum[0]}.{minimum[1]}",
+            f"upgrade {engine.product} to {minimum[0]}.{minimum[1]} or newer",
+        )  # fmt: skip
+
+    driver = engine.storage_driver or "unknown"
+    if driver in GOOD_STORAGE:
+        yield Check("storage-driver", "Storage driver", "pass", driver)
+    else:
+        yield Check(
+            "storage-driver", "Storage driver", "warn",
+            f"{driver}: multi-GB toolchain images will be slow and use extra disk",
+            'use overlay2: set "storage-driver": "overlay2" in /etc/docker/daemon.json',
+        )  # fmt: skip
+
+    where = engine.root_dir or "the engine's data directory"
+    if engine.free_bytes is None:
+        yield Check(
+            "disk-space", "Free disk for images", "warn", f"could not measure free space at {where}",
+            f"make sure {where} has {_gb(DISK_RECOMMENDED)} free",
+        )  # fmt: skip
+    elif engine.free_bytes < DISK_MINIMUM:
+        yield Check(
+            "disk-space", "Free disk for images", "fail",
+            f"{_gb(engine.free_bytes)} free at {where}; at least {_gb(DISK_MINIMUM)} is needed",
+            f"free space under {where} or move the engine's data-root",
+        )  # fmt: skip
+    elif engine.free_bytes < DISK_RECOMMENDED:
+        yield Check(
+            "disk-space", "Free disk for images", "warn",
+            f"{_gb(engine.free_bytes)} free at {where}: enough for a per-target image, "
+            f"not for the full multi-target one ({_gb(DISK_RECOMMENDED)})",
+            f"free space under {where} for the full image",
+        )  # fmt: skip
+    else:
+        yield Check("disk-space", "Free disk for images", "pass", f"{_gb(engine.free_bytes)} free at {where}")
+
+
+def _describe_gpus(report: HostReport) -> str:
+    parts = []
+    for gpu in report.amd_gpus:
+        label = gpu.gfx_target or "unknown target"
+        parts.append(f"{label} ({gpu.name or gpu.pci_device_id or 'unnamed'})")
+    return ", ".join(parts)
+
+
+def gpu_checks(report: HostReport) -> Iterator[Check]:
+    amd = report.amd_gpus
+    usable = [g for g in amd if g.usable]
+    nvidia = [g for g in report.gpus if g.vendor == "nvidia"]
+    if usable:
+        yield Check("gpu", "AMD GPU", "pass", _describe_gpus(report))
+    elif amd:
+        yield Check(
+            "gpu", "AMD GPU", "fail", f"found on PCI but not usable: {_describe_gpus(report)}",
+            "load the amdgpu driver (sudo modprobe amdgpu) or pass the GPU into this container",
+        )  # fmt: skip
+    else:
+        extra = f"; NVIDIA GPUs found: {len(nvidia)} (not used by moatbridge)" if nvidia else ""
+        yield Check(
+            "gpu", "AMD GPU", "warn", f"no AMD GPU detected{extra}",
+            "you can still build for any target (--target gfx1100); running kernels needs an AMD GPU",
+        )  # fmt: skip
+
+    if report.hidden_kfd_nodes:
+        nodes = ", ".join(str(n) for n in report.hidden_kfd_nodes)
+        yield Check(
+            "gpu-hidden", "GPUs hidden from this process", "warn",
+            f"KFD node(s) {nodes} refuse reads (device cgroup)",
+            "pass the matching /dev/dri/renderD* into the container if you need them",
+        )  # fmt: skip
+
+    apus = [g for g in usable if g.apu]
+    if apus and len(apus) < len(usable):
+        discrete = [i for i, g in enumerate(usable) if not g.apu]
+        yield Check(
+            "igpu", "Integrated GPU next to a discrete one", "warn",
+            f"{', '.join(g.gfx_target or '?' for g in apus)} is an APU; ROCm may crash enumerating it",
+            f"export ROCR_VISIBLE_DEVICES={','.join(map(str, discrete))} (or disable the iGPU in firmware)",
+        )  # fmt: skip
+
+    override = dict(report.environment).get("HSA_OVERRIDE_GFX_VERSION")
+    if override is not None:
+        target = parse_hsa_override(override)
+        if target is None:
+            yield Check(
+                "hsa-override", "HSA_OVERRIDE_GFX_VERSION", "fail",
+                f"{override!r} is not MAJOR.MINOR.STEPPING; ROCm will refuse to start",
+                "unset HSA_OVERRIDE_GFX_VERSION, or set e.g. 10.3.0",
+            )  # fmt: skip
+        else:
+            yield Check(
+                "hsa-override", "HSA_OVERRIDE_GFX_VERSION", "warn",
+                f"set to {override}: every GPU will load {target} code",
+                "unset it unless a GPU needs it (moatbridge sets it per toolchain)",
+            )  # fmt: skip
+    yield from _device_checks(report, bool(usable))
+    yield from _driver_checks(report, bool(amd))
+
+
+def _node_check(check_id: str, title: str, node: DeviceNode, needed: bool) -> Check:
+    if not node.exists:
+        status = "fail" if needed else "skip"
+        return Check(
+            check_id, title, status, f"{node.path} does not exist",
+            "load amdgpu (sudo modprobe amdgpu), or start the container with --device " + node.path,
+        )  # fmt: skip
+    group = node.group or (str(node.gid) if node.gid is not None else "?")
+    if node.accessible and node.membership == "needs-relogin":
+        return Check(
+            check_id, title, "warn",
+            f"{node.path} readable now, but group {group} is not active in this session",
+            "log out and back in (or run: newgrp " + group + ")",
+        )  # fmt: skip
+    if node.accessible:
+        how = "group " + group if node.membership == "active" else "file mode or ACL"
+        return Check(check_id, title, "pass", f"{node.path} read-write via {how}")
+    if node.membership == "needs-relogin":
+        fix = f"log out and back in so group {group} takes effect (or: newgrp {group})"
+    else:
+        fix = f"sudo usermod -aG {group} $USER, then log in again"
+    return Check(check_id, title, "fail" if needed else "warn", f"{node.path} is not read-write for you", fix)
+
+
+def _device_checks(report: HostReport, gpu_usable: bool) -> Iterator[Check]:
+    if not gpu_usable and not report.kfd.exists:
+        yield Check("dev-kfd", "/dev/kfd", "skip", "no usable AMD GPU")
+        return
+    yield _node_check("dev-kfd", "/dev/kfd", report.kfd, gpu_usable)
+    wanted = {g.render_node for g in report.amd_gpus if g.usable and g.render_node}
+    for node in report.render_nodes:
+        yield _node_check(f"dev-{node.path.rsplit('/', 1)[-1]}", node.path, node, node.path in wanted)
+
+
+def _driver_checks(report: HostReport, amd_present: bool) -> Iterator[Check]:
+    driver = report.amdgpu_driver
+    if not driver.loaded:
+        status = "fail" if amd_present else "skip"
+        yield Check(
+            "amdgpu-driver", "amdgpu kernel driver", status, "not loaded",
+            "sudo modprobe amdgpu (install linux-firmware / amdgpu-dkms if it fails)",
+        )  # fmt: skip
+        return
+    if driver.kind == "dkms":
+        verdict = driver_supports(driver.rocm_release, OPEN_FLAVOUR_ROCM)
+        status = {"supported": "pass", "unsupported": "warn"}.get(verdict.verdict, "warn")
+        yield Check(
+            "amdgpu-driver", "amdgpu kernel driver vs image ROCm", status,
+            f"AMD DKMS driver {driver.version}: {verdict.detail}",
+            None if status == "pass" else "use a toolchain image whose ROCm is within the driver's window",
+        )  # fmt: skip
+    else:
+        yield Check(
+            "amdgpu-driver", "amdgpu kernel driver vs image ROCm", "pass",
+            f"in-tree driver of kernel {driver.version}; ROCm {OPEN_FLAVOUR_ROCM} user space comes "
+            "from the image (AMD publishes no matrix for in-tree drivers)",
+        )  # fmt: skip
+    if report.rocm.version:
+        yield Check(
+            "host-rocm", "Host ROCm", "pass",
+            f"{report.rocm.version} at {report.rocm.path}; not needed, the image brings its own",
+        )  # fmt: skip
+
+
+def security_checks(report: HostReport) -> Iterator[Check]:
+    sec = report.security
+    if sec.selinux == "enforcing":
+        yield Check(
+            "selinux", "SELinux", "warn", "enforcing: containers cannot open /dev/kfd by default",
+            "moatbridge runs GPU containers with --security-opt label=disable; or: "
+            "setsebool -P container_use_devices=true",
+        )  # fmt: skip
+    else:
+        state = sec.selinux or "absent"
+        yield Check("selinux", "SELinux", "pass", f"{state}; no device labelling to work around")
+    if sec.apparmor:
+        yield Check("apparmor", "AppArmor", "pass", "enabled; docker-default allows GPU device nodes")
+    if report.problems:
+        yield Check(
+            "detection", "Detection", "warn", "; ".join(report.problems),
+            "run 'moatbridge detect --json' and report the files named here",
+        )  # fmt: skip
+
+
+def run_checks(report: HostReport, engine: EngineFacts) -> list[Check]:
+    return [*engine_checks(engine), *gpu_checks(report), *security_checks(report)]

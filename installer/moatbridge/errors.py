@@ -1,0 +1,33 @@
+"""User-facing errors: one sentence, one hint, one exit status.
+
+Only ``cli.main`` catches these and prints them; everything below raises.
+"""
+
+from __future__ import annotations
+
+
+class MoatbridgeError(Exception):
+    exit_code = 1
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+class UsageError(MoatbridgeError):
+    """The command line itself is wrong."""
+
+    exit_code = 2
+
+
+class InputError(MoatbridgeError):
+    """A path, file or value the user gave cannot be used."""
+
+    exit_code = 2
+
+
+class EngineUnavailable(MoatbridgeError):
+    """The container engine cannot be reached or used."""
+
+    exit_code = 3

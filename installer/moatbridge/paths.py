@@ -1,0 +1,26 @@
+"""Where moatbridge keeps its files, derived from the environment (no globals)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Paths:
+    home: str  # MOATBRIDGE_HOME: env files, shims, state
+    state: str  # logs and crash reports
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> Paths:
+        home = environ.get("MOATBRIDGE_HOME")
+        if home:
+            home = os.path.abspath(os.path.expanduser(home))
+            return cls(home=home, state=os.path.join(home, "state"))
+        import platformdirs  # only needed on this path; keeps --version light
+
+        return cls(
+            home=platformdirs.user_data_dir("moatbridge", appauthor=False),
+            state=platformdirs.user_state_dir("moatbridge", appauthor=False),
+        )
