@@ -44,29 +44,37 @@ def render(report: HostReport) -> None:
     if report.root != "/":
         console.print(f"[bold]System tree:[/bold] {report.root}")
     gpus = Table(title="GPUs", title_justify="left")
-    for column in ("#", "vendor", "name", "target", "family", "APU", "PCI", "render node", "notes"):
-        gpus.add_column(column)
+    gpus.add_column("#", no_wrap=True)
+    gpus.add_column("GPU", overflow="fold")
+    gpus.add_column("target", no_wrap=True)
+    gpus.add_column("notes", overflow="fold")
+    footnotes: list[str] = []
     for index, gpu in enumerate(report.gpus):
+        where = " · ".join(
+            x for x in (gpu.pci_slot, gpu.render_node and gpu.render_node.rsplit("/", 1)[-1]) if x
+        )
+        cc = gpu.compute_capability
+        target = gpu.gfx_target or (f"sm_{cc.replace('.', '')}" if cc else "-")
+        kind = " ".join(x for x in (gpu.family, "APU" if gpu.apu else None) if x)
         notes = []
         if gpu.hsa_override_gfx_version:
-            notes.append(f"HSA_OVERRIDE_GFX_VERSION={gpu.hsa_override_gfx_version}")
-        if gpu.compute_capability:
-            notes.append(f"sm {gpu.compute_capability}")
+            notes.append(f"override {gpu.hsa_override_gfx_version} (below)")
+            footnotes.append(
+                f"GPU {index} ({gpu.gfx_target}) has no code in the toolchain's libraries: "
+                f"run with HSA_OVERRIDE_GFX_VERSION={gpu.hsa_override_gfx_version}"
+            )
         if not gpu.usable:
             notes.append("not usable here")
         gpus.add_row(
             str(index),
-            gpu.vendor,
-            gpu.name or "-",
-            gpu.gfx_target or "-",
-            gpu.family or "-",
-            _yes_no(gpu.apu),
-            gpu.pci_slot or "-",
-            gpu.render_node or "-",
-            ", ".join(notes) or "",
+            f"{gpu.name or gpu.pci_device_id or gpu.vendor}\n[dim]{gpu.vendor} {where}[/dim]",
+            f"{target}\n[dim]{kind}[/dim]" if kind else target,
+            "\n".join(notes),
         )
     if report.gpus:
         console.print(gpus)
+        for note in footnotes:
+            console.print(note)
     else:
         console.print("[bold]GPUs:[/bold] none detected")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from moatbridge.adapters.accounts import Identity, current_identity
 from moatbridge.adapters.hostfs import HostFS
@@ -154,11 +154,11 @@ def _read_kfd(host: HostFS, problems: list[str]) -> tuple[list[tuple[int, Proper
             problems.append(f"KFD node {node}: properties unreadable ({exc.strerror})")
             continue
         props = parse_properties(text)
-        if props.bad_lines:
-            problems.append(f"KFD node {node}: {props.bad_lines} malformed line(s) in properties")
         if "gfx_target_version" not in props.values and "simd_count" not in props.values:
             problems.append(f"KFD node {node}: properties has no usable fields")
             continue
+        if props.bad_lines:
+            problems.append(f"KFD node {node}: {props.bad_lines} malformed line(s) in properties")
         if is_gpu_node(props):
             gpu_nodes.append((node, props))
     return gpu_nodes, hidden
@@ -186,7 +186,7 @@ def _amd_gpu_from_kfd(
         apu=gfxmod.is_apu(gfx, device_id),
         pci_slot=slot,
         pci_device_id=f"0x{device_id:04x}" if device_id else None,
-        render_node=f"/dev/dri/renderD{minor}" if minor else None,
+        render_node=f"/dev/dri/renderD{minor}" if minor else (slot and _render_node_of(host, slot)),
         kfd_node=node,
         compute_capability=None,
         hsa_override_gfx_version=gfxmod.suggest_hsa_override(gfx),
@@ -231,15 +231,29 @@ def _detect_amd(host: HostFS, book: _NameBook, problems: list[str]) -> tuple[lis
     gpu_nodes, hidden = _read_kfd(host, problems)
     gpus = [_amd_gpu_from_kfd(host, node, props, pci, book) for node, props in gpu_nodes]
     claimed = {g.pci_slot for g in gpus}
+    for index, gpu in enumerate(gpus):
+        # A node too damaged to name its PCI device: adopt the one unclaimed
+        # device with the same ID rather than listing the GPU twice.
+        if gpu.pci_slot is None:
+            same = [
+                s for s, d in amd_pci.items() if s not in claimed and gpu.pci_device_id == f"0x{d.device:04x}"
+            ]
+            if len(same) == 1:
+                gpus[index] = replace(
+                    gpu, pci_slot=same[0], render_node=gpu.render_node or _render_node_of(host, same[0])
+                )
+                claimed.add(same[0])
     # PCI fallback: GPUs without a readable KFD node (no amdgpu/KFD, or hidden by a
     # container's device cgroup) are still reported, marked unusable.
     gpus.extend(_amd_gpu_from_pci(host, d, book) for s, d in amd_pci.items() if s not in claimed)
     return gpus, hidden
 
 
-def _detect_nvidia(host: HostFS, book: _NameBook) -> tuple[list[Gpu], NvidiaDriver]:
+def _detect_nvidia(host: HostFS, book: _NameBook, problems: list[str]) -> tuple[list[Gpu], NvidiaDriver]:
     version_text = host.read_optional("/proc/driver/nvidia/version")
     version, open_module = nvidia.parse_driver_version(version_text) if version_text else (None, None)
+    if version_text is not None and version is None:
+        problems.append("/proc/driver/nvidia/version: no driver version in it")
     gpus: list[Gpu] = []
     listed: set[str] = set()
     pci = scan_pci(host, frozenset({NVIDIA_VENDOR}))
@@ -385,7 +399,7 @@ def detect(host: HostFS, environ: Mapping[str, str]) -> HostReport:
     problems: list[str] = []
     book = _NameBook(host)
     amd, hidden = _detect_amd(host, book, problems)
-    nv, nvidia_driver = _detect_nvidia(host, book)
+    nv, nvidia_driver = _detect_nvidia(host, book, problems)
     kernel = _kernel_release(host)
     dpkg = _dpkg_versions(host)
     kfd, render_nodes = detect_devices(host, amd)

@@ -1,0 +1,123 @@
+"""Shared test fixtures: composed machines, an isolated home, the live engine, other users."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
+
+import machines  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGE_DIR = REPO / "installer" / "moatbridge"
+NOBODY = 65534
+# Variables that change detection or engine selection: tests start without them.
+SCRUBBED = (
+    "HSA_OVERRIDE_GFX_VERSION", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
+    "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCM_PATH", "HIP_PATH", "DOCKER_HOST",
+)  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for key in SCRUBBED:
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("MOATBRIDGE_HOME", str(tmp_path / "moatbridge-home"))
+
+
+@pytest.fixture
+def machine(tmp_path: Path) -> Callable[[str], Path]:
+    def build(name: str) -> Path:
+        return machines.build(name, tmp_path / name)
+
+    return build
+
+
+@pytest.fixture
+def shared_tmp() -> Iterator[Path]:
+    """A temp dir other users can traverse (pytest's tmp_path is 0700)."""
+    path = Path(tempfile.mkdtemp(prefix="moatbridge-test-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the CLI the way a user does: a fresh interpreter, ``python -m moatbridge``."""
+    return subprocess.run(
+        [sys.executable, "-m", "moatbridge", *args],
+        capture_output=True, text=True, env=env if env is not None else dict(os.environ), timeout=120,
+    )  # fmt: skip
+
+
+def cli_json(*args: str) -> Any:
+    result = cli(*args)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def _python_for_others() -> str:
+    for candidate in (sys.executable, "/usr/bin/python3"):
+        probe = subprocess.run(
+            ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", candidate, "-S", "-c", ""],
+            capture_output=True,
+        )  # fmt: skip
+        if probe.returncode == 0:
+            return candidate
+    pytest.fail("no Python interpreter is executable by the unprivileged test user")
+
+
+def run_as_nobody(
+    workdir: Path, args: list[str], groups: list[int] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m moatbridge ARGS`` as uid 65534 — real permission checks, no mocks.
+
+    The package is copied into ``workdir`` so the checkout's own permissions do not
+    matter; ``-S`` keeps site-packages out (detect needs only the standard library).
+    """
+    if os.geteuid() != 0:
+        pytest.skip("switching to another user needs root")
+    package_copy = workdir / "pkg"
+    if not package_copy.exists():
+        shutil.copytree(PACKAGE_DIR, package_copy / "moatbridge")
+        for path in package_copy.rglob("*"):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        package_copy.chmod(0o755)
+    group_arg = f"--groups={','.join(map(str, groups))}" if groups else "--clear-groups"
+    return subprocess.run(
+        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", group_arg,
+         _python_for_others(), "-S", "-m", "moatbridge", *args],
+        capture_output=True, text=True, timeout=60,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(package_copy), "HOME": str(workdir)},
+    )  # fmt: skip
+
+
+def engine_available() -> tuple[bool, str]:
+    docker = shutil.which("docker")
+    if docker is None:
+        return False, "the docker CLI is not installed"
+    result = subprocess.run([docker, "version", "--format", "{{.Server.Version}}"], capture_output=True, text=True)
+    if result.returncode != 0:
+        return False, f"the Docker engine does not answer: {result.stderr.strip()[:200]}"
+    return True, result.stdout.strip()
+
+
+@pytest.fixture(scope="session")
+def engine_version() -> str:
+    """The live engine's version. In CI a missing engine fails the test instead of skipping it."""
+    ok, detail = engine_available()
+    if not ok:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"CI=true but {detail}; .ci/run must start dockerd")
+        pytest.skip(detail)
+    return detail

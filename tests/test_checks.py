@@ -1,0 +1,109 @@
+"""Doctor's verdicts for composed machines and engine states (no engine needed)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from moatbridge.adapters.engine import EngineFacts
+from moatbridge.adapters.hostfs import HostFS
+from moatbridge.core.checks import GB, run_checks
+from moatbridge.core.detection import detect
+from moatbridge.core.model import HostReport
+
+HEALTHY = EngineFacts(
+    docker_cli="/usr/bin/docker", podman_cli=None, endpoint="unix:///var/run/docker.sock",
+    reachable=True, product="docker", server_version="20.10.24+dfsg1", api_version="1.41",
+    storage_driver="overlay2", root_dir="/var/lib/docker", free_bytes=80 * GB,
+)  # fmt: skip
+
+
+def verdicts(report: HostReport, engine: EngineFacts = HEALTHY) -> dict[str, str]:
+    return {c.id: c.status for c in run_checks(report, engine)}
+
+
+def report_for(machine: Any, name: str, environ: dict[str, str] | None = None) -> HostReport:
+    return detect(HostFS(str(machine(name))), environ or {})
+
+
+def test_ready_workstation(machine: Any) -> None:
+    found = verdicts(report_for(machine, "rdna3-desktop"))
+    assert "fail" not in found.values(), found
+    assert found["gpu"] == found["dev-kfd"] == found["dev-renderD128"] == "pass"
+
+
+def test_no_gpu_is_a_warning_not_a_blocker(machine: Any) -> None:
+    found = verdicts(report_for(machine, "no-gpu"))
+    assert found["gpu"] == "warn"
+    assert found["dev-kfd"] == "skip"
+    assert "fail" not in found.values()
+
+
+def test_engine_states(tmp_path: Path) -> None:
+    report_none = detect(HostFS(str(tmp_path)), {})  # an empty system tree
+    down = EngineFacts("/usr/bin/docker", None, "unix:///var/run/docker.sock", False, "not-running", "refused")
+    assert verdicts(report_none, down)["engine-daemon"] == "fail"
+    assert verdicts(report_none, down)["disk-space"] == "skip"
+    denied = replace(down, failure="permission")
+    assert (verdicts(report_none, denied)["engine-access"], verdicts(report_none, denied)["engine-daemon"]) == (
+        "fail",
+        "pass",
+    )
+    no_cli = replace(down, docker_cli=None)
+    assert verdicts(report_none, no_cli)["engine-cli"] == "fail"
+    assert verdicts(report_none, replace(HEALTHY, free_bytes=1 * GB))["disk-space"] == "fail"
+    assert verdicts(report_none, replace(HEALTHY, free_bytes=5 * GB))["disk-space"] == "warn"
+    assert verdicts(report_none, replace(HEALTHY, storage_driver="vfs"))["storage-driver"] == "warn"
+    assert verdicts(report_none, replace(HEALTHY, server_version="19.03.1"))["engine-version"] == "warn"
+
+
+def test_inaccessible_devices_block(machine: Any) -> None:
+    report = report_for(machine, "rdna3-desktop")
+    locked = replace(report.kfd, accessible=False, group="render", gid=4242, membership="none")
+    checks = {c.id: c for c in run_checks(replace(report, kfd=locked), HEALTHY)}
+    assert checks["dev-kfd"].status == "fail"
+    assert checks["dev-kfd"].fix == "sudo usermod -aG render $USER, then log in again"
+    stale = replace(locked, membership="needs-relogin")
+    checks = {c.id: c for c in run_checks(replace(report, kfd=stale), HEALTHY)}
+    assert checks["dev-kfd"].status == "fail"
+    assert "log out and back in" in (checks["dev-kfd"].fix or "")
+
+
+def test_missing_kfd_node_with_a_gpu(machine: Any) -> None:
+    root = machine("rdna3-desktop")
+    (root / "dev/kfd").unlink()
+    assert verdicts(detect(HostFS(str(root)), {}))["dev-kfd"] == "fail"
+
+
+def test_apu_next_to_dgpu_suggests_masking(machine: Any) -> None:
+    checks = {c.id: c for c in run_checks(report_for(machine, "apu-plus-dgpu"), HEALTHY)}
+    assert checks["igpu"].status == "warn"
+    assert checks["igpu"].fix is not None and checks["igpu"].fix.startswith("export ROCR_VISIBLE_DEVICES=0 ")
+
+
+def test_invalid_override_fails(machine: Any) -> None:
+    assert verdicts(report_for(machine, "rdna3-desktop", {"HSA_OVERRIDE_GFX_VERSION": "11.0"}))[
+        "hsa-override"
+    ] == "fail"
+    assert verdicts(report_for(machine, "rdna3-desktop", {"HSA_OVERRIDE_GFX_VERSION": "11.0.0"}))[
+        "hsa-override"
+    ] == "warn"
+
+
+def test_driver_window_against_the_open_image(machine: Any) -> None:
+    # ROCm 6.4.1's DKMS driver supports user space 6.1-7.0, not the open image's 5.7.
+    checks = {c.id: c for c in run_checks(report_for(machine, "rdna2-override"), HEALTHY)}
+    assert checks["amdgpu-driver"].status == "warn"
+    assert "6.1-7.0" in checks["amdgpu-driver"].detail
+
+
+def test_hidden_gpu_and_unusable_pci_gpu(machine: Any) -> None:
+    root = machine("rdna3-desktop")
+    import shutil
+
+    shutil.rmtree(root / "sys/devices/virtual/kfd")
+    shutil.rmtree(root / "sys/module/amdgpu")
+    found = verdicts(detect(HostFS(str(root)), {}))
+    assert found["gpu"] == "fail"
+    assert found["amdgpu-driver"] == "fail"

@@ -1,0 +1,123 @@
+"""The command line as users meet it: versions, help, errors, no tracebacks, light imports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import cli
+
+from moatbridge import __version__, cli as cli_module
+
+
+def test_version() -> None:
+    result = cli("--version")
+    assert (result.returncode, result.stdout.strip()) == (0, f"moatbridge {__version__}")
+
+
+def test_console_script_matches_module(tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("moatbridge")
+    if not script.exists():
+        pytest.fail(f"the console script is not installed next to {sys.executable}")
+    result = subprocess.run([str(script), "--version"], capture_output=True, text=True)
+    assert result.stdout.strip() == f"moatbridge {__version__}"
+
+
+def test_no_command_prints_help() -> None:
+    result = cli()
+    assert result.returncode == 0
+    assert "detect" in result.stdout and "doctor" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "sentence"),
+    [
+        (["detect", "--root", "/no/such/dir"], "moatbridge: --root /no/such/dir is not a directory."),
+        (["frobnicate"], "moatbridge: Argument COMMAND: invalid choice: 'frobnicate'"),
+        (["detect", "--bogus"], "moatbridge: Unrecognized arguments: --bogus."),
+    ],
+)
+def test_bad_input_is_one_sentence_and_a_hint(args: list[str], sentence: str) -> None:
+    result = cli(*args)
+    assert result.returncode == 2
+    lines = result.stderr.splitlines()
+    assert len(lines) == 2, result.stderr
+    assert lines[0].startswith(sentence)
+    assert lines[1].startswith("hint: ")
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
+def test_root_that_is_a_file(tmp_path: Path) -> None:
+    file = tmp_path / "file"
+    file.write_text("x")
+    result = cli("doctor", "--root", str(file))
+    assert result.returncode == 2
+    assert "is not a directory" in result.stderr
+
+
+def test_unexpected_errors_become_a_crash_report(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import moatbridge.commands.detect as detect_command
+
+    def explode(args: Any) -> int:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(detect_command, "run", explode)
+    code = cli_module.main(["detect"])
+    err = capsys.readouterr().err
+    assert code == cli_module.EXIT_CRASH
+    assert "internal error (RuntimeError: boom)" in err
+    assert "Traceback" not in err
+    reports = list((tmp_path / "moatbridge-home" / "state").glob("crash-*.log"))
+    assert len(reports) == 1
+    assert "RuntimeError: boom" in reports[0].read_text()
+
+
+def test_ctrl_c_exits_130(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import moatbridge.commands.detect as detect_command
+
+    def interrupted(args: Any) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(detect_command, "run", interrupted)
+    assert cli_module.main(["detect"]) == 130
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["detect", "--json"]])
+def test_fast_paths_do_not_import_heavy_libraries(argv: list[str]) -> None:
+    probe = (
+        "import sys\n"
+        "from moatbridge.cli import main\n"
+        "try:\n"
+        f"    main({argv!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = sorted(m for m in ('docker', 'rich', 'questionary', 'requests', 'yaml', 'platformdirs')"
+        " if m in sys.modules)\n"
+        "sys.stderr.write(repr(heavy))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert result.stderr.strip() == "[]"
+
+
+def test_detect_human_output_is_a_table(machine: Any) -> None:
+    result = cli("detect", "--root", str(machine("apu-plus-dgpu")))
+    assert result.returncode == 0, result.stderr
+    assert "GPUs" in result.stdout and "Device nodes" in result.stdout
+    assert "gfx1036" in result.stdout and "HSA_OVERRIDE_GFX_VERSION=10.3.0" in result.stdout
+
+
+def test_detect_live_machine_json() -> None:
+    """This machine has no GPU: the contract still holds, with empty lists and nulls."""
+    result = cli("detect", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert set(report) >= {"gpus", "amdgpu_driver", "rocm", "devices"}
+    assert set(report["devices"]) == {"kfd", "render_nodes"}
+    assert report["devices"]["kfd"]["path"] == "/dev/kfd"
