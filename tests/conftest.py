@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 
-import machines  # noqa: E402
+import machines
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE_DIR = REPO / "installer" / "moatbridge"
@@ -106,7 +106,9 @@ def engine_available() -> tuple[bool, str]:
     docker = shutil.which("docker")
     if docker is None:
         return False, "the docker CLI is not installed"
-    result = subprocess.run([docker, "version", "--format", "{{.Server.Version}}"], capture_output=True, text=True)
+    result = subprocess.run(
+        [docker, "version", "--format", "{{.Server.Version}}"], capture_output=True, text=True
+    )
     if result.returncode != 0:
         return False, f"the Docker engine does not answer: {result.stderr.strip()[:200]}"
     return True, result.stdout.strip()

@@ -42,11 +42,16 @@ def test_no_gpu_is_a_warning_not_a_blocker(machine: Any) -> None:
 
 def test_engine_states(tmp_path: Path) -> None:
     report_none = detect(HostFS(str(tmp_path)), {})  # an empty system tree
-    down = EngineFacts("/usr/bin/docker", None, "unix:///var/run/docker.sock", False, "not-running", "refused")
+    down = EngineFacts(
+        "/usr/bin/docker", None, "unix:///var/run/docker.sock", False, "not-running", "refused"
+    )
     assert verdicts(report_none, down)["engine-daemon"] == "fail"
     assert verdicts(report_none, down)["disk-space"] == "skip"
     denied = replace(down, failure="permission")
-    assert (verdicts(report_none, denied)["engine-access"], verdicts(report_none, denied)["engine-daemon"]) == (
+    assert (
+        verdicts(report_none, denied)["engine-access"],
+        verdicts(report_none, denied)["engine-daemon"],
+    ) == (
         "fail",
         "pass",
     )
@@ -83,12 +88,14 @@ def test_apu_next_to_dgpu_suggests_masking(machine: Any) -> None:
 
 
 def test_invalid_override_fails(machine: Any) -> None:
-    assert verdicts(report_for(machine, "rdna3-desktop", {"HSA_OVERRIDE_GFX_VERSION": "11.0"}))[
-        "hsa-override"
-    ] == "fail"
-    assert verdicts(report_for(machine, "rdna3-desktop", {"HSA_OVERRIDE_GFX_VERSION": "11.0.0"}))[
-        "hsa-override"
-    ] == "warn"
+    assert (
+        verdicts(report_for(machine, "rdna3-desktop", {"HSA_OVERRIDE_GFX_VERSION": "11.0"}))["hsa-override"]
+        == "fail"
+    )
+    assert (
+        verdicts(report_for(machine, "rdna3-desktop", {"HSA_OVERRIDE_GFX_VERSION": "11.0.0"}))["hsa-override"]
+        == "warn"
+    )
 
 
 def test_driver_window_against_the_open_image(machine: Any) -> None:

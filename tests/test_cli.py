@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import cli
 
-from moatbridge import __version__, cli as cli_module
+from moatbridge import __version__
+from moatbridge import cli as cli_module
+
+from conftest import cli
 
 
 def test_version() -> None:

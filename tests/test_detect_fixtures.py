@@ -6,12 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-import machines
 import pytest
-from conftest import cli_json, run_as_nobody
 
 from moatbridge.adapters.hostfs import HostFS
 from moatbridge.core.detection import detect
+
+import machines
+from conftest import cli_json, run_as_nobody
 
 GPU_KEYS = (
     "vendor", "name", "gfx_target", "family", "apu", "pci_slot", "pci_device_id",
@@ -40,9 +41,14 @@ RAPHAEL = gpu(
 )  # fmt: skip
 MI300X = [
     gpu(
-        name="AMD Instinct MI300X", gfx_target="gfx942", family="CDNA3", pci_slot=f"0000:{bus}:00.0",
-        pci_device_id="0x74a1", render_node=f"/dev/dri/renderD{128 + i}", kfd_node=2 + i,
-    )  # fmt: skip
+        name="AMD Instinct MI300X",
+        gfx_target="gfx942",
+        family="CDNA3",
+        pci_slot=f"0000:{bus}:00.0",
+        pci_device_id="0x74a1",
+        render_node=f"/dev/dri/renderD{128 + i}",
+        kfd_node=2 + i,
+    )
     for i, bus in enumerate(["05", "26", "46", "65", "85", "a6", "c6", "e5"])
 ]
 
@@ -56,10 +62,15 @@ EXPECTED: dict[str, dict[str, Any]] = {
     "rdna2-override": {
         "gpus": [
             gpu(
-                name="Navi 22 [Radeon RX 6700/6700 XT/6750 XT / 6800M/6850M XT]", gfx_target="gfx1031",
-                family="RDNA2", pci_slot="0000:0a:00.0", pci_device_id="0x73df",
-                render_node="/dev/dri/renderD128", kfd_node=1, hsa_override_gfx_version="10.3.0",
-            )  # fmt: skip
+                name="Navi 22 [Radeon RX 6700/6700 XT/6750 XT / 6800M/6850M XT]",
+                gfx_target="gfx1031",
+                family="RDNA2",
+                pci_slot="0000:0a:00.0",
+                pci_device_id="0x73df",
+                render_node="/dev/dri/renderD128",
+                kfd_node=1,
+                hsa_override_gfx_version="10.3.0",
+            )
         ],
         "amdgpu_driver": {"loaded": True, "version": "6.12.12", "kind": "dkms", "rocm_release": "6.4.1"},
         "rocm": {"version": "6.4.1", "path": "/opt/rocm-6.4.1"},
@@ -80,9 +91,13 @@ EXPECTED: dict[str, dict[str, Any]] = {
     "nvidia-only": {
         "gpus": [
             gpu(
-                vendor="nvidia", name="NVIDIA GeForce RTX 4090", pci_slot="0000:01:00.0",
-                pci_device_id="0x2684", compute_capability="8.9", source="nvidia-procfs",
-            )  # fmt: skip
+                vendor="nvidia",
+                name="NVIDIA GeForce RTX 4090",
+                pci_slot="0000:01:00.0",
+                pci_device_id="0x2684",
+                compute_capability="8.9",
+                source="nvidia-procfs",
+            )
         ],
         "amdgpu_driver": {"loaded": False, "version": None, "kind": None},
         "rocm": {"version": None, "path": None},
@@ -196,7 +211,9 @@ def test_pci_fallback_without_kfd(machine: Any) -> None:
 def test_old_kernel_without_gfx_target_version(machine: Any) -> None:
     root = machine("rdna3-desktop")
     props = root / "sys/devices/virtual/kfd/kfd/topology/nodes/1/properties"
-    props.write_text("".join(l for l in props.read_text().splitlines(True) if "gfx_target_version" not in l))
+    props.write_text(
+        "".join(line for line in props.read_text().splitlines(True) if "gfx_target_version" not in line)
+    )
     (gpu_,) = detect(HostFS(str(root)), {}).gpus
     assert (gpu_.gfx_target, gpu_.source) == ("gfx1100", "kfd")  # from the device-ID table
 

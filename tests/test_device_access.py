@@ -9,12 +9,13 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import machines
 import pytest
-from conftest import run_as_nobody
 
 from moatbridge.adapters.accounts import current_identity
 from moatbridge.adapters.hostfs import HostFS
+
+import machines
+from conftest import run_as_nobody
 
 RENDER_GID = 4242
 ORPHAN_GID = 4243

@@ -47,7 +47,7 @@ def test_doctor_with_unreachable_engine_fails(engine_version: str, tmp_path: Any
 
 
 def test_doctor_with_a_gpu_tree_and_the_live_engine(engine_version: str, machine: Any) -> None:
-    code, report = _doctor("--root", str(machine("rdna3-desktop")))
+    _, report = _doctor("--root", str(machine("rdna3-desktop")))
     checks = {c["id"]: c for c in report["checks"]}
     assert checks["gpu"]["status"] == "pass"
     assert "gfx1100 (AMD Radeon RX 7900 XTX)" in checks["gpu"]["detail"]

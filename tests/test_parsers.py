@@ -81,7 +81,9 @@ def test_properties_parser_tolerates_damage() -> None:
     assert props.values == {"simd_count": 192, "gfx_target_version": 110000}
     assert props.bad_lines == 3
     assert kfd.is_gpu_node(props)
-    assert not kfd.is_gpu_node(kfd.parse_properties("cpu_cores_count 32\nsimd_count 0\ngfx_target_version 0\n"))
+    assert not kfd.is_gpu_node(
+        kfd.parse_properties("cpu_cores_count 32\nsimd_count 0\ngfx_target_version 0\n")
+    )
 
 
 def test_pci_slot_from_location() -> None:
@@ -89,7 +91,9 @@ def test_pci_slot_from_location() -> None:
     assert kfd.pci_slot_from_location(1, (0xC1 << 8) | (0x1F << 3) | 7) == "0001:c1:1f.7"
 
 
-AMDGPU_IDS = "# c\n1.0.0\n744C,\tC8,\tAMD Radeon RX 7900 XTX\n744C,\tCC,\tAMD Radeon RX 7900 XT\n74A1,\t00,\tMI300X\n"
+AMDGPU_IDS = (
+    "# c\n1.0.0\n744C,\tC8,\tAMD Radeon RX 7900 XTX\n744C,\tCC,\tAMD Radeon RX 7900 XT\n74A1,\t00,\tMI300X\n"
+)
 
 
 def test_amdgpu_ids_matches_device_and_revision() -> None:
@@ -110,7 +114,9 @@ def test_pci_ids_lookup_stays_inside_the_vendor_block() -> None:
 
 
 def test_nvidia_procfs() -> None:
-    proprietary = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.133.07  Fri Mar 14 2025\nGCC version: x\n"
+    proprietary = (
+        "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.133.07  Fri Mar 14 2025\nGCC version: x\n"
+    )
     open_module = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  570.133.07  Release Build\n"
     assert nvidia.parse_driver_version(proprietary) == ("570.133.07", False)
     assert nvidia.parse_driver_version(open_module) == ("570.133.07", True)
@@ -127,7 +133,9 @@ def test_nvidia_procfs() -> None:
 def test_rocm_version_files() -> None:
     assert versions.leading_version("6.2.0-66\n") == "6.2.0"
     assert versions.leading_version("garbage") is None
-    header = "#define ROCM_VERSION_MAJOR   6\n#define ROCM_VERSION_MINOR   4\n#define ROCM_VERSION_PATCH   1\n"
+    header = (
+        "#define ROCM_VERSION_MAJOR   6\n#define ROCM_VERSION_MINOR   4\n#define ROCM_VERSION_PATCH   1\n"
+    )
     assert versions.rocm_version_from_header(header) == "6.4.1"
     assert versions.rocm_version_from_header("#define OTHER 1") is None
     hip = "# x\nHIP_VERSION_MAJOR=6\nHIP_VERSION_MINOR=4\nHIP_VERSION_PATCH=43483\n"

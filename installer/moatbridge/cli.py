@@ -10,11 +10,14 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING
 
 from moatbridge import __version__
 from moatbridge.errors import MoatbridgeError, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import NoReturn
 
 EXIT_INTERRUPTED = 130
 EXIT_CRASH = 70
@@ -78,9 +81,14 @@ def _print_error(message: str, hint: str | None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words == ["--version"]:
+        # The one call scripts make in loops: answer before building the parser.
+        sys.stdout.write(f"moatbridge {__version__}\n")
+        return 0
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
         if args.command is None:
             parser.print_help()
             return 0
