@@ -27,7 +27,9 @@ def _time_once(argv: list[str]) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args()
@@ -55,7 +57,9 @@ def main() -> int:
         target = TARGETS.get(name)
         verdict = "" if target is None else ("ok" if ratio <= target else "MISSED")
         failed |= verdict == "MISSED"
-        print(f"{name:28} {median * 1000:10.1f} {ratio:7.2f} {(f'<={target}' if target else ''):>8} {verdict}")
+        print(
+            f"{name:28} {median * 1000:10.1f} {ratio:7.2f} {(f'<={target}' if target else ''):>8} {verdict}"
+        )
         results.append({"case": name, "median_s": median, "ratio": ratio, "target": target})
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")

@@ -1,0 +1,34 @@
+"""Static checks as part of the suite, so CI and laptops enforce the same bar."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _tool(name: str) -> str:
+    path = Path(sys.executable).with_name(name)
+    found = str(path) if path.exists() else shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is not installed: pip install -e '.[test]'")
+    return found
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ruff", "check", "installer", "tests", "bench"],
+        ["ruff", "format", "--check", "installer", "tests", "bench"],
+        ["mypy"],
+    ],
+    ids=["ruff-check", "ruff-format", "mypy"],
+)
+def test_static_checks(argv: list[str]) -> None:
+    result = subprocess.run([_tool(argv[0]), *argv[1:]], cwd=REPO, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
