@@ -157,7 +157,7 @@ def gpu_checks(report: HostReport) -> Iterator[Check]:
         extra = f"; NVIDIA GPUs found: {len(nvidia)} (not used by moatbridge)" if nvidia else ""
         yield Check(
             "gpu", "AMD GPU", "warn", f"no AMD GPU detected{extra}",
-            "you can still build for any target (--target gfx1100); running kernels needs an AMD GPU",
+            "you can still build (cross-compile) for any AMD target; running kernels needs an AMD GPU",
         )  # fmt: skip
 
     if report.hidden_kfd_nodes:
