@@ -52,7 +52,66 @@ def build_parser() -> argparse.ArgumentParser:
     doctor = verbs.add_parser("doctor", help="check whether this machine is ready")
     doctor.add_argument("--json", action="store_true", help="machine-readable output")
     _add_root(doctor)
+    _add_image_commands(verbs)
     return parser
+
+
+def _add_image_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
+    image = verbs.add_parser("image", help="build, pull, push, list and remove toolchain images")
+    actions = image.add_subparsers(
+        dest="image_command", metavar="ACTION", parser_class=_Parser, required=True
+    )
+
+    build = actions.add_parser("build", help="build a toolchain image from the catalog's recipe")
+    build.add_argument("--flavour", "--flavor", default="open", help="open (default) or scale")
+    build.add_argument(
+        "--target", action="append", metavar="GFX", help="gfx target to keep (repeatable; default: all)"
+    )
+    build.add_argument("--variant", help="devel (default), runtime or base")
+    build.add_argument("--cuda-version", help="CUDA version the toolchain mimics")
+    build.add_argument("--distro", help="distribution recipe (default: the catalog's first)")
+    build.add_argument(
+        "--base", choices=("auto", "pull", "bootstrap"), default="auto",
+        help="base image: local copy, else pull, else debootstrap (auto); or force one",
+    )  # fmt: skip
+    build.add_argument("--mirror", metavar="URL", help="Debian mirror for debootstrap")
+    build.add_argument("--no-cache", action="store_true", help="rebuild every layer")
+    build.add_argument("--no-space-check", action="store_true", help="skip the free-disk check")
+    build.add_argument("--dry-run", action="store_true", help="show the plan, build nothing")
+    build.add_argument("--verbose", action="store_true", help="show the builder's full output")
+    build.add_argument("--json", action="store_true", help="machine-readable result")
+
+    for verb, helptext in (
+        ("pull", "pull an image with per-layer progress"),
+        ("push", "push an image to a registry"),
+    ):
+        transfer = actions.add_parser(verb, help=helptext)
+        transfer.add_argument("reference", metavar="REF")
+        transfer.add_argument("--retries", type=int, default=4, help="attempts for transient failures")
+        transfer.add_argument(
+            "--stall-timeout",
+            type=int,
+            default=60,
+            metavar="S",
+            help="give up an attempt after S s without progress",
+        )
+        transfer.add_argument("--json", action="store_true", help="machine-readable result")
+        if verb == "push":
+            transfer.add_argument(
+                "--from", dest="source", metavar="IMAGE", help="local image to tag as REF first"
+            )
+
+    listing = actions.add_parser("list", help="images moatbridge made or fetched")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+
+    remove = actions.add_parser("remove", help="remove moatbridge images")
+    remove.add_argument("references", nargs="*", metavar="REF")
+    remove.add_argument("--all-managed", action="store_true", help="every image labelled as moatbridge's")
+    remove.add_argument(
+        "--force", action="store_true", help="also images moatbridge did not make; in use too"
+    )
+    remove.add_argument("--dry-run", action="store_true", help="say what would be removed")
+    remove.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def _write_crash_report(exc: BaseException) -> str | None:

@@ -5,12 +5,18 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
 class Paths:
     home: str  # MOATBRIDGE_HOME: env files, shims, state
     state: str  # logs and crash reports
+
+    @property
+    def images_state(self) -> Path:
+        """Images moatbridge pulled or pushed, by digest."""
+        return Path(self.state) / "images.json"
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Paths:

@@ -1,0 +1,41 @@
+"""The one place moatbridge starts child processes."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+
+from moatbridge.errors import MoatbridgeError
+
+
+class CommandFailed(MoatbridgeError):
+    exit_code = 4
+
+
+def run_streaming(
+    argv: Sequence[str],
+    on_line: Callable[[str], None],
+    env: Mapping[str, str] | None = None,
+    what: str | None = None,
+) -> None:
+    """Run ``argv``, feeding each output line (stdout+stderr) to ``on_line``; raise on failure."""
+    try:
+        process = subprocess.Popen(
+            list(argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env=dict(env) if env is not None else None, errors="replace",
+        )  # fmt: skip
+    except FileNotFoundError:
+        raise CommandFailed(
+            f"{argv[0]} is not installed.", f"install it (e.g. sudo apt-get install {argv[0]})"
+        ) from None
+    tail: list[str] = []
+    assert process.stdout is not None
+    for line in process.stdout:
+        line = line.rstrip("\n")
+        tail = [*tail[-19:], line]
+        on_line(line)
+    code = process.wait()
+    if code != 0:
+        raise CommandFailed(
+            f"{what or argv[0]} failed with exit status {code}.", "its last output was:\n" + "\n".join(tail)
+        )

@@ -1,0 +1,111 @@
+"""`moatbridge image ...`: build, pull, push, list and remove toolchain images."""
+
+from __future__ import annotations
+
+from argparse import Namespace
+from typing import Any
+
+from moatbridge.adapters import docker_api
+from moatbridge.adapters.console import print_json, stdout_console
+from moatbridge.core.recipes import LABEL_PREFIX, MANAGED_LABEL
+from moatbridge.errors import MoatbridgeError, UsageError
+
+GB = 1_000_000_000
+
+
+def run(args: Namespace) -> int:
+    if args.image_command == "build":
+        from moatbridge.commands import image_build
+
+        return image_build.run(args)
+    if args.image_command in ("pull", "push"):
+        from moatbridge.commands import image_transfer
+
+        return int(getattr(image_transfer, args.image_command)(args))
+    if args.image_command == "list":
+        return list_images(args)
+    return remove_images(args)
+
+
+def _label(image: dict[str, Any], key: str) -> str:
+    return str((image.get("Labels") or {}).get(f"{LABEL_PREFIX}{key}", ""))
+
+
+def _rows(client: Any) -> list[dict[str, Any]]:
+    rows = []
+    for image in docker_api.list_images(client, f"{MANAGED_LABEL}=1"):
+        tags = [t for t in image.get("RepoTags") or [] if t != "<none>:<none>"]
+        rows.append(
+            {
+                "references": tags,
+                "id": image["Id"],
+                "digests": image.get("RepoDigests") or [],
+                "flavour": _label(image, "flavour") or None,
+                "variant": _label(image, "variant") or None,
+                "targets": [t for t in _label(image, "targets").split(",") if t],
+                "cuda_version": _label(image, "cuda-version") or None,
+                "licence": _label(image, "licence") or None,
+                "recipe_digest": _label(image, "recipe-digest") or None,
+                "size": image.get("Size"),
+            }
+        )
+    return sorted(rows, key=lambda r: (r["flavour"] or "", r["references"][:1]))
+
+
+def list_images(args: Namespace) -> int:
+    client = docker_api.connect()
+    rows = _rows(client)
+    if args.json:
+        print_json({"images": rows})
+        return 0
+    from rich.table import Table
+
+    table = Table(title="moatbridge images", title_justify="left")
+    for column in ("reference", "flavour", "variant", "targets", "CUDA", "size"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(
+            "\n".join(row["references"]) or row["id"][7:19],
+            row["flavour"] or "base",
+            row["variant"] or "-",
+            ",".join(row["targets"]) or "-",
+            row["cuda_version"] or "-",
+            f"{(row['size'] or 0) / GB:.2f} GB",
+        )
+    stdout_console().print(
+        table if rows else "No moatbridge images yet: moatbridge image build --flavour open"
+    )
+    return 0
+
+
+def remove_images(args: Namespace) -> int:
+    client = docker_api.connect()
+    targets: list[str] = list(args.references)
+    if args.all_managed:
+        targets += [r["references"][0] if r["references"] else r["id"] for r in _rows(client)]
+    if not targets:
+        raise UsageError(
+            "Name the images to remove.", "moatbridge image remove REF [REF...] or --all-managed"
+        )
+    for ref in targets:
+        image = docker_api.inspect_image(client, ref)
+        if image is None:
+            raise MoatbridgeError(f"There is no image {ref}.", "see 'moatbridge image list'")
+        labels = (image.get("Config") or {}).get("Labels") or {}
+        if labels.get(MANAGED_LABEL) != "1" and not args.force:
+            raise MoatbridgeError(
+                f"{ref} was not made by moatbridge; it is left alone.",
+                "remove it with docker, or pass --force",
+            )
+    removed = []
+    for ref in targets:
+        if not args.dry_run:
+            docker_api.remove_image(client, ref, force=args.force)
+        removed.append(ref)
+    if args.json:
+        print_json({"removed": removed, "dry_run": args.dry_run})
+    else:
+        verb = "Would remove" if args.dry_run else "Removed"
+        for ref in removed:
+            print(f"{verb} {ref}")
+    return 0

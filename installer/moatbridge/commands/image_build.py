@@ -1,0 +1,182 @@
+"""`moatbridge image build`: base image, plan, cache check, space check, build, verify."""
+
+from __future__ import annotations
+
+import shutil
+from argparse import Namespace
+from pathlib import Path
+from typing import Any
+
+from moatbridge.adapters import docker_api
+from moatbridge.adapters.bootstrap import bootstrap_base
+from moatbridge.adapters.console import print_json
+from moatbridge.adapters.filesystem import tree_digest
+from moatbridge.adapters.progress import BuildView
+from moatbridge.core.catalog import Catalog, Distro, Flavour, load_catalog
+from moatbridge.core.recipes import DIGEST_LABEL, MANAGED_LABEL, BuildPlan, BuildRequest, plan_open_build
+from moatbridge.errors import InputError, MoatbridgeError
+
+GB = 1_000_000_000
+
+
+class InsufficientSpace(MoatbridgeError):
+    exit_code = 6
+
+
+def ensure_base(
+    client: Any, distro: Distro, mode: str, mirror: str | None, say: Any, dry_run: bool = False
+) -> tuple[str, str]:
+    """Find or make the base image; returns (reference, image ID).
+
+    auto: a local copy of the catalog's base or of our bootstrapped one, else pull,
+    else debootstrap (the path for sites that cannot reach Docker Hub). A dry run
+    only looks for local copies.
+    """
+    boot = distro.bootstrap
+    if dry_run:
+        for candidate in (boot.tag if boot else None, distro.base_image):
+            local = docker_api.inspect_image(client, candidate) if candidate else None
+            if local is not None:
+                return str(candidate), str(local["Id"])
+        return (boot.tag if boot and mode != "pull" else distro.base_image), "not-yet-made"
+    if mode in ("auto", "bootstrap") and boot is not None:
+        local = docker_api.inspect_image(client, boot.tag)
+        if local is not None and not (mode == "bootstrap" and mirror):
+            return boot.tag, str(local["Id"])
+    if mode in ("auto", "pull"):
+        local = docker_api.inspect_image(client, distro.base_image)
+        if local is not None:
+            return distro.base_image, str(local["Id"])
+        repository, _, tag = distro.base_image.rpartition(":")
+        try:
+            say(f"Pulling base image {distro.base_image}")
+            docker_api.pull(client, repository, tag)
+            pulled = docker_api.inspect_image(client, distro.base_image)
+            if pulled is not None:
+                return distro.base_image, str(pulled["Id"])
+        except docker_api.TransferFailed as exc:
+            if mode == "pull" or boot is None:
+                raise
+            say(f"Cannot pull {distro.base_image} ({exc.message}); bootstrapping it from a mirror")
+    if boot is None:
+        raise InputError(f"The {distro.name} recipe has no bootstrap recipe.", "use --base pull")
+    say(f"Bootstrapping {boot.tag} with debootstrap from {mirror or boot.mirror}")
+    image_id = bootstrap_base(client, boot, mirror, lambda line: None)
+    return boot.tag, image_id
+
+
+def _find_by_digest(client: Any, digest: str) -> dict[str, Any] | None:
+    found = docker_api.list_images(client, f"{DIGEST_LABEL}={digest}")
+    return found[0] if found else None
+
+
+def check_space(client: Any, plan: BuildPlan, flavour: Flavour) -> None:
+    size = flavour.variant(plan.variant).size_gb or 1.0
+    # Per-target builds hold the shared package stage, its pruned copy and the slim image.
+    needed = int(size * (3.0 if plan.stage == "slim" else 1.2) * GB)
+    root = str(client.info().get("DockerRootDir") or "/var/lib/docker")
+    try:
+        free = shutil.disk_usage(root).free
+    except OSError:
+        return  # a remote engine: its disk is not ours to measure
+    if free < needed:
+        raise InsufficientSpace(
+            f"Building {plan.reference} needs about {needed / GB:.0f} GB free at {root}; "
+            f"{free / GB:.1f} GB are.",
+            "free space there (docker system prune), or pass --no-space-check to try anyway",
+        )
+
+
+def plan_from_args(args: Namespace, catalog: Catalog, client: Any, say: Any) -> tuple[BuildPlan, Flavour]:
+    flavour = catalog.flavour(args.flavour)
+    if flavour.name != "open":
+        raise InputError(
+            f"Building the {flavour.name} flavour here is not supported yet.",
+            "pull the vendor's image: moatbridge image pull quay.io/spectral-compute/scale:<tag>",
+        )
+    request = BuildRequest(
+        flavour=flavour.name,
+        variant=args.variant,
+        targets=tuple(args.target or ("all",)),
+        cuda_version=args.cuda_version,
+        distro=args.distro,
+    )
+    distro = flavour.distro(args.distro)
+    # Validate everything cheap before touching the base image.
+    plan_open_build(flavour, request, catalog.images_dir, catalog.local_repository, "base", "id", "ctx")
+    base_ref, base_id = ensure_base(client, distro, args.base, args.mirror, say, args.dry_run)
+    context = catalog.images_dir / Path(distro.recipe).parent
+    plan = plan_open_build(
+        flavour,
+        request,
+        catalog.images_dir,
+        catalog.local_repository,
+        base_ref,
+        base_id,
+        tree_digest(context),
+    )
+    return plan, flavour
+
+
+def run(args: Namespace) -> int:
+    catalog = load_catalog()
+    client = docker_api.connect()
+    messages: list[str] = []
+
+    def say(text: str) -> None:
+        messages.append(text)
+        if not args.json:
+            print(text, flush=True)
+
+    plan, flavour = plan_from_args(args, catalog, client, say)
+    for warning in plan.warnings:
+        say(f"warning: {warning}")
+    existing = _find_by_digest(client, plan.recipe_digest)
+    result: dict[str, Any] = {"reference": plan.reference, "recipe_digest": plan.recipe_digest}
+    if args.dry_run:
+        result.update(
+            action="would-build" if existing is None else "up-to-date", buildargs=dict(plan.buildargs)
+        )
+        result["labels"] = dict(plan.labels)
+        _report(args, result, f"Would build {plan.reference} (stage {plan.stage})" if existing is None else
+                f"{plan.reference} is up to date")  # fmt: skip
+        return 0
+    if existing is not None and not args.no_cache:
+        if plan.reference not in (existing.get("RepoTags") or []):
+            repository, _, tag = plan.reference.rpartition(":")
+            docker_api.tag_image(client, existing["Id"], repository, tag)
+        result.update(action="up-to-date", id=existing["Id"])
+        _report(args, result, f"{plan.reference} is up to date (recipe {plan.recipe_digest[:12]})")
+        return 0
+    if not args.no_space_check:
+        check_space(client, plan, flavour)
+    with BuildView(f"Building {plan.reference}", verbose=args.verbose) as view:
+        image_id = docker_api.build(
+            client,
+            context=str(plan.recipe_dir),
+            dockerfile=plan.dockerfile,
+            tag=plan.reference,
+            target=plan.stage,
+            buildargs=dict(plan.buildargs),
+            labels=dict(plan.labels),
+            on_event=view if not args.json else lambda event: None,
+            nocache=args.no_cache,
+        )
+    image = docker_api.inspect_image(client, image_id) or {}
+    labels = (image.get("Config") or {}).get("Labels") or {}
+    if labels.get(MANAGED_LABEL) != "1" or labels.get(DIGEST_LABEL) != plan.recipe_digest:
+        raise MoatbridgeError(
+            f"The built image {image_id} lacks moatbridge's labels.", "report this as a bug"
+        )
+    result.update(action="built", id=image_id, size=image.get("Size"))
+    _report(
+        args, result, f"Built {plan.reference} ({image_id[7:19]}, {int(image.get('Size') or 0) / GB:.2f} GB)"
+    )
+    return 0
+
+
+def _report(args: Namespace, result: dict[str, Any], text: str) -> None:
+    if args.json:
+        print_json(result)
+    else:
+        print(text)

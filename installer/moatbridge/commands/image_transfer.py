@@ -1,0 +1,132 @@
+"""`moatbridge image pull` and `image push`: live progress, retries, digests recorded."""
+
+from __future__ import annotations
+
+import os
+import time
+from argparse import Namespace
+from datetime import datetime, timezone
+from typing import Any
+
+from moatbridge.adapters import docker_api
+from moatbridge.adapters.console import print_json
+from moatbridge.adapters.filesystem import atomic_write_json, read_json
+from moatbridge.adapters.progress import TransferView
+from moatbridge.core.references import Reference, backoff_delays, parse_reference
+from moatbridge.errors import MoatbridgeError
+from moatbridge.paths import Paths
+
+
+def _with_retries(action: Any, attempts: int, say: Any) -> Any:
+    delays = backoff_delays(attempts)
+    for attempt in range(1, attempts + 1):
+        try:
+            return action()
+        except docker_api.TransferFailed as exc:
+            if not exc.transient or attempt == attempts:
+                if attempt > 1:
+                    exc.message = f"{exc.message} (after {attempt} attempts)"
+                raise
+            wait = delays[attempt - 1]
+            say(f"attempt {attempt}/{attempts} failed: {exc.message} - retrying in {wait:.0f} s")
+            time.sleep(wait)
+    raise AssertionError("unreachable")
+
+
+def record_image(paths: Paths, reference: str, digest: str, image_id: str, how: str) -> None:
+    """Remember what moatbridge fetched, by digest (state written atomically under a lock)."""
+    from filelock import FileLock
+
+    state = paths.images_state
+    state.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(state) + ".lock", timeout=30):
+        data = read_json(state, {"version": 1, "images": {}})
+        data.setdefault("images", {})[reference] = {
+            "digest": digest,
+            "id": image_id,
+            "how": how,
+            "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        }
+        atomic_write_json(state, data)
+
+
+def _repo_digest(image: dict[str, Any], ref: Reference) -> str | None:
+    for repo_digest in image.get("RepoDigests") or []:
+        repository, _, digest = str(repo_digest).partition("@")
+        if repository == ref.repository:
+            return digest
+    return None
+
+
+def pull(args: Namespace) -> int:
+    ref = parse_reference(args.reference)
+    client = docker_api.connect()
+    say = _sayer(args)
+    with TransferView(f"Pulling {ref}") if not args.json else _Quiet() as view:
+        _with_retries(
+            lambda: docker_api.pull(client, ref.repository, ref.pull_tag, view, stall_s=args.stall_timeout),
+            args.retries, say,
+        )  # fmt: skip
+    image = docker_api.inspect_image(client, str(ref))
+    if image is None:
+        raise MoatbridgeError(f"The engine reported success but has no image {ref}.", "retry the pull")
+    digest = _repo_digest(image, ref)
+    if digest is None:
+        raise MoatbridgeError(f"The engine recorded no registry digest for {ref}.", "retry the pull")
+    if ref.digest is not None and digest != ref.digest:
+        raise MoatbridgeError(f"{ref} resolved to {digest}, not the digest asked for.", "check the registry")
+    record_image(Paths.from_environ(os.environ), str(ref), digest, str(image["Id"]), "pull")
+    result = {"reference": str(ref), "digest": digest, "id": image["Id"]}
+    if args.json:
+        print_json(result)
+    else:
+        print(f"Pulled {ref}\n  digest {digest}")
+    return 0
+
+
+def push(args: Namespace) -> int:
+    ref = parse_reference(args.reference)
+    if ref.digest is not None:
+        raise MoatbridgeError("Push a tag, not a digest.", f"moatbridge image push {ref.repository}:<tag>")
+    client = docker_api.connect()
+    tag = ref.tag or "latest"
+    if args.source:
+        source = docker_api.inspect_image(client, args.source)
+        if source is None:
+            raise MoatbridgeError(f"There is no local image {args.source}.", "see 'moatbridge image list'")
+        docker_api.tag_image(client, source["Id"], ref.repository, tag)
+    if docker_api.inspect_image(client, f"{ref.repository}:{tag}") is None:
+        raise MoatbridgeError(
+            f"There is no local image {ref.repository}:{tag} to push.", "build or tag it first (--from)"
+        )
+    with TransferView(f"Pushing {ref.repository}:{tag}") if not args.json else _Quiet() as view:
+        digest = _with_retries(
+            lambda: docker_api.push(client, ref.repository, tag, view, stall_s=args.stall_timeout),
+            args.retries, _sayer(args),
+        )  # fmt: skip
+    image = docker_api.inspect_image(client, f"{ref.repository}:{tag}") or {}
+    record_image(
+        Paths.from_environ(os.environ), f"{ref.repository}:{tag}", digest, str(image.get("Id")), "push"
+    )
+    if args.json:
+        print_json({"reference": f"{ref.repository}:{tag}", "digest": digest})
+    else:
+        print(f"Pushed {ref.repository}:{tag}\n  digest {digest}")
+    return 0
+
+
+def _sayer(args: Namespace) -> Any:
+    import sys
+
+    def say(text: str) -> None:
+        sys.stderr.write(f"moatbridge: {text}\n")
+
+    return say
+
+
+class _Quiet:
+    def __enter__(self) -> Any:
+        return lambda event: None
+
+    def __exit__(self, *exc: object) -> None:
+        return None

@@ -1,0 +1,170 @@
+"""Turning a build request into a concrete, reproducible build plan (pure).
+
+The plan names the image, the Dockerfile and stage, the build arguments and the
+labels. Its ``recipe_digest`` covers everything that determines the result (recipe
+files, arguments, base image ID), so an image already carrying that digest is
+reused without talking to the builder at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from moatbridge import __version__
+from moatbridge.core.catalog import CatalogError, Distro, Flavour
+from moatbridge.core.gfx import is_gfx_name
+
+LABEL_PREFIX = "io.moatbridge."
+MANAGED_LABEL = f"{LABEL_PREFIX}managed"
+DIGEST_LABEL = f"{LABEL_PREFIX}recipe-digest"
+ALL_TARGETS = "all"
+
+
+@dataclass(frozen=True)
+class BuildRequest:
+    flavour: str
+    variant: str | None = None
+    targets: tuple[str, ...] = (ALL_TARGETS,)
+    cuda_version: str | None = None
+    distro: str | None = None
+
+
+@dataclass(frozen=True)
+class BuildPlan:
+    reference: str
+    flavour: str
+    variant: str
+    distro: Distro
+    targets: tuple[str, ...]  # ("all",) or sorted gfx names
+    keep_targets: tuple[str, ...]  # targets whose library code stays (per-target images)
+    cuda_version: str
+    recipe_dir: Path  # the build context
+    dockerfile: str  # relative to recipe_dir
+    stage: str | None
+    buildargs: tuple[tuple[str, str], ...]
+    labels: tuple[tuple[str, str], ...]
+    recipe_digest: str
+    warnings: tuple[str, ...]
+
+
+def normalise_targets(
+    flavour: Flavour, requested: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Validate requested targets; return (targets, warnings). ``all`` stands alone."""
+    if not requested or requested == (ALL_TARGETS,):
+        return (ALL_TARGETS,), ()
+    if ALL_TARGETS in requested:
+        raise CatalogError(
+            "Target 'all' cannot be combined with named targets.", "pass either 'all' or gfx names"
+        )
+    warnings: list[str] = []
+    for target in requested:
+        if not is_gfx_name(target):
+            raise CatalogError(f"{target!r} is not a gfx target name.", "targets look like gfx1030 or gfx90a")
+        if target not in flavour.compiler_targets:
+            raise CatalogError(
+                f"The {flavour.name} flavour cannot compile for {target}.",
+                f"its compiler supports: {', '.join(flavour.compiler_targets)}",
+            )
+        lacking = flavour.components_lacking(target)
+        if lacking:
+            warnings.append(
+                f"{target}: kernels you write compile, but {', '.join(lacking)} carry no code for it "
+                "(library calls will fail on that GPU)"
+            )
+    return tuple(sorted(set(requested), key=_target_key)), tuple(warnings)
+
+
+def _target_key(target: str) -> tuple[int, str]:
+    return (len(target), target)
+
+
+def image_tag(flavour: Flavour, cuda: str, variant: str, distro: str, targets: tuple[str, ...]) -> str:
+    return flavour.tag.format(
+        cuda=cuda, variant=variant, distro=distro, targets="_".join(targets), version=flavour.version or ""
+    )
+
+
+def compute_digest(parts: dict[str, object], context_digest: str) -> str:
+    canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(f"{canonical}\n{context_digest}".encode()).hexdigest()
+
+
+def plan_open_build(
+    flavour: Flavour,
+    request: BuildRequest,
+    images_dir: Path,
+    local_repository: str,
+    base_image: str,
+    base_image_id: str,
+    context_digest: str,
+) -> BuildPlan:
+    """Plan a build of the open flavour (Debian packages + optional per-target pruning)."""
+    variant = flavour.variant(request.variant or flavour.default_variant)
+    distro = flavour.distro(request.distro)
+    cuda = request.cuda_version or flavour.default_cuda
+    if cuda not in flavour.cuda_versions:
+        raise CatalogError(
+            f"The {flavour.name} flavour does not mimic CUDA {cuda}.",
+            f"choose one of: {', '.join(flavour.cuda_versions)}",
+        )
+    targets, warnings = normalise_targets(flavour, request.targets)
+    per_target = targets != (ALL_TARGETS,)
+    keep = tuple(t for t in targets if t in flavour.library_targets) if per_target else ()
+    recipe_path = Path(distro.recipe)
+    buildargs = {
+        "BASE_IMAGE": base_image,
+        "PACKAGES": " ".join(variant.packages),
+        "CUDA_VERSION": cuda,
+    }
+    if per_target:
+        # An empty keep list still prunes: it drops every library code object.
+        buildargs["KEEP_TARGETS"] = ",".join(keep) if keep else "none"
+    stage = "slim" if per_target else "full"
+    digest = compute_digest(
+        {"buildargs": buildargs, "stage": stage, "base_id": base_image_id, "recipe": distro.recipe},
+        context_digest,
+    )
+    reference = f"{local_repository}/{flavour.name}:" + image_tag(
+        flavour, cuda, variant.name, distro.name, targets
+    )
+    labels = {
+        "org.opencontainers.image.title": f"moatbridge {flavour.name} {variant.name} ({', '.join(targets)})",
+        "org.opencontainers.image.description": variant.description,
+        "org.opencontainers.image.vendor": "moatbridge",
+        "org.opencontainers.image.version": f"{cuda}-{variant.name}",
+        "org.opencontainers.image.licenses": f"LicenseRef-moatbridge-{flavour.licence}",
+        "org.opencontainers.image.base.name": base_image,
+        MANAGED_LABEL: "1",
+        f"{LABEL_PREFIX}flavour": flavour.name,
+        f"{LABEL_PREFIX}variant": variant.name,
+        f"{LABEL_PREFIX}distro": distro.name,
+        f"{LABEL_PREFIX}targets": ",".join(targets),
+        f"{LABEL_PREFIX}library-targets": ",".join(keep)
+        if per_target
+        else ",".join(sorted(flavour.library_targets)),
+        f"{LABEL_PREFIX}cuda-version": cuda,
+        f"{LABEL_PREFIX}rocm-version": flavour.rocm,
+        f"{LABEL_PREFIX}licence": flavour.licence,
+        f"{LABEL_PREFIX}moatbridge-version": __version__,
+        DIGEST_LABEL: digest,
+    }
+    return BuildPlan(
+        reference=reference,
+        flavour=flavour.name,
+        variant=variant.name,
+        distro=distro,
+        targets=targets,
+        keep_targets=keep,
+        cuda_version=cuda,
+        recipe_dir=images_dir / recipe_path.parent,
+        dockerfile=recipe_path.name,
+        stage=stage,
+        buildargs=tuple(sorted(buildargs.items())),
+        labels=tuple(sorted(labels.items())),
+        recipe_digest=digest,
+        warnings=warnings,
+    )

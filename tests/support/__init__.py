@@ -1,0 +1,1 @@
+"""Test helpers: local stand-ins for remote services (registries, package repositories), image builds."""
