@@ -123,3 +123,33 @@ def engine_version() -> str:
             pytest.fail(f"CI=true but {detail}; .ci/run must start dockerd")
         pytest.skip(detail)
     return detail
+
+
+def build_image(*args: str) -> dict[str, Any]:
+    """`moatbridge image build ... --json` through the real CLI; the result as a dict."""
+    result = subprocess.run(
+        [sys.executable, "-m", "moatbridge", "image", "build", "--base", "bootstrap", "--json", *args],
+        capture_output=True, text=True, timeout=3600,
+    )  # fmt: skip
+    if result.returncode != 0:
+        pytest.fail(f"image build {' '.join(args)} failed:\n{result.stderr[-4000:]}")
+    return dict(json.loads(result.stdout))
+
+
+@pytest.fixture(scope="session")
+def open_devel_gfx1030(engine_version: str) -> dict[str, Any]:
+    """The per-target open devel image, built once per test run (layer cache across runs)."""
+    return build_image("--flavour", "open", "--target", "gfx1030")
+
+
+@pytest.fixture(scope="session")
+def open_devel_all(engine_version: str) -> dict[str, Any]:
+    return build_image("--flavour", "open")
+
+
+def docker_run(image: str, script: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    """Run a bash script in a throwaway container on the host network."""
+    return subprocess.run(
+        ["docker", "run", "--rm", "--network", "host", *extra, image, "bash", "-c", script],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from moatbridge import __version__
-from moatbridge.core.catalog import CatalogError, Distro, Flavour
+from moatbridge.core.catalog import CatalogError, Distro, Flavour, Variant
 from moatbridge.core.gfx import is_gfx_name
 
 LABEL_PREFIX = "io.moatbridge."
@@ -88,6 +88,14 @@ def image_tag(flavour: Flavour, cuda: str, variant: str, distro: str, targets: t
     )
 
 
+def _library_targets(
+    flavour: Flavour, variant: Variant, per_target: bool, keep: tuple[str, ...]
+) -> list[str]:
+    if "math-libraries" not in variant.provides:
+        return []
+    return list(keep) if per_target else sorted(flavour.library_targets, key=_target_key)
+
+
 def compute_digest(parts: dict[str, object], context_digest: str) -> str:
     canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(f"{canonical}\n{context_digest}".encode()).hexdigest()
@@ -112,7 +120,9 @@ def plan_open_build(
             f"choose one of: {', '.join(flavour.cuda_versions)}",
         )
     targets, warnings = normalise_targets(flavour, request.targets)
-    per_target = targets != (ALL_TARGETS,)
+    # Only images carrying the math libraries hold per-target code worth pruning;
+    # a base image is the same for every target (it is still tagged with them).
+    per_target = targets != (ALL_TARGETS,) and "math-libraries" in variant.provides
     keep = tuple(t for t in targets if t in flavour.library_targets) if per_target else ()
     recipe_path = Path(distro.recipe)
     buildargs = {
@@ -143,9 +153,7 @@ def plan_open_build(
         f"{LABEL_PREFIX}variant": variant.name,
         f"{LABEL_PREFIX}distro": distro.name,
         f"{LABEL_PREFIX}targets": ",".join(targets),
-        f"{LABEL_PREFIX}library-targets": ",".join(keep)
-        if per_target
-        else ",".join(sorted(flavour.library_targets)),
+        f"{LABEL_PREFIX}library-targets": ",".join(_library_targets(flavour, variant, per_target, keep)),
         f"{LABEL_PREFIX}cuda-version": cuda,
         f"{LABEL_PREFIX}rocm-version": flavour.rocm,
         f"{LABEL_PREFIX}licence": flavour.licence,
