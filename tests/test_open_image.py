@@ -23,18 +23,21 @@ __global__ void add(const float* a, const float* b, float* c, int n) {
   if (i < n) c[i] = a[i] + b[i];
 }
 int main() {
+  int devices = 0;
+  hipError_t err = hipGetDeviceCount(&devices);
+  if (err != hipSuccess) { std::printf("hip: %s\n", hipGetErrorString(err)); return 3; }
   const int n = 1 << 20;
   float *a, *b, *c;
-  hipError_t err = hipMalloc(&a, n * sizeof(float));
-  if (err != hipSuccess) { std::printf("hip: %s\n", hipGetErrorString(err)); return 3; }
-  hipMalloc(&b, n * sizeof(float));
-  hipMalloc(&c, n * sizeof(float));
+  if (hipMalloc(&a, n * sizeof(float)) != hipSuccess || hipMalloc(&b, n * sizeof(float)) != hipSuccess ||
+      hipMalloc(&c, n * sizeof(float)) != hipSuccess) return 5;
   hipLaunchKernelGGL(add, dim3(n / 256), dim3(256), 0, 0, a, b, c, n);
   return hipDeviceSynchronize() == hipSuccess ? 0 : 4;
 }
 """
 
-FIRST_BUNDLE_TARGETS = r"""
+# A shell function: `first_bundle LIB` prints the targets of LIB's first offload bundle.
+FIRST_BUNDLE = r"""
+first_bundle() {
 python3 - "$1" <<'PY'
 import struct, sys
 data = open(sys.argv[1], "rb").read()
@@ -55,6 +58,7 @@ for h in headers:
         open("/tmp/bundle.bin", "wb").write(data[start:start + last])
 PY
 /usr/lib/llvm-17/bin/clang-offload-bundler --list --type=o --input=/tmp/bundle.bin | sort | tr '\n' ' '
+}
 """
 
 
@@ -88,7 +92,7 @@ def test_vector_add_for_two_targets(open_devel_gfx1030: dict[str, Any]) -> None:
     script = (
         f"cat > /tmp/vadd.hip <<'EOF'\n{VECTOR_ADD}\nEOF\n"
         "cd /tmp && hipcc --offload-arch=gfx1030 --offload-arch=gfx1100 -o vadd vadd.hip\n"
-        f"{FIRST_BUNDLE_TARGETS.replace('$1', '/tmp/vadd')}\n"
+        f"{FIRST_BUNDLE}\nfirst_bundle /tmp/vadd\n"
         "echo; ./vadd; echo exit=$?"
     )
     result = docker_run(open_devel_gfx1030["reference"], script)
@@ -104,8 +108,9 @@ def test_vector_add_for_two_targets(open_devel_gfx1030: dict[str, Any]) -> None:
 def test_libraries_keep_only_the_chosen_target(open_devel_gfx1030: dict[str, Any]) -> None:
     lib = "/usr/lib/x86_64-linux-gnu"
     script = (
-        f"for l in librocblas.so.0.1 librocsolver.so.0.1 librocsparse.so.0.1 librccl.so.1.0; do "
-        f"{FIRST_BUNDLE_TARGETS.replace('$1', lib + '/$l')}; echo; done\n"
+        f"{FIRST_BUNDLE}\n"
+        "for l in librocblas.so.0.1 librocsolver.so.0.1 librocsparse.so.0.1 librccl.so.1.0; do "
+        f"first_bundle {lib}/$l; echo; done\n"
         f"ls {lib}/rocblas/*/library | tr '\\n' ' '; echo\n"
         "python3 /opt/moatbridge/libexec/prune_targets.py --verify-only --keep gfx1030 && echo verified\n"
         "python3 -c 'import json; r = json.load(open(\"/opt/moatbridge/prune-report.json\")); print(sorted(r))'\n"
@@ -127,7 +132,7 @@ def test_libraries_keep_only_the_chosen_target(open_devel_gfx1030: dict[str, Any
 
 def test_full_image_keeps_every_target(open_devel_all: dict[str, Any]) -> None:
     lib = "/usr/lib/x86_64-linux-gnu/librocblas.so.0.1"
-    result = docker_run(open_devel_all["reference"], FIRST_BUNDLE_TARGETS.replace("$1", lib))
+    result = docker_run(open_devel_all["reference"], f"{FIRST_BUNDLE}\nfirst_bundle {lib}")
     assert result.returncode == 0, result.stderr
     listed = result.stdout.split()
     assert len(listed) == 11  # host + the ten targets Debian builds rocBLAS for
@@ -141,7 +146,7 @@ def test_full_image_keeps_every_target(open_devel_all: dict[str, Any]) -> None:
          ["/usr/lib/x86_64-linux-gnu/libamdhip64.so.5", "/usr/lib/x86_64-linux-gnu/librocblas.so.0",
           "/usr/lib/x86_64-linux-gnu/librocsolver.so.0", "/usr/bin/rocminfo"],
          ["/usr/bin/hipcc", "/usr/bin/clang++-17", "/usr/include/hip/hip_runtime.h", "/usr/bin/cmake",
-          "/usr/bin/python3"]),
+          "/usr/include/rocblas/rocblas.h"]),
         ("base",
          ["/usr/lib/x86_64-linux-gnu/libamdhip64.so.5", "/usr/bin/rocminfo"],
          ["/usr/bin/hipcc", "/usr/lib/x86_64-linux-gnu/librocblas.so.0", "/usr/include/hip/hip_runtime.h"]),

@@ -21,10 +21,11 @@ _DONE = (
 class BuildView:
     """A spinner with the current build step; step lines are echoed when not on a TTY."""
 
-    def __init__(self, title: str, verbose: bool = False) -> None:
+    def __init__(self, title: str, verbose: bool = False, quiet: bool = False) -> None:
         self.title = title
         self.verbose = verbose
-        self.live = sys.stdout.isatty()
+        self.quiet = quiet  # --json: stdout carries only the result
+        self.live = sys.stdout.isatty() and not quiet
         self._progress: Any = None
         self._task: Any = None
 
@@ -37,17 +38,21 @@ class BuildView:
             )
             self._progress.start()
             self._task = self._progress.add_task(self.title, total=None)
-        else:
+        elif not self.quiet:
             print(self.title, flush=True)
         return self
 
     def message(self, text: str) -> None:
+        if self.quiet:
+            return
         if self.live:
             self._progress.console.print(text)
         else:
             print(text, flush=True)
 
     def __call__(self, event: StreamEvent) -> None:
+        if self.quiet:
+            return
         if event.kind == "step":
             if self.live:
                 self._progress.update(self._task, description=f"{self.title}: {event.text[:90]}")

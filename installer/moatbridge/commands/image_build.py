@@ -150,7 +150,7 @@ def run(args: Namespace) -> int:
         return 0
     if not args.no_space_check:
         check_space(client, plan, flavour)
-    with BuildView(f"Building {plan.reference}", verbose=args.verbose) as view:
+    with BuildView(f"Building {plan.reference}", verbose=args.verbose, quiet=args.json) as view:
         image_id = docker_api.build(
             client,
             context=str(plan.recipe_dir),
@@ -159,7 +159,7 @@ def run(args: Namespace) -> int:
             target=plan.stage,
             buildargs=dict(plan.buildargs),
             labels=dict(plan.labels),
-            on_event=view if not args.json else lambda event: None,
+            on_event=view,
             nocache=args.no_cache,
         )
     image = docker_api.inspect_image(client, image_id) or {}

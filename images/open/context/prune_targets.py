@@ -1,0 +1,689 @@
+#!/usr/bin/env python3
+"""Shrink a ROCm library tree to chosen AMD gfx targets, and prove nothing else changed.
+
+Runs inside the image during ``docker build``; standard library only (``python3 -S`` works)::
+
+    prune_targets.py --keep gfx1030[,gfx1100...] [--lib-dir DIR] [--report FILE.json] [--dry-run]
+    prune_targets.py --verify-only --keep gfx1030[,gfx1100...] [--lib-dir DIR]
+
+Two kinds of device code are pruned:
+
+* Per-target files such as ``Kernels.so-000-gfx90a-xnack+.hsaco`` or ``TensileLibrary_gfx1030.co``
+  are deleted when no processor named in the file name is kept. Files that name no processor
+  (``TensileLibrary.dat``), or name one ambiguously (``gfx90a68.kdb``), stay.
+* Clang offload bundles in the ``.hip_fatbin`` section of ELF files: each uncompressed bundle
+  gets a shorter header, written at the bundle start, that lists the host and the kept targets
+  with their original offsets and sizes. The rest of the old header and every dropped code
+  object are zeroed. Nothing moves and the file keeps its size: the section is allocated, so
+  moving it would break addresses. The zeros compress to almost nothing in the image layer.
+  Compressed bundles (``CCOB``) are left as they are and reported.
+
+Every rewrite happens on a temporary copy next to the file and must pass a proof before it
+replaces the original: each kept code object hashes the same before and after, the whole file
+hashes the same with the rewritten ranges masked out, the new headers read back as planned and
+the zeroed ranges read back as zeros.
+
+Exit status: 0 done or verified; 1 ``--verify-only`` found code for a target that is not kept;
+2 bad arguments, or a ``--keep`` target the tree has no code for (nothing changed); 3 a file
+this script cannot handle safely (nothing changed), or a failed proof (that file is left as it
+was; files processed before it stay pruned).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import mmap
+import os
+import re
+import shutil
+import stat
+import struct
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+BUNDLE_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
+COMPRESSED_MAGIC = b"CCOB"
+FATBIN_SECTION = ".hip_fatbin"
+DEFAULT_LIB_DIR = "/usr/lib/x86_64-linux-gnu"
+# Bundles are linked into the section at this alignment; only used to find where a
+# compressed bundle whose header does not state its size (CCOB version 1) ends.
+BUNDLE_ALIGN = 4096
+# gfx, a major version (6-9 or 1x), a minor digit and a hex stepping: gfx803, gfx90a, gfx1030.
+_PROCESSOR = r"gfx(?:[6-9]|1[0-9])[0-9][0-9a-f]"
+PROCESSOR_RE = re.compile(rf"{_PROCESSOR}\Z")
+# A processor name as a token of a file name: no letter or digit may touch it, so
+# "gfx90a-xnack+" and "_gfx1030." count and "gfx90a68" (ambiguous) does not.
+FILE_TOKEN_RE = re.compile(rf"(?<![0-9A-Za-z])({_PROCESSOR})(?![0-9A-Za-z])")
+_ZEROS = bytes(1 << 20)
+_STEP = 64 << 20
+
+Range = tuple[int, int]
+
+
+class LayoutError(Exception):
+    """A file whose layout this script does not understand; it must not be touched."""
+
+
+class ProofError(Exception):
+    """A rewritten copy that differs from the original where it should not."""
+
+
+# --- bundle format -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One code object listed in a bundle header; the offset is relative to the bundle start."""
+
+    offset: int
+    size: int
+    triple: str
+
+    @property
+    def is_host(self) -> bool:
+        return self.triple.startswith("host-")
+
+    @property
+    def target_id(self) -> str:
+        """``hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+`` -> ``gfx90a:xnack+`` (kind-arch-vendor-os-env-id).
+
+        Old triples had no environment: ``hip-amdgcn-amd-amdhsa-gfx906``.
+        """
+        parts = self.triple.split("-", 5)
+        if len(parts) == 5 and parts[4].startswith("gfx"):
+            return parts[4]
+        return parts[5] if len(parts) == 6 else ""
+
+    @property
+    def processor(self) -> str:
+        return self.target_id.split(":", 1)[0]
+
+    @property
+    def label(self) -> str:
+        return "host" if self.is_host else self.processor or self.triple
+
+    def dropped_by(self, keep: frozenset[str]) -> bool:
+        """Only code for a recognised gfx processor that is not kept goes; anything else stays."""
+        gfx = PROCESSOR_RE.match(self.processor) is not None
+        return gfx and not self.is_host and self.processor not in keep
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """An uncompressed offload bundle; ``start`` is an absolute file offset."""
+
+    start: int
+    header_size: int
+    entries: tuple[Entry, ...]
+
+    @property
+    def end(self) -> int:
+        return self.start + max([self.header_size, *(e.offset + e.size for e in self.entries)])
+
+
+@dataclass(frozen=True)
+class CompressedBundle:
+    start: int
+    end: int
+    version: int
+    method: int
+
+
+Item = Bundle | CompressedBundle
+
+
+def build_header(entries: Sequence[Entry]) -> bytes:
+    parts = [BUNDLE_MAGIC, struct.pack("<Q", len(entries))]
+    for entry in entries:
+        triple = entry.triple.encode("latin-1")
+        parts.append(struct.pack("<QQQ", entry.offset, entry.size, len(triple)) + triple)
+    return b"".join(parts)
+
+
+def parse_bundle(buf: Any, start: int, limit: int) -> Bundle:
+    """Read the bundle header at ``start``; every entry must lie after it and before ``limit``."""
+    if bytes(buf[start : start + len(BUNDLE_MAGIC)]) != BUNDLE_MAGIC:
+        raise LayoutError(f"no bundle magic at {start:#x}")
+    pos = start + len(BUNDLE_MAGIC) + 8
+    if pos > limit:
+        raise LayoutError(f"bundle header at {start:#x} is cut off")
+    (count,) = struct.unpack_from("<Q", buf, pos - 8)
+    if count > (limit - pos) // 24:
+        raise LayoutError(f"bundle at {start:#x} claims {count} entries")
+    entries = []
+    for _ in range(count):
+        if pos + 24 > limit:
+            raise LayoutError(f"bundle header at {start:#x} is cut off")
+        offset, size, length = struct.unpack_from("<QQQ", buf, pos)
+        pos += 24
+        if length > 4096 or pos + length > limit:
+            raise LayoutError(f"bundle at {start:#x} has a triple of {length} bytes")
+        triple = bytes(buf[pos : pos + length]).decode("latin-1")
+        pos += length
+        if not (triple.isascii() and triple.isprintable()):
+            raise LayoutError(f"bundle at {start:#x} has an unreadable triple {triple!r}")
+        entries.append(Entry(offset, size, triple))
+    header_size = pos - start
+    for entry in entries:
+        inside = start + entry.offset + entry.size <= limit
+        if not inside or (entry.size and entry.offset < header_size):
+            raise LayoutError(f"bundle at {start:#x}: {entry.triple} overlaps its header or the section end")
+    return Bundle(start, header_size, tuple(entries))
+
+
+def _parse_compressed(buf: Any, start: int, base: int, limit: int) -> CompressedBundle:
+    if start + 8 > limit:
+        raise LayoutError(f"compressed bundle header at {start:#x} is cut off")
+    version, method = struct.unpack_from("<HH", buf, start + 4)
+    # Version 2 and 3 headers state the total size (magic, version, method, size, ...).
+    header, size_format = {2: (24, "<I"), 3: (32, "<Q")}.get(version, (0, ""))
+    if size_format:
+        (total,) = struct.unpack_from(size_format, buf, start + 8)
+        if total < header or start + total > limit:
+            raise LayoutError(f"compressed bundle at {start:#x} claims {total} bytes")
+        return CompressedBundle(start, start + total, version, method)
+    # Version 1 does not: it ends where the next bundle starts, on the bundle alignment.
+    end = min(_next_aligned(buf, magic, start + 1, base, limit) for magic in (BUNDLE_MAGIC, COMPRESSED_MAGIC))
+    return CompressedBundle(start, end, version, method)
+
+
+def _next_aligned(buf: Any, magic: bytes, pos: int, base: int, limit: int) -> int:
+    found = buf.find(magic, pos, limit)
+    while found >= 0 and (found - base) % BUNDLE_ALIGN:
+        found = buf.find(magic, found + 1, limit)
+    return limit if found < 0 else found
+
+
+def _pieces(buf: Any, start: int, end: int, step: int = _STEP) -> Iterator[tuple[int, int]]:
+    """``[start, end)`` in steps. Pages of an mmap are unmapped once their step is done, so the
+    process stays small: the page cache keeps them (and dirty ones until written back)."""
+    while start < end:
+        stop = min(end, start + step)
+        yield start, stop
+        if isinstance(buf, mmap.mmap):
+            low = start - start % mmap.PAGESIZE
+            buf.madvise(mmap.MADV_DONTNEED, low, stop - low)
+        start = stop
+
+
+def _skip_zeros(buf: Any, pos: int, limit: int) -> int:
+    """The first non-zero byte at or after ``pos`` (``limit`` if none)."""
+    for a, b in _pieces(buf, pos, limit, len(_ZEROS)):
+        chunk = buf[a:b]
+        if chunk != _ZEROS[: b - a]:
+            return b - len(chunk.lstrip(b"\0"))
+    return limit
+
+
+def parse_bundles(buf: Any, start: int = 0, end: int | None = None) -> list[Item]:
+    """All bundles in ``buf[start:end]`` (a fatbin section): bundles separated by zero padding."""
+    end = len(buf) if end is None else end
+    items: list[Item] = []
+    pos = _skip_zeros(buf, start, end)
+    while pos < end:
+        head = bytes(buf[pos : pos + len(BUNDLE_MAGIC)])
+        item: Item
+        if head == BUNDLE_MAGIC:
+            item = parse_bundle(buf, pos, end)
+        elif head.startswith(COMPRESSED_MAGIC):
+            item = _parse_compressed(buf, pos, start, end)
+        else:
+            raise LayoutError(f"neither a bundle nor zero padding at section offset {pos - start:#x}")
+        items.append(item)
+        pos = _skip_zeros(buf, item.end, end)
+    return items
+
+
+def find_section(buf: Any, name: str = FATBIN_SECTION) -> Range | None:
+    """(file offset, size) of a section of a 64-bit little-endian ELF file, or None."""
+    if len(buf) < 64 or bytes(buf[:6]) != b"\x7fELF\x02\x01":
+        return None
+    (shoff,) = struct.unpack_from("<Q", buf, 0x28)
+    entsize, shnum, shstrndx = struct.unpack_from("<HHH", buf, 0x3A)
+    if shoff == 0 or entsize < 64 or shoff + entsize > len(buf):
+        return None
+
+    def header(index: int) -> tuple[int, ...]:
+        at = shoff + index * entsize
+        if at + 64 > len(buf):
+            raise LayoutError(f"section header {index} lies past the end of the file")
+        # name, type, flags, addr, offset, size, link, info, addralign, entsize
+        return struct.unpack_from("<IIQQQQIIQQ", buf, at)
+
+    first = header(0)  # extended numbering keeps large counts in section 0
+    shnum = shnum or first[5]
+    shstrndx = first[6] if shstrndx == 0xFFFF else shstrndx
+    if shstrndx >= shnum:
+        return None
+    strtab_offset, strtab_size = header(shstrndx)[4:6]
+    wanted = name.encode() + b"\0"
+    for index in range(shnum):
+        sh = header(index)
+        at = strtab_offset + sh[0]
+        if sh[0] + len(wanted) <= strtab_size and bytes(buf[at : at + len(wanted)]) == wanted:
+            offset, size = sh[4], sh[5]
+            if sh[1] == 8 or offset + size > len(buf):  # SHT_NOBITS, or cut off
+                raise LayoutError(f"{name} has no bytes in the file")
+            return offset, size
+    return None
+
+
+# --- planning and applying a rewrite -------------------------------------------------------
+
+
+def merge_ranges(ranges: Iterable[Range]) -> list[Range]:
+    merged: list[Range] = []
+    for a, b in sorted(r for r in ranges if r[0] < r[1]):
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def subtract_ranges(ranges: Iterable[Range], holes: Iterable[Range]) -> list[Range]:
+    out: list[Range] = []
+    holes = merge_ranges(holes)
+    for a, b in merge_ranges(ranges):
+        for h_start, h_end in holes:
+            if h_end <= a or h_start >= b:
+                continue
+            if h_start > a:
+                out.append((a, h_start))
+            a = max(a, h_end)
+        if a < b:
+            out.append((a, b))
+    return out
+
+
+@dataclass(frozen=True)
+class RewritePlan:
+    bundle: Bundle
+    kept: tuple[Entry, ...]
+    dropped: tuple[Entry, ...]
+    new_header: bytes
+    zero_ranges: tuple[Range, ...]  # absolute: the old header's tail and dropped code no kept entry shares
+
+    @property
+    def masked_ranges(self) -> list[Range]:
+        """Every byte the rewrite may change: the old header and the zeroed code."""
+        old_header = (self.bundle.start, self.bundle.start + self.bundle.header_size)
+        return merge_ranges([old_header, *self.zero_ranges])
+
+    @property
+    def bytes_zeroed(self) -> int:
+        return sum(b - a for a, b in self.zero_ranges)
+
+    def kept_ranges(self) -> list[tuple[Entry, Range]]:
+        start = self.bundle.start
+        return [(e, (start + e.offset, start + e.offset + e.size)) for e in self.kept if e.size]
+
+
+def plan_rewrite(bundle: Bundle, keep: frozenset[str]) -> RewritePlan | None:
+    """What to write and zero so the bundle lists only the host and ``keep``; None if nothing goes."""
+    kept = tuple(e for e in bundle.entries if not e.dropped_by(keep))
+    dropped = tuple(e for e in bundle.entries if e.dropped_by(keep))
+    if not dropped:
+        return None
+    new_header = build_header(kept)
+    start = bundle.start
+    absolute = [(start + e.offset, start + e.offset + e.size) for e in (*kept, *dropped)]
+    code = subtract_ranges(absolute[len(kept) :], absolute[: len(kept)])
+    header_tail = (start + len(new_header), start + bundle.header_size)
+    return RewritePlan(bundle, kept, dropped, new_header, tuple(merge_ranges([header_tail, *code])))
+
+
+def apply_plan(buf: Any, plan: RewritePlan) -> None:
+    """Write the new header and the zeros into a writable buffer (bytearray or mmap)."""
+    start = plan.bundle.start
+    buf[start : start + len(plan.new_header)] = plan.new_header
+    zeros = memoryview(_ZEROS)
+    for start, end in plan.zero_ranges:
+        for a, b in _pieces(buf, start, end, len(_ZEROS)):
+            buf[a:b] = zeros[: b - a]
+
+
+# --- hashing and the proof -----------------------------------------------------------------
+
+
+def sha256_of(buf: Any, start: int, end: int) -> str:
+    digest = hashlib.sha256()
+    with memoryview(buf) as view:
+        for a, b in _pieces(buf, start, end):
+            digest.update(view[a:b])
+    return digest.hexdigest()
+
+
+def masked_sha256(buf: Any, size: int, masked: Iterable[Range]) -> str:
+    """sha256 of the file size and every byte outside ``masked``."""
+    digest = hashlib.sha256(size.to_bytes(8, "little"))
+    pos = 0
+    with memoryview(buf) as view:
+        for mask_start, mask_end in [*merge_ranges(masked), (size, size)]:
+            for a, b in _pieces(buf, pos, mask_start):
+                digest.update(view[a:b])
+            pos = mask_end
+    return digest.hexdigest()
+
+
+def all_zero(buf: Any, start: int, end: int) -> bool:
+    return all(buf[a:b] == _ZEROS[: b - a] for a, b in _pieces(buf, start, end, len(_ZEROS)))
+
+
+def kept_hashes(buf: Any, plans: Sequence[RewritePlan]) -> list[str]:
+    return [sha256_of(buf, a, b) for plan in plans for _, (a, b) in plan.kept_ranges()]
+
+
+def prove(original: Any, rewritten: Any, size: int, section_end: int, plans: Sequence[RewritePlan]) -> None:
+    """Raise ProofError unless ``rewritten`` is ``original`` with exactly the planned changes."""
+    masked = merge_ranges(r for plan in plans for r in plan.masked_ranges)
+    before, after = masked_sha256(original, size, masked), masked_sha256(rewritten, size, masked)
+    if len(rewritten) != size or after != before:
+        raise ProofError("bytes outside the rewritten headers and dropped code changed")
+    if kept_hashes(rewritten, plans) != kept_hashes(original, plans):
+        raise ProofError("a kept code object changed")
+    for plan in plans:
+        start = plan.bundle.start
+        reread = parse_bundle(rewritten, start, section_end)
+        if reread.entries != plan.kept or reread.header_size != len(plan.new_header):
+            raise ProofError(f"the new header at {start:#x} does not read back as planned")
+        if not all(all_zero(rewritten, a, b) for a, b in plan.zero_ranges):
+            raise ProofError(f"a dropped range of the bundle at {start:#x} is not zero")
+
+
+# --- walking the library tree --------------------------------------------------------------
+
+
+def file_processors(name: str) -> frozenset[str]:
+    """The processors a per-target file name names (empty for shared files)."""
+    return frozenset(FILE_TOKEN_RE.findall(name))
+
+
+@dataclass
+class FatbinFile:
+    path: Path
+    size: int
+    links: int
+    section: Range
+    items: list[Item]
+
+    @property
+    def bundles(self) -> list[Bundle]:
+        return [i for i in self.items if isinstance(i, Bundle)]
+
+    @property
+    def compressed(self) -> list[CompressedBundle]:
+        return [i for i in self.items if isinstance(i, CompressedBundle)]
+
+    @property
+    def entries(self) -> list[Entry]:
+        return [e for b in self.bundles for e in b.entries]
+
+    def loses_code(self, keep: frozenset[str]) -> bool:
+        return any(e.dropped_by(keep) for e in self.entries)
+
+
+@dataclass
+class Inventory:
+    fatbins: list[FatbinFile] = field(default_factory=list)
+    target_files: list[tuple[Path, frozenset[str]]] = field(default_factory=list)
+
+    def processors(self) -> set[str]:
+        found = {p for _, procs in self.target_files for p in procs}
+        for fatbin in self.fatbins:
+            found |= {e.processor for e in fatbin.entries if PROCESSOR_RE.match(e.processor)}
+        return found
+
+    def doomed_files(self, keep: frozenset[str]) -> list[Path]:
+        return [path for path, procs in self.target_files if not procs & keep]
+
+
+def read_fatbin(path: Path) -> FatbinFile | None:
+    """The bundles of an ELF file's .hip_fatbin section; None for other files."""
+    info = path.lstat()
+    if not stat.S_ISREG(info.st_mode) or info.st_size < 64:
+        return None
+    with path.open("rb") as f:
+        if f.read(4) != b"\x7fELF":
+            return None
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+            try:
+                section = find_section(buf)
+                if section is None:
+                    return None
+                items = parse_bundles(buf, section[0], section[0] + section[1])
+            except (LayoutError, struct.error) as error:
+                raise LayoutError(f"{path}: {error}") from None
+    return FatbinFile(path, info.st_size, info.st_nlink, section, items)
+
+
+def scan(lib_dir: Path) -> Inventory:
+    inventory = Inventory()
+    for root, dirs, files in os.walk(lib_dir):
+        dirs.sort()
+        for name in sorted(files):
+            path = Path(root, name)
+            procs = file_processors(name)
+            if procs:
+                inventory.target_files.append((path, procs))
+            fatbin = read_fatbin(path)
+            if fatbin is not None:
+                inventory.fatbins.append(fatbin)
+    return inventory
+
+
+# --- pruning one file ----------------------------------------------------------------------
+
+
+def rewrite_file(fatbin: FatbinFile, keep: frozenset[str], dry_run: bool) -> dict[str, Any]:
+    """Plan, apply (on a temporary copy), prove and install the rewrite of one file."""
+    plans = [p for p in (plan_rewrite(b, keep) for b in fatbin.bundles) if p is not None]
+    section_start, section_end = fatbin.section[0], fatbin.section[0] + fatbin.section[1]
+    kept: Counter[str] = Counter()
+    dropped: Counter[str] = Counter()
+    for bundle in fatbin.bundles:
+        for entry in bundle.entries:
+            (dropped if entry.dropped_by(keep) else kept)[entry.label] += 1
+    with fatbin.path.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as original:
+        objects = [
+            {"bundle": plan.bundle.start - section_start, "target": entry.target_id,
+             "offset": a, "size": b - a, "sha256": sha256_of(original, a, b)}
+            for plan in plans for entry, (a, b) in plan.kept_ranges()
+        ]  # fmt: skip
+        if plans and not dry_run:
+            _rewrite_copy(fatbin, original, section_end, plans)
+    return {
+        "path": str(fatbin.path),
+        "size": fatbin.size,
+        "bundles": len(fatbin.bundles) + len(fatbin.compressed),
+        "bundles_rewritten": len(plans),
+        "compressed_bundles_skipped": [
+            {"offset": c.start - section_start, "size": c.end - c.start, "version": c.version}
+            for c in fatbin.compressed
+        ],
+        "entries_kept": dict(sorted(kept.items())),
+        "entries_dropped": dict(sorted(dropped.items())),
+        "bytes_zeroed": sum(p.bytes_zeroed for p in plans),
+        "kept_objects": objects,
+        "proof": "skipped (dry run)" if dry_run and plans else "passed" if plans else "nothing to rewrite",
+    }
+
+
+def _rewrite_copy(fatbin: FatbinFile, original: Any, section_end: int, plans: Sequence[RewritePlan]) -> None:
+    path = fatbin.path
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".prune")
+    os.close(fd)
+    copy = Path(name)
+    try:
+        shutil.copyfile(path, copy)
+        with copy.open("r+b") as writable, mmap.mmap(writable.fileno(), 0) as buf:
+            for plan in plans:
+                apply_plan(buf, plan)
+            buf.flush()
+        with copy.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as rewritten:
+            prove(original, rewritten, fatbin.size, section_end, plans)
+        info = path.stat()
+        shutil.copystat(path, copy)  # mode, times, extended attributes
+        if (info.st_uid, info.st_gid) != (copy.stat().st_uid, copy.stat().st_gid):
+            os.chown(copy, info.st_uid, info.st_gid)
+        os.replace(copy, path)
+    except ProofError as error:
+        raise ProofError(f"{path}: {error}; the file was left as it was") from None
+    finally:
+        copy.unlink(missing_ok=True)
+
+
+# --- command line --------------------------------------------------------------------------
+
+
+def parse_keep(values: Sequence[str]) -> frozenset[str]:
+    keep = {v.strip().lower() for value in values for v in value.split(",") if v.strip()}
+    if keep == {"none"}:
+        # The image's targets have no library code at all (e.g. gfx942 on Debian's
+        # libraries): keep host code only, drop every target's device code.
+        return frozenset()
+    bad = sorted(v for v in keep if not PROCESSOR_RE.match(v))
+    if bad:
+        raise ValueError(
+            f"--keep takes processor names like gfx1030 or gfx90a, not {', '.join(bad)} "
+            "(every xnack/sramecc variant of a kept processor is kept)"
+        )
+    if not keep:
+        raise ValueError("--keep names no target (use 'none' to drop every target's code)")
+    return frozenset(keep)
+
+
+def _human(n: float) -> str:
+    units = ["B", "KB", "MB", "GB"]
+    while n >= 1000 and len(units) > 1:
+        n, units = n / 1000, units[1:]
+    return f"{n:.0f} B" if units[0] == "B" else f"{n:.1f} {units[0]}"
+
+
+def verify(inventory: Inventory, keep: frozenset[str]) -> list[str]:
+    """Every place that still holds code for a processor not in ``keep``."""
+    problems = []
+    for fatbin in inventory.fatbins:
+        for bundle in fatbin.bundles:
+            at = f"{FATBIN_SECTION}+{bundle.start - fatbin.section[0]:#x}"
+            problems += [f"{fatbin.path}: bundle at {at} lists {e.triple}" for e in bundle.entries
+                         if e.dropped_by(keep)]  # fmt: skip
+    for path in inventory.doomed_files(keep):
+        problems.append(f"{path} is code for {', '.join(sorted(file_processors(path.name)))}")
+    return problems
+
+
+def prune(inventory: Inventory, keep: frozenset[str], dry_run: bool) -> dict[str, Any]:
+    doomed = inventory.doomed_files(keep)
+    files = [rewrite_file(f, keep, dry_run) for f in inventory.fatbins if f.path not in doomed]
+    deleted: list[dict[str, Any]] = []
+    for path in doomed:
+        deleted.append({"path": str(path), "size": path.lstat().st_size})
+        if not dry_run:
+            path.unlink()
+    dropped: Counter[str] = Counter()
+    for result in files:
+        dropped.update(result["entries_dropped"])
+    totals = {
+        "files_with_fatbin": len(files),
+        "files_rewritten": sum(1 for r in files if r["bundles_rewritten"]),
+        "bundles": sum(r["bundles"] for r in files),
+        "bundles_rewritten": sum(r["bundles_rewritten"] for r in files),
+        "compressed_bundles_skipped": sum(len(r["compressed_bundles_skipped"]) for r in files),
+        "entries_dropped": dict(sorted(dropped.items())),
+        "bytes_zeroed": sum(r["bytes_zeroed"] for r in files),
+        "kept_objects_verified": 0 if dry_run else sum(len(r["kept_objects"]) for r in files),
+        "files_deleted": len(deleted),
+        "bytes_deleted": sum(d["size"] for d in deleted),
+    }
+    return {"keep": sorted(keep), "dry_run": dry_run, "files": files, "deleted": deleted, "totals": totals}
+
+
+def summary(report: dict[str, Any], seconds: float) -> str:
+    totals = report["totals"]
+    lines = [f"prune_targets: keeping {', '.join(report['keep'])} (and host code) in {report['lib_dir']}"]
+    for r in report["files"]:
+        if r["bundles_rewritten"] or r["compressed_bundles_skipped"]:
+            skipped = len(r["compressed_bundles_skipped"])
+            lines.append(
+                f"  {Path(r['path']).name}: {r['bundles_rewritten']}/{r['bundles']} bundles rewritten, "
+                f"{sum(r['entries_dropped'].values())} code objects dropped, "
+                f"{_human(r['bytes_zeroed'])} zeroed"
+                + (f", {skipped} compressed bundles left as they were" if skipped else "")
+                + f"; proof {r['proof']}"
+            )
+    zeroed, deleted = ("would zero", "would delete") if report["dry_run"] else ("zeroed", "deleted")
+    lines.append(
+        f"  {zeroed} {_human(totals['bytes_zeroed'])} in {totals['files_rewritten']} files, {deleted} "
+        f"{totals['files_deleted']} per-target files ({_human(totals['bytes_deleted'])}) in {seconds:.1f} s"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--keep", action="append", required=True, help="gfx targets to keep, comma separated")
+    parser.add_argument("--lib-dir", type=Path, default=Path(DEFAULT_LIB_DIR))
+    parser.add_argument("--report", type=Path, help="write a JSON report here")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true", help="report what would change, change nothing")
+    mode.add_argument("--verify-only", action="store_true", help="check that only kept targets remain")
+    args = parser.parse_args(argv)
+    try:
+        keep = parse_keep(args.keep)
+    except ValueError as error:
+        parser.error(str(error))
+    if not args.lib_dir.is_dir():
+        parser.error(f"--lib-dir {args.lib_dir} is not a directory")
+    began = time.monotonic()
+    try:
+        inventory = scan(args.lib_dir)
+    except (LayoutError, OSError) as error:
+        return _fail(f"cannot handle {error}; nothing was changed", 3)
+    if args.verify_only:
+        return _verify_only(inventory, keep, args.lib_dir)
+    available = inventory.processors()
+    missing = sorted(keep - available)
+    if missing:
+        has = f"{args.lib_dir} has code for {', '.join(sorted(available)) or 'no gfx target'}"
+        return _fail(f"--keep {', '.join(missing)}: no such code ({has}); nothing was changed", 2)
+    linked = [str(f.path) for f in inventory.fatbins if f.links > 1 and f.loses_code(keep)]
+    if linked:
+        return _fail(f"cannot rewrite hard links {', '.join(linked)}; nothing was changed", 3)
+    try:
+        report = {"lib_dir": str(args.lib_dir), **prune(inventory, keep, args.dry_run)}
+    except (ProofError, LayoutError, OSError) as error:
+        return _fail(str(error), 3)
+    if args.report:
+        args.report.write_text(json.dumps(report, indent=1) + "\n")
+    print(summary(report, time.monotonic() - began))
+    return 0
+
+
+def _verify_only(inventory: Inventory, keep: frozenset[str], lib_dir: Path) -> int:
+    problems = verify(inventory, keep)
+    for line in problems[:20]:
+        print(f"prune_targets: {line}", file=sys.stderr)
+    compressed = sum(len(f.compressed) for f in inventory.fatbins)
+    note = f" ({compressed} compressed bundles not inspected)" if compressed else ""
+    if problems:
+        return _fail(f"{len(problems)} places hold code for targets not kept{note}", 1)
+    print(f"prune_targets: only {', '.join(sorted(keep))} and host code remain in {lib_dir}{note}")
+    return 0
+
+
+def _fail(message: str, status: int) -> int:
+    print(f"prune_targets: {message}", file=sys.stderr)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,513 @@
+"""images/open/context/prune_targets.py: pruning gfx targets from ROCm libraries, with proof.
+
+Synthetic ELF files exercise the format handling and the command line; one test runs the
+script inside the full toolchain image and checks the result with LLVM's own tools.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import random
+import shlex
+import struct
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from conftest import REPO
+
+SCRIPT = REPO / "images" / "open" / "context" / "prune_targets.py"
+MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
+HOST = "host-x86_64-unknown-linux--"
+GFX = "hipv4-amdgcn-amd-amdhsa--"
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("prune_targets", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+pt = _load()
+
+
+# --- synthetic files ---------------------------------------------------------------------------
+
+
+def bundle(entries: list[tuple[str, bytes]], first_offset: int = 4096, align: int = 4096) -> bytes:
+    """An uncompressed bundle: header, then each code object at the next ``align`` boundary."""
+    layout, offset = [], first_offset
+    for triple, code in entries:
+        layout.append((offset, len(code), triple))
+        offset = -(-(offset + len(code)) // align) * align if code else offset
+    header = MAGIC + struct.pack("<Q", len(entries))
+    header += b"".join(struct.pack("<QQQ", o, s, len(t)) + t.encode() for o, s, t in layout)
+    out = bytearray(header.ljust(first_offset, b"\0"))
+    for (o, s, _), (_, code) in zip(layout, entries, strict=True):
+        out[len(out) :] = bytes(o - len(out))
+        out[o : o + s] = code
+    return bytes(out)
+
+
+def ccob(payload: bytes, version: int = 2) -> bytes:
+    if version == 1:
+        return b"CCOB" + struct.pack("<HHIQ", 1, 1, 4 * len(payload), 0x1234) + payload
+    return b"CCOB" + struct.pack("<HHIIQ", 2, 1, 24 + len(payload), 4 * len(payload), 0x1234) + payload
+
+
+def pad(data: bytes, align: int = 4096) -> bytes:
+    return data + bytes(-len(data) % align)
+
+
+def elf(sections: list[tuple[str, int, bytes]]) -> bytes:
+    """A 64-bit little-endian ELF file with the given (name, alignment, bytes) sections and .shstrtab."""
+    names = b"\0" + b"".join(n.encode() + b"\0" for n, _, _ in sections) + b".shstrtab\0"
+    body, headers, name_at = bytearray(64), [bytes(64)], 1
+    for name, align, data in [*sections, (".shstrtab", 1, names)]:
+        body += bytes(-len(body) % align)
+        kind, flags = (3, 0) if name == ".shstrtab" else (1, 2)  # STRTAB; PROGBITS + ALLOC
+        headers.append(
+            struct.pack("<IIQQQQIIQQ", name_at, kind, flags, len(body), len(body), len(data), 0, 0, align, 0)
+        )
+        name_at += len(name) + 1
+        body += data
+    body += bytes(-len(body) % 8)
+    shoff = len(body)
+    body[:64] = struct.pack(
+        "<16sHHIQQQIHHHHHH", b"\x7fELF\x02\x01\x01" + bytes(9), 3, 62, 1, 0, 0, shoff, 0, 64, 56, 0, 64,
+        len(headers), len(headers) - 1,
+    )  # fmt: skip
+    return bytes(body) + b"".join(headers)
+
+
+def code(seed: int, size: int) -> bytes:
+    return random.Random(seed).randbytes(size)
+
+
+def fatbin() -> bytes:
+    """Two bundles (host + gfx1030, gfx90a:xnack+, gfx1100) and a compressed bundle."""
+    first = bundle([(HOST, b""), (GFX + "gfx1030", code(1, 3000)), (GFX + "gfx90a:xnack+", code(2, 2500)),
+                    (GFX + "gfx1100", code(3, 5000))])  # fmt: skip
+    second = bundle([(HOST, b""), (GFX + "gfx1100", code(4, 700)), (GFX + "gfx1030", code(5, 9000)),
+                     (GFX + "gfx90a:xnack+", code(6, 100))])  # fmt: skip
+    return pad(first) + pad(second) + ccob(code(7, 5000) + MAGIC + code(8, 100))
+
+
+def library() -> bytes:
+    return elf([(".text", 16, code(9, 777)), (".hip_fatbin", 4096, fatbin()), (".data", 8, code(10, 333))])
+
+
+def sections(data: bytes) -> dict[str, tuple[int, int]]:
+    """name -> (offset, size), read back independently of the script."""
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
+    (shnum, shstrndx) = struct.unpack_from("<HH", data, 0x3C)
+    rows = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + 64 * i) for i in range(shnum)]
+    strtab = rows[shstrndx][4]
+    names = [data[strtab + r[0] : data.index(b"\0", strtab + r[0])].decode() for r in rows]
+    return {name: (r[4], r[5]) for name, r in zip(names[1:], rows[1:], strict=True)}
+
+
+def header(data: bytes, at: int) -> list[tuple[int, int, str]]:
+    assert data[at : at + 24] == MAGIC
+    (count,) = struct.unpack_from("<Q", data, at + 24)
+    pos, out = at + 32, []
+    for _ in range(count):
+        offset, size, length = struct.unpack_from("<QQQ", data, pos)
+        out.append((offset, size, data[pos + 24 : pos + 24 + length].decode()))
+        pos += 24 + length
+    return out
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-S", str(SCRIPT), *args]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60)
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): f"-> {os.readlink(p)}" if p.is_symlink() else hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*")) if p.is_symlink() or p.is_file()
+    }  # fmt: skip
+
+
+@pytest.fixture
+def lib_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "lib"
+    tensile = root / "rocblas" / "2.47.0" / "library"
+    tensile.mkdir(parents=True)
+    (root / "libfake.so.1.0").write_bytes(library())
+    (root / "libfake.so.1").symlink_to("libfake.so.1.0")
+    (root / "libplain.so").write_bytes(elf([(".text", 16, code(11, 100))]))
+    (root / "notes.txt").write_text("gfx803 is mentioned in here, but not in the name\n")
+    for name in ("Kernels.so-000-gfx1030.hsaco", "Kernels.so-000-gfx90a-xnack+.hsaco", "Kernels.so-000-gfx90a-xnack-.hsaco",
+                 "Kernels.so-000-gfx803.hsaco", "TensileLibrary_gfx1030.co", "TensileLibrary_gfx803.co",
+                 "TensileLibrary.dat", "gfx90a68.kdb"):  # fmt: skip
+        (tensile / name).write_bytes(code(len(name), 64))
+    (tensile / "TensileLibrary_gfx803.link.co").symlink_to("TensileLibrary_gfx803.co")
+    return root
+
+
+# --- format handling ---------------------------------------------------------------------------
+
+
+def test_parse_finds_both_bundles_and_the_compressed_one() -> None:
+    data = library()
+    start, size = pt.find_section(data)
+    assert (start, size) == sections(data)[".hip_fatbin"]
+    items = pt.parse_bundles(data, start, start + size)
+    assert [type(i).__name__ for i in items] == ["Bundle", "Bundle", "CompressedBundle"]
+    first, second, packed = items
+    assert [(e.label, e.target_id) for e in first.entries] == [
+        ("host", ""), ("gfx1030", "gfx1030"), ("gfx90a", "gfx90a:xnack+"), ("gfx1100", "gfx1100"),
+    ]  # fmt: skip
+    assert second.start - start == 20480 and second.start % 4096 == 0
+    assert (packed.version, packed.end) == (2, start + size)  # the bundle magic inside it is not a bundle
+
+
+def test_rewrite_keeps_exactly_the_host_and_kept_targets() -> None:
+    original = library()
+    start, size = pt.find_section(original)
+    bundles = [b for b in pt.parse_bundles(original, start, start + size) if isinstance(b, pt.Bundle)]
+    plans = [pt.plan_rewrite(b, frozenset({"gfx1030"})) for b in bundles]
+    rewritten = bytearray(original)
+    for plan in plans:
+        pt.apply_plan(rewritten, plan)
+
+    assert len(rewritten) == len(original)
+    changed: set[int] = set()
+    for b, plan in zip(bundles, plans, strict=True):
+        old = header(original, b.start)
+        new = header(bytes(rewritten), b.start)
+        assert new == [e for e in old if e[2] in (HOST, GFX + "gfx1030")]  # same offsets, sizes, order
+        new_end = b.start + len(pt.build_header(plan.kept))
+        assert rewritten[new_end : b.start + b.header_size] == bytes(b.header_size - (new_end - b.start))
+        for offset, size_, triple in old:
+            at = b.start + offset
+            if triple in (HOST, GFX + "gfx1030"):
+                assert rewritten[at : at + size_] == original[at : at + size_]
+            else:
+                assert rewritten[at : at + size_] == bytes(size_)
+                changed.update(range(at, at + size_))
+        changed.update(range(b.start, b.start + b.header_size))
+    outside = [i for i in range(len(original)) if original[i] != rewritten[i] and i not in changed]
+    assert outside == []
+    masked = [r for plan in plans for r in plan.masked_ranges]
+    assert pt.masked_sha256(rewritten, len(original), masked) == pt.masked_sha256(
+        original, len(original), masked
+    )
+    packed = pt.parse_bundles(original, start, start + size)[2]
+    assert rewritten[packed.start : packed.end] == original[packed.start : packed.end]
+    assert sections(bytes(rewritten)) == sections(original)
+
+
+def test_xnack_variants_belong_to_their_processor() -> None:
+    data = fatbin()
+    first = pt.parse_bundles(data)[0]
+    plan = pt.plan_rewrite(first, frozenset({"gfx90a"}))
+    assert [e.target_id for e in plan.kept] == ["", "gfx90a:xnack+"]
+    assert pt.plan_rewrite(first, frozenset({"gfx90a", "gfx1030", "gfx1100"})) is None
+
+
+def test_code_shared_with_a_kept_entry_is_never_zeroed() -> None:
+    shared = code(12, 8192)
+    header_ = MAGIC + struct.pack("<Q", 3)
+    for offset, size, triple in ((4096, 0, HOST), (4096, 8192, GFX + "gfx1030"), (8192, 8192, GFX + "gfx803")):  # fmt: skip
+        header_ += struct.pack("<QQQ", offset, size, len(triple)) + triple.encode()
+    data = header_.ljust(4096, b"\0") + shared + code(13, 4096)
+    plan = pt.plan_rewrite(pt.parse_bundles(data)[0], frozenset({"gfx1030"}))
+    assert (12288, 16384) in plan.zero_ranges
+    assert all(b <= 4096 or a >= 12288 for a, b in plan.zero_ranges)
+
+
+@pytest.mark.parametrize(
+    ("triple", "processor", "dropped"),
+    [
+        (GFX + "gfx90a:sramecc+:xnack-", "gfx90a", True),
+        ("hip-amdgcn-amd-amdhsa-gfx906", "gfx906", True),  # before hipv4 triples had an environment
+        (GFX + "gfx1030", "gfx1030", False),
+        (HOST, "", False),
+        (GFX + "gfx10-3-generic", "gfx10-3-generic", False),  # not a processor this script knows
+        ("openmp-nvptx64-nvidia-cuda--sm_80", "sm_80", False),
+    ],
+)
+def test_which_entries_go(triple: str, processor: str, dropped: bool) -> None:
+    entry = pt.Entry(4096, 10, triple)
+    assert (entry.processor, entry.dropped_by(frozenset({"gfx1030"}))) == (processor, dropped)
+
+
+def test_a_version_1_compressed_bundle_ends_at_the_next_aligned_bundle() -> None:
+    blob = ccob(code(14, 3000) + MAGIC + code(15, 500), version=1)
+    data = pad(blob) + bundle([(HOST, b""), (GFX + "gfx1030", code(16, 100))])
+    packed, after = pt.parse_bundles(data)
+    assert (packed.version, packed.start, packed.end) == (1, 0, 4096)
+    assert after.start == 4096 and [e.label for e in after.entries] == ["host", "gfx1030"]
+
+
+@pytest.mark.parametrize(
+    ("name", "processors"),
+    [
+        ("Kernels.so-000-gfx1030.hsaco", {"gfx1030"}),
+        ("Kernels.so-000-gfx90a-xnack+.hsaco", {"gfx90a"}),
+        ("Kernels.so-000-gfx90a:xnack-.hsaco", {"gfx90a"}),
+        ("TensileLibrary_gfx1102.co", {"gfx1102"}),
+        ("TensileLibrary_lazy_gfx908.dat", {"gfx908"}),
+        ("TensileLibrary.dat", set()),
+        ("gfx90a68.kdb", set()),  # MIOpen's gfx90a with 0x68 CUs: ambiguous, so kept
+        ("gfx10-3-generic.co", set()),  # generic targets are never pruned
+        ("libgfxstream.so", set()),
+    ],
+)
+def test_file_names_that_name_a_processor(name: str, processors: set[str]) -> None:
+    assert pt.file_processors(name) == processors
+
+
+def test_a_layout_it_does_not_understand_is_refused() -> None:
+    data = bytearray(fatbin())
+    data[18000] = 0x5A  # in the padding after the first bundle
+    with pytest.raises(pt.LayoutError, match="neither a bundle nor zero padding"):
+        pt.parse_bundles(bytes(data))
+
+
+# --- the command line --------------------------------------------------------------------------
+
+
+def test_prune_a_tree(lib_dir: Path, tmp_path: Path) -> None:
+    lib = lib_dir / "libfake.so.1.0"
+    original = lib.read_bytes()
+    report_path = tmp_path / "report.json"
+    result = run("--keep", "gfx1030,gfx1100", "--lib-dir", str(lib_dir), "--report", str(report_path))
+    assert result.returncode == 0, result.stderr
+    assert "proof passed" in result.stdout
+
+    pruned = lib.read_bytes()
+    assert len(pruned) == len(original)
+    start, size = sections(original)[".hip_fatbin"]
+    assert pruned[:start] == original[:start] and pruned[start + size :] == original[start + size :]
+    assert [t for _, _, t in header(pruned, start)] == [HOST, GFX + "gfx1030", GFX + "gfx1100"]
+    assert [t for _, _, t in header(pruned, start + 20480)] == [HOST, GFX + "gfx1100", GFX + "gfx1030"]
+    assert (lib_dir / "libfake.so.1").resolve() == lib.resolve()
+    remaining = sorted(p.name for p in (lib_dir / "rocblas" / "2.47.0" / "library").iterdir())
+    assert remaining == [
+        "Kernels.so-000-gfx1030.hsaco",
+        "TensileLibrary.dat",
+        "TensileLibrary_gfx1030.co",
+        "gfx90a68.kdb",
+    ]
+
+    report = json.loads(report_path.read_text())
+    [entry] = report["files"]
+    assert entry["bundles"] == 3 and entry["bundles_rewritten"] == 2
+    assert entry["compressed_bundles_skipped"][0]["version"] == 2
+    assert entry["entries_kept"] == {"gfx1030": 2, "gfx1100": 2, "host": 2}
+    assert entry["entries_dropped"] == {"gfx90a": 2}
+    expected_hashes, expected_zeroed = [], 0
+    for at in (start, start + 20480):
+        old, new = header(original, at), header(pruned, at)
+        expected_hashes += [hashlib.sha256(pruned[at + o : at + o + s]).hexdigest() for o, s, _ in new if s]
+        old_tail = sum(24 + len(t) for _, _, t in old) - sum(24 + len(t) for _, _, t in new)
+        expected_zeroed += old_tail + sum(e[1] for e in old if e not in new)
+    assert [o["sha256"] for o in entry["kept_objects"]] == expected_hashes
+    assert entry["bytes_zeroed"] == report["totals"]["bytes_zeroed"] == expected_zeroed
+    totals = report["totals"]
+    # Three kernels and a Tensile library of 64 bytes each, and a symlink to one of them.
+    assert totals["files_deleted"] == 5
+    assert totals["bytes_deleted"] == 4 * 64 + len("TensileLibrary_gfx803.co")
+
+    assert run("--verify-only", "--keep", "gfx1030,gfx1100", "--lib-dir", str(lib_dir)).returncode == 0
+    narrower = run("--verify-only", "--keep", "gfx1030", "--lib-dir", str(lib_dir))
+    assert narrower.returncode == 1 and "lists hipv4-amdgcn-amd-amdhsa--gfx1100" in narrower.stderr
+    again = run("--keep", "gfx1030,gfx1100", "--lib-dir", str(lib_dir))
+    assert again.returncode == 0 and lib.read_bytes() == pruned
+
+
+def test_verify_only_finds_unpruned_code(lib_dir: Path) -> None:
+    result = run("--verify-only", "--keep", "gfx1030", "--lib-dir", str(lib_dir))
+    assert result.returncode == 1
+    assert "Kernels.so-000-gfx803.hsaco is code for gfx803" in result.stderr
+
+
+def test_dry_run_changes_nothing(lib_dir: Path, tmp_path: Path) -> None:
+    before = snapshot(lib_dir)
+    report_path = tmp_path / "r.json"
+    result = run("--keep", "gfx1030", "--lib-dir", str(lib_dir), "--dry-run", "--report", str(report_path))
+    assert result.returncode == 0, result.stderr
+    assert "would zero" in result.stdout
+    assert snapshot(lib_dir) == before
+    report = json.loads(report_path.read_text())
+    assert report["dry_run"] and report["totals"]["files_deleted"] == 5
+    assert report["totals"]["bytes_zeroed"] > 0 and report["files"][0]["proof"] == "skipped (dry run)"
+
+
+@pytest.mark.parametrize(
+    ("keep", "message"),
+    [
+        ("gfx1030,gfx1031", "--keep gfx1031: no such code"),  # a typo: nothing ships gfx1031
+        ("gfx90a:xnack+", "processor names like gfx1030"),
+        ("sm_80", "processor names like gfx1030"),
+        (",", "names no target"),
+    ],
+)
+def test_bad_keep_is_refused(lib_dir: Path, keep: str, message: str) -> None:
+    before = snapshot(lib_dir)
+    result = run("--keep", keep, "--lib-dir", str(lib_dir))
+    assert result.returncode == 2
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert snapshot(lib_dir) == before
+
+
+def test_a_target_only_some_files_have_is_fine(lib_dir: Path) -> None:
+    # gfx1100 has bundle entries but no per-target file; gfx803 has files but no bundle entries.
+    assert run("--keep", "gfx803", "--lib-dir", str(lib_dir)).returncode == 0
+    assert run("--verify-only", "--keep", "gfx803", "--lib-dir", str(lib_dir)).returncode == 0
+    start, _ = sections(library())[".hip_fatbin"]
+    assert [t for _, _, t in header((lib_dir / "libfake.so.1.0").read_bytes(), start)] == [HOST]
+
+
+def test_garbage_in_a_fatbin_changes_nothing(lib_dir: Path) -> None:
+    lib = lib_dir / "libfake.so.1.0"
+    data = bytearray(lib.read_bytes())
+    data[sections(bytes(data))[".hip_fatbin"][0] + 18000] = 1
+    lib.write_bytes(data)
+    before = snapshot(lib_dir)
+    result = run("--keep", "gfx1030", "--lib-dir", str(lib_dir))
+    assert result.returncode == 3
+    assert f"cannot handle {lib}" in result.stderr and "nothing was changed" in result.stderr
+    assert snapshot(lib_dir) == before
+
+
+def test_a_failed_proof_leaves_the_file_as_it_was(
+    lib_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    apply_plan = pt.apply_plan
+
+    def sloppy(buf: Any, plan: Any) -> None:
+        apply_plan(buf, plan)
+        buf[10] = 0x42  # a byte of the ELF header (zero padding), outside every planned range
+
+    monkeypatch.setattr(pt, "apply_plan", sloppy)
+    lib = lib_dir / "libfake.so.1.0"
+    before = lib.read_bytes()
+    assert pt.main(["--keep", "gfx1030", "--lib-dir", str(lib_dir)]) == 3
+    assert "bytes outside the rewritten headers and dropped code changed" in capsys.readouterr().err
+    assert lib.read_bytes() == before
+    assert sorted(p.name for p in lib_dir.iterdir()) == [
+        "libfake.so.1",
+        "libfake.so.1.0",
+        "libplain.so",
+        "notes.txt",
+        "rocblas",
+    ]
+
+
+# --- the real libraries ------------------------------------------------------------------------
+
+IN_IMAGE = r"""
+set -eu
+L=/usr/lib/x86_64-linux-gnu T=$(mktemp -d)
+O=$T/out LLVM=/usr/lib/llvm-17/bin
+mkdir -p "$T/lib" "$T/orig" "$O"
+for f in librocfft.so.0.1 librocrand.so.1.1; do cp "$L/$f" "$T/lib/"; cp "$L/$f" "$T/orig/"; done
+ln -s librocrand.so.1.1 "$T/lib/librocrand.so"
+ln -s librocrand.so.1.1 "$T/lib/librocrand.so.1"
+run() { name=$1; shift; set +e; "$@" >"$O/$name.out" 2>&1; echo $? >"$O/$name.rc"; set -e; }
+run prune python3 -S /x/prune_targets.py --keep gfx1030,gfx1100 --lib-dir "$T/lib" --report "$O/report.json"
+run verify python3 -S /x/prune_targets.py --verify-only --keep gfx1030,gfx1100 --lib-dir "$T/lib"
+run verify_narrower python3 -S /x/prune_targets.py --verify-only --keep gfx1100 --lib-dir "$T/lib"
+for lib in librocfft.so.0.1 librocrand.so.1.1; do
+  for side in orig lib; do
+    "$LLVM/llvm-objcopy" --dump-section ".hip_fatbin=$T/fatbin" "$T/$side/$lib" /dev/null
+    python3 -S -c 'import struct, sys
+b = open(sys.argv[1], "rb").read()
+(n,) = struct.unpack_from("<Q", b, 24)
+p, end = 32, 0
+for _ in range(n):
+    o, s, l = struct.unpack_from("<QQQ", b, p)
+    p, end = p + 24 + l, max(end, o + s)
+open(sys.argv[2], "wb").write(b[:end])' "$T/fatbin" "$T/$side.bundle"
+    "$LLVM/llvm-readelf" -W -h -S -l -d "$T/$side/$lib" >"$O/readelf-$side-$lib.out"
+    stat -c %s "$T/$side/$lib" >"$O/size-$side-$lib.out"
+  done
+  run "list-$lib" "$LLVM/clang-offload-bundler" --list --type=o --input="$T/lib.bundle"
+  for gfx in gfx1030 gfx1100; do
+    for side in orig lib; do
+      "$LLVM/clang-offload-bundler" --unbundle --type=o --input="$T/$side.bundle" \
+        --targets="hipv4-amdgcn-amd-amdhsa--$gfx" --output="$T/$side.$gfx.co"
+    done
+    run "same-$lib-$gfx" cmp "$T/orig.$gfx.co" "$T/lib.$gfx.co"
+  done
+done
+cmp -l "$T/orig/librocfft.so.0.1" "$T/lib/librocfft.so.0.1" | awk 'NR == 1 {lo = $1} {hi = $1} END {print NR, lo - 1, hi - 1}' >"$O/diff-librocfft.so.0.1.out"
+printf '%s\n' 'extern "C" int rocrand_get_version(int* version);' '#include <cstdio>' \
+  'int main() { int v = 0; int rc = rocrand_get_version(&v); std::printf("rocrand %d\n", v); return rc; }' >"$T/t.cpp"
+run link clang++-17 "$T/t.cpp" -L"$T/lib" -lrocrand -o "$T/t"
+run start env LD_LIBRARY_PATH="$T/lib" "$T/t"
+python3 -S -c 'import json, pathlib, sys
+print(json.dumps({p.name: p.read_text() for p in sorted(pathlib.Path(sys.argv[1]).iterdir())}))' "$O"
+"""
+
+
+@pytest.fixture(scope="module")
+def in_image(open_devel_all: dict[str, Any]) -> dict[str, str]:
+    """Prune copies of librocfft and librocrand inside the full open image (built by
+    moatbridge itself); every tool's output by name."""
+    image = str(open_devel_all["reference"])
+    argv = ["docker", "run", "--rm", "--network", "host", "-v", f"{SCRIPT.parent}:/x:ro", image,
+            "bash", "-c", IN_IMAGE]  # fmt: skip
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, f"{shlex.join(argv[:-1])} failed:\n{result.stderr}"
+    outputs: dict[str, str] = json.loads(result.stdout.splitlines()[-1])
+    return outputs
+
+
+@pytest.mark.engine
+def test_real_libraries_list_only_the_kept_targets(in_image: dict[str, str]) -> None:
+    assert in_image["prune.rc"] == "0\n", in_image["prune.out"]
+    assert in_image["prune.out"].count("proof passed") == 2
+    for lib in ("librocfft.so.0.1", "librocrand.so.1.1"):
+        assert sorted(in_image[f"list-{lib}.out"].split()) == [GFX + "gfx1030", GFX + "gfx1100", HOST]
+    assert in_image["verify.rc"] == "0\n", in_image["verify.out"]
+    assert in_image["verify_narrower.rc"] == "1\n"
+    report = json.loads(in_image["report.json"])
+    assert {Path(f["path"]).name: f["entries_kept"] for f in report["files"]} == {
+        "librocfft.so.0.1": {"gfx1030": 1, "gfx1100": 1, "host": 1},
+        "librocrand.so.1.1": {"gfx1030": 1, "gfx1100": 1, "host": 1},
+    }
+
+
+@pytest.mark.engine
+def test_real_libraries_change_only_dropped_code(in_image: dict[str, str]) -> None:
+    for lib in ("librocfft.so.0.1", "librocrand.so.1.1"):
+        assert in_image[f"size-orig-{lib}.out"] == in_image[f"size-lib-{lib}.out"]
+        assert in_image[f"readelf-orig-{lib}.out"] == in_image[f"readelf-lib-{lib}.out"]
+        for gfx in ("gfx1030", "gfx1100"):  # LLVM's bundler extracts the same code objects
+            assert in_image[f"same-{lib}-{gfx}.rc"] == "0\n", in_image[f"same-{lib}-{gfx}.out"]
+    # Every changed byte of librocfft lies inside .hip_fatbin.
+    row = next(
+        line for line in in_image["readelf-orig-librocfft.so.0.1.out"].splitlines() if " .hip_fatbin " in line
+    )
+    offset, size = (int(field, 16) for field in row.split("]", 1)[1].split()[3:5])
+    changed, first, last = map(int, in_image["diff-librocfft.so.0.1.out"].split())
+    assert changed > 100_000 and offset <= first <= last < offset + size
+
+
+@pytest.mark.engine
+def test_programs_link_against_and_load_a_pruned_library(in_image: dict[str, str]) -> None:
+    assert in_image["link.rc"] == "0\n", in_image["link.out"]
+    assert in_image["start.rc"] == "0\n", in_image["start.out"]
+    assert in_image["start.out"].startswith("rocrand ")
+
+
+def test_keep_none_means_host_code_only() -> None:
+    assert pt.parse_keep(["none"]) == frozenset()
+    with pytest.raises(ValueError, match="use 'none'"):
+        pt.parse_keep([" , "])
