@@ -153,3 +153,19 @@ def docker_run(image: str, script: str, *extra: str) -> subprocess.CompletedProc
         ["docker", "run", "--rm", "--network", "host", *extra, image, "bash", "-c", script],
         capture_output=True, text=True, timeout=900,
     )  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def debian_base(engine_version: str) -> str:
+    """moatbridge's own debootstrapped Debian trixie base (made once, then reused)."""
+    from moatbridge.adapters import docker_api
+    from moatbridge.commands.image_build import ensure_base
+    from moatbridge.core.catalog import load_catalog
+
+    distro = load_catalog().flavour("open").distro(None)
+    client = docker_api.connect()
+    try:
+        reference, _ = ensure_base(client, distro, "bootstrap", None, lambda text: None)
+    finally:
+        client.close()
+    return reference

@@ -75,6 +75,19 @@ def _add_image_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
         help="base image: local copy, else pull, else debootstrap (auto); or force one",
     )  # fmt: skip
     build.add_argument("--mirror", metavar="URL", help="Debian mirror for debootstrap")
+    scale = build.add_argument_group("scale flavour (built from Spectral's apt repository)")
+    scale.add_argument("--base-image", metavar="REF", help="base image instead of the catalog's Ubuntu")
+    scale.add_argument("--repo-url", metavar="URL", help="repository instead of the catalog's")
+    scale.add_argument("--commercial", action="store_true", help="use the commercial (customer) repository")
+    scale.add_argument("--customer", metavar="NAME", help="customer name in the commercial repository URL")
+    scale.add_argument(
+        "--credentials-file", metavar="FILE",
+        help='JSON {"username","password"}, mode 600 (default with --commercial: '
+        "$MOATBRIDGE_HOME/credentials/scale.json); never stored in the image",
+    )  # fmt: skip
+    build.add_argument(
+        "--build-arg", action="append", metavar="NAME=VALUE", help="extra recipe argument (never a secret)"
+    )
     build.add_argument("--no-cache", action="store_true", help="rebuild every layer")
     build.add_argument("--no-space-check", action="store_true", help="skip the free-disk check")
     build.add_argument("--dry-run", action="store_true", help="show the plan, build nothing")

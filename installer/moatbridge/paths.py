@@ -14,6 +14,11 @@ class Paths:
     state: str  # logs and crash reports
 
     @property
+    def credentials(self) -> Path:
+        """Private directory (0700) for repository credentials files (0600)."""
+        return Path(self.home) / "credentials"
+
+    @property
     def images_state(self) -> Path:
         """Images moatbridge pulled or pushed, by digest."""
         return Path(self.state) / "images.json"

@@ -84,12 +84,13 @@ def _error_text(entry: Mapping[str, Any]) -> str | None:
 def _build_events(stream: Iterable[Mapping[str, Any]], on_event: Listener) -> str:
     image_id: str | None = None
     last_lines: list[str] = []
+    step = "the first step"
     for entry in stream:
         error = _error_text(entry)
         if error is not None:
             context = "\n".join(last_lines[-15:])
             raise ImageBuildFailed(
-                f"The image build failed: {error}",
+                f"The image build failed at {step[:100]}: {error}",
                 "the last build output was:\n" + context if context else "run again with --verbose",
             )
         if "stream" in entry:
@@ -98,6 +99,8 @@ def _build_events(stream: Iterable[Mapping[str, Any]], on_event: Listener) -> st
                     continue
                 last_lines.append(line)
                 kind = "step" if line.startswith("Step ") else "log"
+                if kind == "step":
+                    step = line
                 on_event(StreamEvent(kind, text=line))
         elif "aux" in entry and isinstance(entry["aux"], Mapping):
             image_id = entry["aux"].get("ID", image_id)

@@ -21,11 +21,12 @@ _DONE = (
 class BuildView:
     """A spinner with the current build step; step lines are echoed when not on a TTY."""
 
-    def __init__(self, title: str, verbose: bool = False, quiet: bool = False) -> None:
+    def __init__(self, title: str, verbose: bool = False, json: bool = False) -> None:
         self.title = title
         self.verbose = verbose
-        self.quiet = quiet  # --json: stdout carries only the result
-        self.live = sys.stdout.isatty() and not quiet
+        # With --json, stdout carries only the result: progress goes to stderr as lines.
+        self.out = sys.stderr if json else sys.stdout
+        self.live = self.out.isatty() and not json
         self._progress: Any = None
         self._task: Any = None
 
@@ -38,26 +39,22 @@ class BuildView:
             )
             self._progress.start()
             self._task = self._progress.add_task(self.title, total=None)
-        elif not self.quiet:
-            print(self.title, flush=True)
+        else:
+            print(self.title, file=self.out, flush=True)
         return self
 
     def message(self, text: str) -> None:
-        if self.quiet:
-            return
         if self.live:
             self._progress.console.print(text)
         else:
-            print(text, flush=True)
+            print(text, file=self.out, flush=True)
 
     def __call__(self, event: StreamEvent) -> None:
-        if self.quiet:
-            return
         if event.kind == "step":
             if self.live:
                 self._progress.update(self._task, description=f"{self.title}: {event.text[:90]}")
             else:
-                print(f"  {event.text}", flush=True)
+                print(f"  {event.text}", file=self.out, flush=True)
         elif event.kind == "log" and self.verbose:
             self.message(f"    {event.text}")
 

@@ -2,19 +2,32 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from argparse import Namespace
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from moatbridge.adapters import docker_api
 from moatbridge.adapters.bootstrap import bootstrap_base
 from moatbridge.adapters.console import print_json
+from moatbridge.adapters.credentials import load_credentials
 from moatbridge.adapters.filesystem import tree_digest
 from moatbridge.adapters.progress import BuildView
+from moatbridge.adapters.repo_proxy import Credentials, serve_repo_proxy
 from moatbridge.core.catalog import Catalog, Distro, Flavour, load_catalog
-from moatbridge.core.recipes import DIGEST_LABEL, MANAGED_LABEL, BuildPlan, BuildRequest, plan_open_build
+from moatbridge.core.recipes import (
+    DIGEST_LABEL,
+    MANAGED_LABEL,
+    BuildPlan,
+    BuildRequest,
+    plan_open_build,
+    plan_scale_build,
+)
 from moatbridge.errors import InputError, MoatbridgeError
+from moatbridge.paths import Paths
 
 GB = 1_000_000_000
 
@@ -89,11 +102,6 @@ def check_space(client: Any, plan: BuildPlan, flavour: Flavour) -> None:
 
 def plan_from_args(args: Namespace, catalog: Catalog, client: Any, say: Any) -> tuple[BuildPlan, Flavour]:
     flavour = catalog.flavour(args.flavour)
-    if flavour.name != "open":
-        raise InputError(
-            f"Building the {flavour.name} flavour here is not supported yet.",
-            "pull the vendor's image: moatbridge image pull quay.io/spectral-compute/scale:<tag>",
-        )
     request = BuildRequest(
         flavour=flavour.name,
         variant=args.variant,
@@ -102,10 +110,12 @@ def plan_from_args(args: Namespace, catalog: Catalog, client: Any, say: Any) -> 
         distro=args.distro,
     )
     distro = flavour.distro(args.distro)
+    context = catalog.images_dir / Path(distro.recipe).parent
+    if flavour.name == "scale":
+        return _plan_scale(args, catalog, flavour, request, client, say), flavour
     # Validate everything cheap before touching the base image.
     plan_open_build(flavour, request, catalog.images_dir, catalog.local_repository, "base", "id", "ctx")
     base_ref, base_id = ensure_base(client, distro, args.base, args.mirror, say, args.dry_run)
-    context = catalog.images_dir / Path(distro.recipe).parent
     plan = plan_open_build(
         flavour,
         request,
@@ -116,6 +126,78 @@ def plan_from_args(args: Namespace, catalog: Catalog, client: Any, say: Any) -> 
         tree_digest(context),
     )
     return plan, flavour
+
+
+_SECRET_WORDS = ("PASSWORD", "PASSWD", "TOKEN", "SECRET", "CREDENTIAL", "AUTH")
+
+
+def _extra_build_args(values: list[str] | None) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for value in values or ():
+        name, sep, content = value.partition("=")
+        if not sep or not name.isidentifier():
+            raise InputError(
+                f"--build-arg {value!r} is not NAME=VALUE.", "e.g. --build-arg SCALE_VERSION=1.7.2"
+            )
+        if any(word in name.upper() for word in _SECRET_WORDS):
+            raise InputError(
+                f"--build-arg {name} looks like a secret; build args are stored in the image history.",
+                "put repository credentials in a file and pass --credentials-file",
+            )
+        pairs.append((name, content))
+    return tuple(pairs)
+
+
+def _plan_scale(
+    args: Namespace, catalog: Catalog, flavour: Flavour, request: BuildRequest, client: Any, say: Any
+) -> BuildPlan:
+    distro = flavour.distro(args.distro or "ubuntu24.04")
+    request = BuildRequest(
+        request.flavour, request.variant, request.targets, request.cuda_version, distro.name
+    )
+    repositories = dict(flavour.repositories)
+    if args.repo_url:
+        upstream = args.repo_url
+    elif args.commercial:
+        if not args.customer:
+            raise InputError(
+                "The commercial SCALE repository needs your customer name.", "pass --customer NAME"
+            )
+        upstream = repositories["commercial"].format(customer=args.customer)
+    else:
+        upstream = repositories["free"]
+    parts = urlsplit(upstream)
+    if parts.username or parts.password:
+        raise InputError(
+            "The repository URL must not contain credentials: build args are stored in the image history.",
+            "put them in a file (mode 600) and pass --credentials-file",
+        )
+    base_ref = args.base_image or distro.base_image
+    local = docker_api.inspect_image(client, base_ref)
+    if local is None:
+        if args.dry_run:
+            base_id = "not-yet-pulled"
+        else:
+            repository, _, tag = base_ref.rpartition(":")
+            say(f"Pulling base image {base_ref}")
+            docker_api.pull(client, repository, tag)
+            base_id = str((docker_api.inspect_image(client, base_ref) or {}).get("Id"))
+    else:
+        base_id = str(local["Id"])
+    context = catalog.images_dir / Path(distro.recipe).parent
+    return plan_scale_build(
+        flavour, request, catalog.images_dir, catalog.local_repository, base_ref, base_id,
+        tree_digest(context), upstream, commercial=bool(args.commercial or args.credentials_file),
+        extra_args=_extra_build_args(args.build_arg),
+    )  # fmt: skip
+
+
+def _credentials(args: Namespace) -> Credentials | None:
+    if args.credentials_file:
+        return load_credentials(Path(args.credentials_file))
+    if args.commercial:
+        return load_credentials(Paths.from_environ(os.environ).credentials / "scale.json")
+    return None
 
 
 def run(args: Namespace) -> int:
@@ -150,14 +232,24 @@ def run(args: Namespace) -> int:
         return 0
     if not args.no_space_check:
         check_space(client, plan, flavour)
-    with BuildView(f"Building {plan.reference}", verbose=args.verbose, quiet=args.json) as view:
+    credentials = _credentials(args) if plan.flavour == "scale" else None
+    with ExitStack() as stack:
+        buildargs = dict(plan.buildargs)
+        if credentials is not None:
+            # The build sees only a loopback URL; the proxy adds the credentials.
+            buildargs["SCALE_REPO_URL"] = stack.enter_context(
+                serve_repo_proxy(buildargs["SCALE_REPO_URL"], credentials)
+            )
+        view = stack.enter_context(
+            BuildView(f"Building {plan.reference}", verbose=args.verbose, json=args.json)
+        )
         image_id = docker_api.build(
             client,
             context=str(plan.recipe_dir),
             dockerfile=plan.dockerfile,
             tag=plan.reference,
             target=plan.stage,
-            buildargs=dict(plan.buildargs),
+            buildargs=buildargs,
             labels=dict(plan.labels),
             on_event=view,
             nocache=args.no_cache,

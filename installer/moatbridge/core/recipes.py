@@ -176,3 +176,91 @@ def plan_open_build(
         recipe_digest=digest,
         warnings=warnings,
     )
+
+
+def plan_scale_build(
+    flavour: Flavour,
+    request: BuildRequest,
+    images_dir: Path,
+    local_repository: str,
+    base_image: str,
+    base_image_id: str,
+    context_digest: str,
+    repo_url: str,
+    commercial: bool,
+    extra_args: tuple[tuple[str, str], ...] = (),
+) -> BuildPlan:
+    """Plan a build of SCALE from the vendor's repository (apt recipes).
+
+    ``repo_url`` is the repository as the user knows it; a commercial build is later
+    pointed at a loopback proxy instead, which must not change the digest.
+    """
+    variant = flavour.variant(request.variant or flavour.default_variant)
+    if variant.name != "devel":
+        raise CatalogError(
+            f"Building SCALE's {variant.name} variant from packages is not supported.",
+            f"pull the vendor's image instead: {flavour.registries[0]}:<cuda>-{variant.name}-<distro>",
+        )
+    distro = flavour.distro(request.distro)
+    if distro.codename is None:
+        raise CatalogError(
+            f"The {distro.name} recipe ({distro.recipe}) cannot be built here (no apt codename).",
+            "use --distro ubuntu22.04 or ubuntu24.04",
+        )
+    cuda = request.cuda_version or flavour.default_cuda
+    if cuda not in flavour.cuda_versions:
+        raise CatalogError(
+            f"SCALE does not mimic CUDA {cuda}.", f"choose one of: {', '.join(flavour.cuda_versions)}"
+        )
+    if request.targets not in ((), (ALL_TARGETS,)):
+        raise CatalogError(
+            "SCALE images carry every target's toolkit (/opt/scale/targets/<gfx>); --target does not apply.",
+            "drop --target; pick the target when activating: scaleenv gfx1100",
+        )
+    buildargs = dict(extra_args)
+    buildargs.update(
+        BASE_IMAGE=base_image,
+        DISTRO_CODENAME=distro.codename,
+        CUDA_VERSION=cuda,
+        SCALE_REPO_SOURCE="remove" if commercial else "restore",
+    )
+    licence = (flavour.commercial_licence or flavour.licence) if commercial else flavour.licence
+    digest = compute_digest(
+        {"buildargs": buildargs, "repo": repo_url, "base_id": base_image_id, "recipe": distro.recipe},
+        context_digest,
+    )
+    tag = image_tag(flavour, cuda, variant.name, distro.name, (ALL_TARGETS,))
+    labels = {
+        "org.opencontainers.image.title": f"SCALE {flavour.version} {variant.name} ({distro.name})",
+        "org.opencontainers.image.description": variant.description,
+        "org.opencontainers.image.vendor": "moatbridge (SCALE by Spectral Compute)",
+        "org.opencontainers.image.version": tag,
+        "org.opencontainers.image.licenses": f"LicenseRef-{licence}",
+        "org.opencontainers.image.base.name": base_image,
+        MANAGED_LABEL: "1",
+        f"{LABEL_PREFIX}flavour": flavour.name,
+        f"{LABEL_PREFIX}variant": variant.name,
+        f"{LABEL_PREFIX}distro": distro.name,
+        f"{LABEL_PREFIX}targets": ",".join(flavour.compiler_targets),
+        f"{LABEL_PREFIX}cuda-version": cuda,
+        f"{LABEL_PREFIX}rocm-version": flavour.rocm,
+        f"{LABEL_PREFIX}licence": licence,
+        f"{LABEL_PREFIX}moatbridge-version": __version__,
+        DIGEST_LABEL: digest,
+    }
+    return BuildPlan(
+        reference=f"{local_repository}/{flavour.name}:{tag}",
+        flavour=flavour.name,
+        variant=variant.name,
+        distro=distro,
+        targets=(ALL_TARGETS,),
+        keep_targets=(),
+        cuda_version=cuda,
+        recipe_dir=images_dir / Path(distro.recipe).parent,
+        dockerfile=Path(distro.recipe).name,
+        stage=None,
+        buildargs=tuple(sorted({**buildargs, "SCALE_REPO_URL": repo_url}.items())),
+        labels=tuple(sorted(labels.items())),
+        recipe_digest=digest,
+        warnings=(),
+    )

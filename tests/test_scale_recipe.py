@@ -1,0 +1,467 @@
+"""Recipe tests for images/scale/Dockerfile.apt, built against a local STAND-IN repository.
+
+These test the recipe's mechanics, not SCALE: Spectral's servers are out of reach,
+so tests/support/scale_standin.py builds packages named ``scale`` and ``scale-repos``
+with the real layout (stubs, and a LICENSE.txt that says it is a stand-in) and
+serves them from an apt repository on 127.0.0.1. The base image is moatbridge's
+debootstrapped Debian base standing in for Ubuntu. Every build goes through
+`moatbridge image build --flavour scale`, so its output is moatbridge's own log.
+
+Covered: the vendor's install procedure and the licence gate (package and image
+entrypoint), the build arg that points apt at another repository, apt state left in
+the image, and the commercial path: credentials go only to moatbridge's loopback
+proxy and must appear nowhere in the image, its history, its metadata or the build
+output.
+"""
+
+from __future__ import annotations
+
+import bz2
+import contextlib
+import gzip
+import json
+import lzma
+import os
+import re
+import secrets
+import subprocess
+import sys
+import tarfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+
+from moatbridge.adapters.repo_proxy import Credentials
+
+from support.scale_standin import (
+    LICENSE_TEXT,
+    NOTICES_TEXT,
+    TARGET,
+    ImageBuild,
+    ImageBuildError,
+    SeenRequest,
+    StandinRepo,
+    StandinRepoServer,
+    build_standin_repo,
+    missing_tools,
+)
+
+pytestmark = pytest.mark.engine
+
+REPO = Path(__file__).resolve().parent.parent
+RECIPES = REPO / "images" / "scale"
+CUDA_VERSION = "12.1.0"  # not the recipe's default, so the test proves the arg is wired through
+# The recipe always installs ca-certificates and wget (it needs them); the vendor's
+# compilers (clang, gcc, cmake ...) are left out to keep the stand-in builds fast.
+MINIMAL_PREREQS = ""
+ENTRYPOINT = "/usr/local/bin/moatbridge-scale-entrypoint"
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def _unavailable(reason: str) -> None:
+    if IN_CI:
+        pytest.fail(f"CI=true but {reason}")
+    pytest.skip(reason)
+
+
+def _docker(*args: str, input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["docker", *args], capture_output=True, text=True, input=input, timeout=timeout)
+
+
+def _api() -> Any:
+    import docker
+
+    return docker.APIClient(base_url=os.environ.get("DOCKER_HOST"), version="auto", timeout=600)
+
+
+@dataclass
+class Janitor:
+    """Removes the images the tests built, and the intermediate images only they use."""
+
+    base: str
+    workdir: Path
+    images: list[str] = field(default_factory=list)
+    layers: list[str] = field(default_factory=list)
+
+    def track(self, build: ImageBuild | ImageBuildError) -> None:
+        self.layers += build.layer_ids
+        if isinstance(build, ImageBuild):
+            self.images.append(build.image_id)
+
+    def cleanup(self) -> None:
+        import docker
+
+        api = _api()
+        try:
+            for image in reversed(self.images):
+                with contextlib.suppress(docker.errors.NotFound):
+                    api.remove_image(image, force=True)
+            for layer in reversed(dict.fromkeys(self.layers)):
+                try:
+                    if api.inspect_image(layer).get("RepoTags"):
+                        continue  # the base image, or anything someone tagged: never ours to remove
+                    api.remove_image(layer)  # no force: still in use by other images -> left alone
+                except docker.errors.APIError:
+                    pass
+        finally:
+            api.close()
+
+
+@pytest.fixture(scope="module")
+def janitor(debian_base: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Janitor]:
+    found = Janitor(base=debian_base, workdir=tmp_path_factory.mktemp("scale-builds"))
+    yield found
+    found.cleanup()
+
+
+@pytest.fixture(scope="module")
+def standin(tmp_path_factory: pytest.TempPathFactory) -> StandinRepo:
+    missing = missing_tools()
+    if missing:
+        _unavailable(f"the stand-in repository needs these Debian packages: {' '.join(missing)}")
+    return build_standin_repo(tmp_path_factory.mktemp("scale-standin"))
+
+
+_LAYER = re.compile(r"^\s* ---> ([0-9a-f]{12,64})\s*$", re.MULTILINE)
+
+
+def _build(
+    janitor: Janitor,
+    repo_url: str,
+    standin: StandinRepo,
+    credentials: Credentials | None = None,
+    **extra: str,
+) -> ImageBuild:
+    """`moatbridge image build --flavour scale` against the stand-in; its stderr is the build log."""
+    argv = [
+        sys.executable, "-m", "moatbridge", "image", "build", "--flavour", "scale", "--distro", "ubuntu24.04",
+        "--base-image", janitor.base, "--repo-url", repo_url, "--cuda-version", CUDA_VERSION,
+        "--build-arg", f"SCALE_PREREQS={MINIMAL_PREREQS}", "--no-space-check", "--verbose", "--json",
+    ]  # fmt: skip
+    for name, value in extra.items():
+        argv += ["--build-arg", f"{name}={value}"]
+    if credentials is not None:
+        secret_file = janitor.workdir / f"credentials-{secrets.token_hex(4)}.json"
+        secret_file.write_text(
+            json.dumps({"username": credentials.username, "password": credentials.password})
+        )
+        secret_file.chmod(0o600)
+        argv += ["--credentials-file", str(secret_file)]
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+    log = result.stdout + result.stderr
+    if result.returncode != 0:
+        error = ImageBuildError(result.stderr.strip()[-3000:], log, _LAYER.findall(log))
+        janitor.track(error)
+        raise error
+    built = ImageBuild(image_id=json.loads(result.stdout)["id"], log=log, layer_ids=_LAYER.findall(log))
+    janitor.track(built)
+    return built
+
+
+def _run(
+    image: str, *command: str, env: dict[str, str] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    flags = ["run", "--rm", "--network", "host", "--label", "io.moatbridge.test=1"]
+    if stdin is not None:
+        flags.append("-i")
+    for key, value in (env or {}).items():
+        flags += ["-e", f"{key}={value}"]
+    return _docker(*flags, image, *command, input=stdin)
+
+
+ACCEPT = {"SCALE_LICENSE_ACCEPT": "1"}
+
+
+# --- the free path: no authentication ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Built:
+    build: ImageBuild
+    requests: list[SeenRequest]
+    repo_url: str
+
+
+@pytest.fixture(scope="module")
+def free(janitor: Janitor, standin: StandinRepo) -> Built:
+    with StandinRepoServer(standin.root) as server:
+        build = _build(janitor, server.url, standin)
+    return Built(build, server.requests, server.url)
+
+
+def test_free_build_installs_the_standin_with_the_vendor_layout(free: Built, standin: StandinRepo) -> None:
+    image = free.build.image_id
+    result = _run(
+        image, "sh", "-c", "test -x /opt/scale/bin/scaleenv && cat /opt/scale/LICENSE.txt", env=ACCEPT
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == LICENSE_TEXT  # Spectral's file is installed untouched
+    result = _run(image, "cat", "/opt/scale/NOTICES.txt", env=ACCEPT)
+    assert result.stdout == NOTICES_TEXT
+    result = _run(
+        image, "dpkg-query", "-W", "-f", "${Package} ${Version}\n", "scale", "scale-repos", env=ACCEPT
+    )
+    assert result.stdout.splitlines() == [f"scale {standin.scale_version}", "scale-repos 1.0-standin"]
+
+
+def test_scaleenv_activates_a_target(free: Built) -> None:
+    script = f". /opt/scale/bin/scaleenv {TARGET} && echo $CUDA_HOME && nvcc --version"
+    result = _run(free.build.image_id, "bash", "-c", script, env=ACCEPT)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"/opt/scale/targets/{TARGET}"
+    assert "TEST STAND-IN" in lines[1]
+    assert lines[2] == f"Cuda compilation tools, release {CUDA_VERSION}"
+
+
+def test_the_build_used_the_repository_from_the_build_arg(free: Built, standin: StandinRepo) -> None:
+    paths = [r.path for r in free.requests if r.status == 200]
+    assert f"/dists/{standin.codename}/main/binary-all/scale-repos.deb" in paths
+    assert any(p.startswith("/pool/main/s/scale/scale_") for p in paths)
+    assert all(r.authorization is None for r in free.requests)
+
+
+@pytest.mark.parametrize("value", [None, "", "0", "no", "true", "YES"])
+def test_the_gate_refuses_without_acceptance(free: Built, value: str | None) -> None:
+    env = {} if value is None else {"SCALE_LICENSE_ACCEPT": value}
+    result = _run(free.build.image_id, "echo", "must-not-run", env=env)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    assert "SCALE_LICENSE_ACCEPT=1" in result.stderr
+    assert "/opt/scale/LICENSE.txt" in result.stderr
+
+
+@pytest.mark.parametrize("value", ["1", "y", "Y", "yes", "Yes"])
+def test_the_gate_runs_the_command_when_accepted(free: Built, value: str) -> None:
+    result = _run(free.build.image_id, "echo", "ran", env={"SCALE_LICENSE_ACCEPT": value})
+    assert (result.returncode, result.stdout, result.stderr) == (0, "ran\n", "")
+
+
+def test_the_gate_prints_the_licence_on_request(free: Built) -> None:
+    result = _run(free.build.image_id, "true", env={"SCALE_LICENSE_PRINT": "1"})
+    assert result.returncode == 1
+    assert result.stdout == LICENSE_TEXT
+
+
+def test_no_command_starts_bash(free: Built) -> None:
+    result = _run(free.build.image_id, env=ACCEPT, stdin='echo "shell=${BASH_VERSION:+bash}"\n')
+    assert (result.returncode, result.stdout) == (0, "shell=bash\n"), result.stderr
+
+
+def test_image_metadata(free: Built) -> None:
+    config = json.loads(_docker("image", "inspect", free.build.image_id).stdout)[0]["Config"]
+    assert config["Entrypoint"] == [ENTRYPOINT]
+    assert not config.get("Cmd")
+    assert f"SCALE_CUDA_VERSION={CUDA_VERSION}" in config["Env"]
+    assert not any(e.startswith("SCALE_LICENSE_ACCEPT") for e in config["Env"])  # never baked in
+    labels = config["Labels"]
+    assert labels["io.moatbridge.flavour"] == "scale"
+    assert labels["io.moatbridge.managed"] == "1"
+    assert labels["io.moatbridge.licence"] == "scale-free"
+    assert labels["io.moatbridge.cuda-version"] == CUDA_VERSION
+    assert len(labels["io.moatbridge.recipe-digest"]) == 64
+    result = _run(free.build.image_id, "printenv", "SCALE_CUDA_VERSION", env=ACCEPT)
+    assert result.stdout == f"{CUDA_VERSION}\n"
+
+
+def test_free_build_leaves_only_the_packaged_apt_source(free: Built, standin: StandinRepo) -> None:
+    script = (
+        "cat /etc/apt/sources.list.d/scale.list; find /var/lib/apt/lists /var/cache/apt -type f ! -name lock"
+    )
+    result = _run(free.build.image_id, "sh", "-c", script, env=ACCEPT)
+    assert result.returncode == 0, result.stderr
+    # The source as scale-repos installed it, and no package lists or caches (apt-get clean).
+    assert result.stdout.splitlines() == [standin.repos_list_line]
+    sources = _run(
+        free.build.image_id,
+        "sh",
+        "-c",
+        "cat /etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null",
+        env=ACCEPT,
+    )
+    assert "127.0.0.1" not in sources.stdout
+
+
+# --- the commercial path: basic auth, through the loopback proxy --------------------------------
+
+
+@dataclass(frozen=True)
+class Commercial:
+    build: ImageBuild
+    requests: list[SeenRequest]
+    credentials: Credentials
+    proxy_url: str
+
+
+@pytest.fixture(scope="module")
+def commercial(janitor: Janitor, standin: StandinRepo) -> Commercial:
+    credentials = Credentials(f"mbx-customer-{secrets.token_hex(6)}", secrets.token_urlsafe(24))
+    with StandinRepoServer(standin.root, credentials.username, credentials.password) as server:
+        # moatbridge starts its loopback proxy itself and hands the build only its URL.
+        build = _build(janitor, server.url, standin, credentials=credentials)
+    history = _docker("history", "--no-trunc", build.image_id).stdout
+    proxy = re.search(r"SCALE_REPO_URL=(http://127\.0\.0\.1:\d+/[A-Za-z0-9_-]+)", history)
+    assert proxy is not None, history
+    return Commercial(build, server.requests, credentials, proxy.group(1))
+
+
+def _needles(credentials: Credentials) -> dict[str, bytes]:
+    token = credentials.header_value().split()[1]
+    return {
+        "username": credentials.username.encode(),
+        "password": credentials.password.encode(),
+        "base64 user:pass": token.encode(),
+    }
+
+
+def _open_compressed(name: str, data: bytes) -> bytes | None:
+    opener = {".gz": gzip.decompress, ".xz": lzma.decompress, ".bz2": bz2.decompress}
+    for suffix, decompress in opener.items():
+        if name.endswith(suffix):
+            try:
+                return decompress(data)
+            except (OSError, EOFError, lzma.LZMAError, ValueError):
+                return None
+    return None
+
+
+def _scan_blob(where: str, data: bytes, needles: dict[str, bytes], findings: list[str]) -> None:
+    for label, needle in needles.items():
+        if needle in data:
+            findings.append(f"{label} in {where}")
+    expanded = _open_compressed(where, data)
+    if expanded is not None:
+        _scan_blob(where + " (decompressed)", expanded, needles, findings)
+
+
+def _scan_layer(layer: str, fileobj: IO[bytes], needles: dict[str, bytes], findings: list[str]) -> int:
+    scanned = 0
+    with tarfile.open(fileobj=fileobj, mode="r|") as inner:
+        for member in inner:
+            where = f"{layer}:{member.name}"
+            meta = " ".join([member.name, member.linkname, *member.pax_headers.values()]).encode()
+            _scan_blob(where + " (name/metadata)", meta, needles, findings)
+            if member.isfile():
+                handle = inner.extractfile(member)
+                assert handle is not None
+                _scan_blob(where, handle.read(), needles, findings)
+                scanned += 1
+    return scanned
+
+
+def _scan_saved_image(image: str, needles: dict[str, bytes], workdir: Path) -> tuple[list[str], int]:
+    """``docker save`` the image; look for every needle in every file of every layer and in the JSON."""
+    archive = workdir / "image.tar"
+    api = _api()
+    try:
+        with archive.open("wb") as out:
+            for chunk in api.get_image(image):
+                out.write(chunk)
+    finally:
+        api.close()
+    findings: list[str] = []
+    scanned = 0
+    try:
+        with tarfile.open(archive) as outer:
+            for member in outer:
+                if not member.isfile():
+                    continue
+                handle = outer.extractfile(member)
+                assert handle is not None
+                if member.name.endswith("layer.tar"):
+                    scanned += _scan_layer(member.name, handle, needles, findings)
+                else:  # manifest.json, the image config JSON (history, env, labels), repositories
+                    _scan_blob(member.name, handle.read(), needles, findings)
+    finally:
+        archive.unlink()
+    return findings, scanned
+
+
+def test_commercial_build_sent_credentials_to_the_repository(commercial: Commercial) -> None:
+    assert commercial.requests, "the stand-in repository saw no requests"
+    expected = commercial.credentials.header_value()
+    assert all(r.authorization == expected for r in commercial.requests)
+    assert all(r.status != 401 for r in commercial.requests)
+    assert any(
+        r.path.startswith("/pool/main/s/scale/scale_") and r.status == 200 for r in commercial.requests
+    )
+
+
+def test_credentials_appear_nowhere_in_the_image(commercial: Commercial, tmp_path: Path) -> None:
+    needles = _needles(commercial.credentials)
+    image = commercial.build.image_id
+    findings, scanned = _scan_saved_image(image, needles, tmp_path)
+    assert scanned > 1000, "the layer scan saw suspiciously few files"
+    assert findings == []
+
+
+def test_credentials_appear_nowhere_in_history_metadata_or_build_output(commercial: Commercial) -> None:
+    needles = _needles(commercial.credentials)
+    image = commercial.build.image_id
+    history = _docker("history", "--no-trunc", image)
+    assert history.returncode == 0, history.stderr
+    inspect = _docker("inspect", image)
+    assert inspect.returncode == 0, inspect.stderr
+    api = _api()
+    try:
+        api_history = json.dumps(api.history(image))
+        api_inspect = json.dumps(api.inspect_image(image))
+    finally:
+        api.close()
+    assert "SCALE_REPO_URL=http://127.0.0.1:" in history.stdout  # the proxy URL is there, as designed
+    sources = {
+        "docker history --no-trunc": history.stdout,
+        "docker inspect": inspect.stdout,
+        "history API": api_history,
+        "inspect API": api_inspect,
+        "build output": commercial.build.log,
+    }
+    findings = [
+        f"{label} in {where}"
+        for where, text in sources.items()
+        for label, needle in needles.items()
+        if needle.decode() in text
+    ]
+    assert findings == []
+
+
+def test_the_proxy_url_does_not_remain_in_apt_sources(commercial: Commercial, tmp_path: Path) -> None:
+    image = commercial.build.image_id
+    script = (
+        "ls -A /etc/apt/sources.list.d; cat /etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null; true"
+    )
+    result = _run(image, "sh", "-c", script, env=ACCEPT)
+    assert result.returncode == 0, result.stderr
+    assert "scale.list" not in result.stdout  # SCALE_REPO_SOURCE=remove
+    assert "127.0.0.1" not in result.stdout
+    # Stronger: the proxy's URL (its random token) is in no file of the image at all.
+    token = commercial.proxy_url.rsplit("/", 1)[1]
+    findings, _ = _scan_saved_image(image, {"proxy token": token.encode()}, tmp_path)
+    assert [f for f in findings if "layer.tar" in f] == []
+
+
+# --- failures are errors, not hangs -------------------------------------------------------------
+
+
+def test_without_credentials_the_build_fails_clearly(janitor: Janitor, standin: StandinRepo) -> None:
+    started = time.monotonic()
+    with StandinRepoServer(standin.root, "someone", secrets.token_urlsafe(12)) as server:
+        with pytest.raises(ImageBuildError) as info:
+            _build(janitor, server.url, standin)
+        requests = server.requests
+    assert time.monotonic() - started < 300
+    message = str(info.value)
+    assert "exit status 6" in message  # wget: the server refused the (missing) credentials
+    assert "Authentication Failed" in message
+    assert "scale-repos.deb" in message
+    assert requests and all(r.status == 401 for r in requests)
+
+
+def test_credentials_in_the_repo_url_are_refused(janitor: Janitor, standin: StandinRepo) -> None:
+    with pytest.raises(ImageBuildError) as info:
+        _build(janitor, "http://user:not-a-secret@127.0.0.1:9/deb", standin)
+    assert "must not contain credentials" in str(info.value)
