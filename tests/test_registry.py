@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from conftest import cli
 from support.registry import Misbehaviour, misbehaving_proxy, run_registry
 
