@@ -109,6 +109,8 @@ def _add_image_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
             help="give up an attempt after S s without progress",
         )
         transfer.add_argument("--json", action="store_true", help="machine-readable result")
+        if verb == "pull":
+            transfer.add_argument("--no-space-check", action="store_true", help="skip the free-disk check")
         if verb == "push":
             transfer.add_argument(
                 "--from", dest="source", metavar="IMAGE", help="local image to tag as REF first"

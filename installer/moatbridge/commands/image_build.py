@@ -83,10 +83,14 @@ def _find_by_digest(client: Any, digest: str) -> dict[str, Any] | None:
     return found[0] if found else None
 
 
-def check_space(client: Any, plan: BuildPlan, flavour: Flavour) -> None:
+def required_bytes(plan: BuildPlan, flavour: Flavour) -> int:
     size = flavour.variant(plan.variant).size_gb or 1.0
     # Per-target builds hold the shared package stage, its pruned copy and the slim image.
-    needed = int(size * (3.0 if plan.stage == "slim" else 1.2) * GB)
+    return int(size * (3.0 if plan.stage == "slim" else 1.2) * GB)
+
+
+def check_space(client: Any, needed: int, what: str) -> None:
+    """Refuse early when the engine's data directory lacks room; say how much and where."""
     root = str(client.info().get("DockerRootDir") or "/var/lib/docker")
     try:
         free = shutil.disk_usage(root).free
@@ -94,8 +98,7 @@ def check_space(client: Any, plan: BuildPlan, flavour: Flavour) -> None:
         return  # a remote engine: its disk is not ours to measure
     if free < needed:
         raise InsufficientSpace(
-            f"Building {plan.reference} needs about {needed / GB:.0f} GB free at {root}; "
-            f"{free / GB:.1f} GB are.",
+            f"{what} needs about {needed / GB:.1f} GB free at {root}; {free / GB:.1f} GB are.",
             "free space there (docker system prune), or pass --no-space-check to try anyway",
         )
 
@@ -231,7 +234,7 @@ def run(args: Namespace) -> int:
         _report(args, result, f"{plan.reference} is up to date (recipe {plan.recipe_digest[:12]})")
         return 0
     if not args.no_space_check:
-        check_space(client, plan, flavour)
+        check_space(client, required_bytes(plan, flavour), f"Building {plan.reference}")
     credentials = _credentials(args) if plan.flavour == "scale" else None
     with ExitStack() as stack:
         buildargs = dict(plan.buildargs)

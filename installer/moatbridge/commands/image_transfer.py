@@ -16,6 +16,8 @@ from moatbridge.core.references import Reference, backoff_delays, parse_referenc
 from moatbridge.errors import MoatbridgeError
 from moatbridge.paths import Paths
 
+PULL_MINIMUM_GB = 3
+
 
 def _with_retries(action: Any, attempts: int, say: Any) -> Any:
     delays = backoff_delays(attempts)
@@ -62,6 +64,11 @@ def pull(args: Namespace) -> int:
     ref = parse_reference(args.reference)
     client = docker_api.connect()
     say = _sayer(args)
+    if not args.no_space_check:
+        from moatbridge.commands.image_build import GB, check_space
+
+        # Layer sizes are unknown before the pull; toolchain images are several GB.
+        check_space(client, PULL_MINIMUM_GB * GB, f"Pulling {ref}")
     with TransferView(f"Pulling {ref}") if not args.json else _Quiet() as view:
         _with_retries(
             lambda: docker_api.pull(client, ref.repository, ref.pull_tag, view, stall_s=args.stall_timeout),
