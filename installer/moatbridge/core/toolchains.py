@@ -1,0 +1,158 @@
+"""Installed toolchains and the state that records them (pure data + transitions).
+
+A toolchain is one installed (flavour, target(s), CUDA version, image digest), named
+like ``open-gfx1030``. The state file lists them, the default, licence consents and
+every file moatbridge wrote (so uninstall can reverse exactly that).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from moatbridge.core.licences import Consent
+from moatbridge.errors import InputError
+
+STATE_VERSION = 1
+PIN_FILE = ".moatbridge-toolchain"
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
+
+
+def validate_name(name: str) -> str:
+    """Toolchain names become file and container names: keep them boring."""
+    if not _NAME.match(name) or ".." in name:
+        raise InputError(
+            f"{name!r} is not a usable toolchain name.",
+            "use lower-case letters, digits, '.', '_' and '-' (e.g. open-gfx1030), at most 63 characters",
+        )
+    return name
+
+
+def default_name(flavour: str, targets: tuple[str, ...]) -> str:
+    return validate_name(f"{flavour}-{'_'.join(targets)}")
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    name: str
+    flavour: str
+    variant: str
+    targets: tuple[str, ...]
+    cuda_version: str
+    image: str  # reference moatbridge tagged or pulled
+    image_id: str
+    licence: str
+    digest: str | None = None  # registry digest, for pulled images
+    created: str = ""
+
+    @property
+    def target(self) -> str:
+        """The target activation selects (a toolchain's first)."""
+        return self.targets[0]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "flavour": self.flavour, "variant": self.variant,
+            "targets": list(self.targets), "cuda_version": self.cuda_version, "image": self.image,
+            "image_id": self.image_id,
+            "licence": self.licence, "digest": self.digest, "created": self.created,
+        }  # fmt: skip
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Toolchain:
+        return cls(
+            name=str(data["name"]), flavour=str(data["flavour"]), variant=str(data["variant"]),
+            targets=tuple(data["targets"]), cuda_version=str(data["cuda_version"]), image=str(data["image"]),
+            image_id=str(data["image_id"]), licence=str(data["licence"]), digest=data.get("digest"),
+            created=str(data.get("created", "")),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class State:
+    version: int = STATE_VERSION
+    default: str | None = None
+    toolchains: tuple[Toolchain, ...] = ()
+    consents: tuple[Consent, ...] = ()
+    # Files moatbridge created or edited: {"path", "kind": "env"|"shim"|"rc-block"|"dir", "created": bool}
+    files: tuple[dict[str, Any], ...] = field(default=())
+
+    def toolchain(self, name: str) -> Toolchain:
+        for toolchain in self.toolchains:
+            if toolchain.name == name:
+                return toolchain
+        known = ", ".join(t.name for t in self.toolchains) or "none installed"
+        raise InputError(f"There is no toolchain {name!r}.", f"installed: {known}; see 'moatbridge list'")
+
+    def with_toolchain(self, toolchain: Toolchain, make_default: bool) -> State:
+        others = tuple(t for t in self.toolchains if t.name != toolchain.name)
+        default = toolchain.name if make_default or self.default is None else self.default
+        return replace(self, toolchains=(*others, toolchain), default=default)
+
+    def without_toolchain(self, name: str) -> State:
+        rest = tuple(t for t in self.toolchains if t.name != name)
+        default = self.default if self.default != name else (rest[0].name if rest else None)
+        return replace(self, toolchains=rest, default=default)
+
+    def consent_for(self, licence: str) -> Consent | None:
+        for consent in self.consents:
+            if consent.licence == licence:
+                return consent
+        return None
+
+    def with_consent(self, consent: Consent) -> State:
+        return replace(self, consents=(*(c for c in self.consents if c.licence != consent.licence), consent))
+
+    def without_consent(self, licence: str) -> State:
+        return replace(self, consents=tuple(c for c in self.consents if c.licence != licence))
+
+    def with_file(self, path: str, kind: str, created: bool) -> State:
+        if any(f["path"] == path and f["kind"] == kind for f in self.files):
+            return self
+        return replace(self, files=(*self.files, {"path": path, "kind": kind, "created": created}))
+
+    def without_file(self, path: str, kind: str) -> State:
+        return replace(
+            self, files=tuple(f for f in self.files if not (f["path"] == path and f["kind"] == kind))
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "default": self.default,
+            "toolchains": [t.to_json() for t in self.toolchains],
+            "consents": [c.to_json() for c in self.consents],
+            "files": list(self.files),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> State:
+        if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
+            raise ValueError("unknown state version")
+        consents = tuple(c for c in (Consent.from_json(x) for x in data.get("consents", [])) if c is not None)
+        return cls(
+            version=STATE_VERSION,
+            default=data.get("default"),
+            toolchains=tuple(Toolchain.from_json(t) for t in data.get("toolchains", [])),
+            consents=consents,
+            files=tuple(dict(f) for f in data.get("files", [])),
+        )
+
+
+def find_pin(start: str, exists: Any, read: Any) -> tuple[str, str] | None:
+    """Walk up from ``start`` to find a pin file; returns (path, toolchain name)."""
+    import os.path
+
+    directory = os.path.abspath(start)
+    while True:
+        candidate = os.path.join(directory, PIN_FILE)
+        if exists(candidate):
+            name = (
+                str(read(candidate)).strip().splitlines()[0].strip() if str(read(candidate)).strip() else ""
+            )
+            return candidate, validate_name(name)
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent

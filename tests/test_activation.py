@@ -1,0 +1,164 @@
+"""Activation scripts sourced in real shells, and rc-file blocks that come out cleanly."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from moatbridge.core.activation import (
+    activation_plan,
+    has_block,
+    insert_block,
+    rc_block,
+    remove_block,
+    render_fish,
+    render_posix,
+)
+
+POSIX_SHELLS = ["bash", "zsh", "dash"]
+
+
+def _shell(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        pytest.fail(f"{name} is not installed: .ci/run installs it from Debian's packages")
+    return path
+
+
+def _env_files(tmp_path: Path, toolchain: str = "open-gfx1030") -> tuple[Path, Path, str]:
+    home = str(tmp_path / "mb home with 'quotes' and spaces")
+    plan = activation_plan(home, toolchain)
+    posix, fish = tmp_path / "env", tmp_path / "env.fish"
+    posix.write_text(render_posix(plan))
+    fish.write_text(render_fish(plan))
+    return posix, fish, home
+
+
+POSIX_SCRIPT = r"""
+set -eu
+PATH=/usr/bin:/bin; export PATH
+CUDA_HOME=/orig/cuda; export CUDA_HOME
+unset CUDACXX || true
+. "$1"
+. "$1"
+echo "active PATH=$PATH"
+echo "active CUDA_HOME=$CUDA_HOME"
+echo "active CUDACXX=$CUDACXX"
+echo "active TOOLCHAIN=$MOATBRIDGE_TOOLCHAIN"
+PATH="$PATH:/added/later"
+deactivate
+echo "after PATH=$PATH"
+echo "after CUDA_HOME=$CUDA_HOME"
+echo "after CUDACXX=${CUDACXX-unset}"
+echo "after TOOLCHAIN=${MOATBRIDGE_TOOLCHAIN-unset}"
+. "$1"
+echo "again PATH=$PATH"
+"""
+
+
+def _lines(output: str) -> dict[str, str]:
+    return dict(line.split("=", 1) for line in output.splitlines() if "=" in line)
+
+
+@pytest.mark.parametrize("shell", POSIX_SHELLS)
+def test_posix_activation(tmp_path: Path, shell: str) -> None:
+    env, _, home = _env_files(tmp_path)
+    result = subprocess.run(
+        [_shell(shell), "-c", POSIX_SCRIPT, "sh", str(env)], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    seen = _lines(result.stdout)
+    assert seen["active PATH"] == f"{home}/bin:/usr/bin:/bin"  # once, though sourced twice
+    assert seen["active CUDA_HOME"] == f"{home}/toolchains/open-gfx1030"
+    assert seen["active CUDACXX"] == f"{home}/toolchains/open-gfx1030/bin/nvcc"
+    assert seen["active TOOLCHAIN"] == "open-gfx1030"
+    assert seen["after PATH"] == "/usr/bin:/bin:/added/later"  # ours gone, the user's later entry kept
+    assert seen["after CUDA_HOME"] == "/orig/cuda"
+    assert seen["after CUDACXX"] == "unset"
+    assert seen["after TOOLCHAIN"] == "unset"
+    assert seen["again PATH"] == f"{home}/bin:/usr/bin:/bin:/added/later"
+    assert result.stderr == ""
+
+
+def test_posix_does_not_take_over_a_venv_deactivate(tmp_path: Path) -> None:
+    env, _, _ = _env_files(tmp_path)
+    script = 'deactivate() { echo venv-deactivate; }; . "$1"; deactivate; moatbridge_deactivate; echo "${CUDA_HOME-unset}"'
+    result = subprocess.run([_shell("bash"), "-c", script, "sh", str(env)], capture_output=True, text=True)
+    assert result.stdout.splitlines() == ["venv-deactivate", "unset"]
+
+
+def test_switching_toolchains_reapplies(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, _, _ = _env_files(tmp_path / "a", "open-gfx1030")
+    second, _, _ = _env_files(tmp_path / "b", "open-gfx1100")
+    script = 'set -eu; PATH=/bin; . "$1"; . "$2"; echo "$MOATBRIDGE_TOOLCHAIN"; echo "$PATH"'
+    result = subprocess.run(
+        [_shell("dash"), "-c", script, "sh", str(first), str(second)], capture_output=True, text=True
+    )
+    toolchain, path = result.stdout.splitlines()
+    assert toolchain == "open-gfx1100"
+    assert path.split(":") == [str(tmp_path / "b" / "mb home with 'quotes' and spaces" / "bin"), "/bin"]
+
+
+FISH_SCRIPT = r"""
+set -gx PATH /usr/bin /bin
+set -gx CUDA_HOME /orig/cuda
+source $argv[1]
+source $argv[1]
+echo "active PATH=$PATH"
+echo "active CUDA_HOME=$CUDA_HOME"
+set -gx PATH $PATH /added/later
+deactivate
+echo "after PATH=$PATH"
+echo "after CUDA_HOME=$CUDA_HOME"
+if set -q CUDACXX; echo "after CUDACXX=$CUDACXX"; else; echo "after CUDACXX=unset"; end
+"""
+
+
+def test_fish_activation(tmp_path: Path) -> None:
+    _, fish, home = _env_files(tmp_path)
+    script = tmp_path / "t.fish"
+    script.write_text(FISH_SCRIPT)
+    result = subprocess.run([_shell("fish"), str(script), str(fish)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    seen = _lines(result.stdout)
+    assert seen["active PATH"] == f"{home}/bin:/usr/bin:/bin"  # fish joins PATH with ':' in quotes
+    assert seen["active CUDA_HOME"] == f"{home}/toolchains/open-gfx1030"
+    assert seen["after PATH"] == "/usr/bin:/bin:/added/later"
+    assert seen["after CUDA_HOME"] == "/orig/cuda"
+    assert seen["after CUDACXX"] == "unset"
+
+
+@pytest.mark.parametrize(
+    "original",
+    ["", "export A=1\n", "export A=1", "export A=1\n\n", "# only a comment\nalias ll='ls -l'\n"],
+)
+@pytest.mark.parametrize("fish", [False, True])
+def test_rc_block_round_trip_is_byte_exact(original: str, fish: bool) -> None:
+    block = rc_block("/home/u/.local/share/moatbridge/env", fish)
+    once = insert_block(original, block)
+    twice = insert_block(once, block)
+    assert once == twice  # idempotent
+    assert has_block(once) and once.count("# >>> moatbridge >>>") == 1
+    assert remove_block(once) == original
+    assert remove_block(original) == original
+
+
+def test_rc_block_keeps_lines_added_after_it() -> None:
+    block = rc_block("/x/env", False)
+    edited = insert_block("export A=1\n", block) + "export B=2\n"
+    assert remove_block(edited) == "export A=1\nexport B=2\n"
+
+
+def test_rc_block_sources_env_in_real_bash(tmp_path: Path) -> None:
+    env, _, home = _env_files(tmp_path)
+    rc = tmp_path / "bashrc"
+    rc.write_text(insert_block("PATH=/usr/bin:/bin\n", rc_block(str(env), False)))
+    result = subprocess.run(
+        [_shell("bash"), "-c", f'set -eu; . "{rc}"; echo "$PATH"'], capture_output=True, text=True
+    )
+    assert result.stdout.strip() == f"{home}/bin:/usr/bin:/bin"

@@ -1,0 +1,123 @@
+"""Licence records, consent, toolchain state: pure rules plus the locked, atomic store."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from moatbridge.adapters.statestore import StateBusy, StateStore
+from moatbridge.core.licences import Consent, LicenceError, check_use, consent_status, load_licences
+from moatbridge.core.toolchains import State, Toolchain, find_pin, validate_name
+from moatbridge.errors import InputError
+
+
+def test_shipped_licence_records() -> None:
+    records = load_licences()
+    assert set(records) == {"scale-free", "scale-commercial", "open-components"}
+    free = records["scale-free"]
+    assert free.acceptance_required and free.allowed_use == ("non-commercial",)
+    assert "non-commercial" in free.summary
+    assert not records["open-components"].acceptance_required
+    # Each catalog flavour names a licence that exists.
+    from moatbridge.core.catalog import load_catalog
+
+    for flavour in load_catalog().flavours:
+        assert flavour.licence in records
+
+
+def test_consent_lifecycle() -> None:
+    free = load_licences()["scale-free"]
+    assert consent_status(free, None) == "missing"
+    consent = Consent("scale-free", free.terms_hash(), "non-commercial", "2026-11-29T00:00:00+00:00", "alice")
+    assert consent_status(free, consent) == "accepted"
+    newer = replace(free, terms_version="2027")
+    assert consent_status(newer, consent) == "outdated"  # new terms: ask again
+    assert consent_status(free, consent, licence_text="LICENSE from the image") == "outdated"
+    assert consent_status(load_licences()["open-components"], None) == "not-required"
+
+
+def test_free_licence_refuses_commercial_use() -> None:
+    with pytest.raises(LicenceError, match="does not allow commercial use") as caught:
+        check_use(load_licences()["scale-free"], "commercial")
+    assert "open flavour" in (caught.value.hint or "")
+
+
+@pytest.mark.parametrize(
+    "name", ["open/x", "..", "a..b", "Open", "x y", "a;rm -rf", "-x", "", "a" * 64, "$(id)"]
+)
+def test_bad_toolchain_names(name: str) -> None:
+    with pytest.raises(InputError, match="is not a usable toolchain name"):
+        validate_name(name)
+
+
+def _toolchain(name: str) -> Toolchain:
+    return Toolchain(
+        name, "open", "devel", ("gfx1030",), "11.8", f"moatbridge/open:{name}", "sha256:x", "open-components"
+    )
+
+
+def test_state_transitions_and_json_round_trip() -> None:
+    state = State().with_toolchain(_toolchain("open-gfx1030"), make_default=False)
+    assert state.default == "open-gfx1030"  # the first one becomes the default
+    state = state.with_toolchain(_toolchain("open-gfx1100"), make_default=False)
+    assert state.default == "open-gfx1030"
+    state = state.with_file("/h/.bashrc", "rc-block", created=False).with_file(
+        "/h/.bashrc", "rc-block", False
+    )
+    assert len(state.files) == 1
+    again = State.from_json(json.loads(json.dumps(state.to_json())))
+    assert again == state
+    state = state.without_toolchain("open-gfx1030")
+    assert state.default == "open-gfx1100"
+    with pytest.raises(InputError, match="There is no toolchain 'nope'"):
+        state.toolchain("nope")
+
+
+def test_pin_file_is_found_walking_up(tmp_path: Path) -> None:
+    (tmp_path / "project" / "src" / "deep").mkdir(parents=True)
+    (tmp_path / "project" / ".moatbridge-toolchain").write_text("open-gfx1100\n")
+    found = find_pin(
+        str(tmp_path / "project" / "src" / "deep"), os.path.exists, lambda p: Path(p).read_text()
+    )
+    assert found == (str(tmp_path / "project" / ".moatbridge-toolchain"), "open-gfx1100")
+    (tmp_path / "project" / ".moatbridge-toolchain").write_text("../../etc\n")
+    with pytest.raises(InputError):
+        find_pin(str(tmp_path / "project"), os.path.exists, lambda p: Path(p).read_text())
+
+
+def test_store_is_atomic_and_sets_damaged_files_aside(tmp_path: Path) -> None:
+    store = StateStore(tmp_path / "state.json")
+    assert store.read() == State()
+    store.update(lambda s: s.with_toolchain(_toolchain("open-gfx1030"), True))
+    assert store.read().default == "open-gfx1030"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".state.json.")] == []  # no temp left
+    (tmp_path / "state.json").write_text('{"version": 1, "toolchains": [{"broken": true}]}')
+    assert store.read() == State()
+    assert (tmp_path / "state.json.unreadable").exists()
+
+
+def _hold_lock(
+    path: str, ready: multiprocessing.synchronize.Event, release: multiprocessing.synchronize.Event
+) -> None:
+    with StateStore(Path(path)).locked():
+        ready.set()
+        release.wait(20)
+
+
+def test_a_second_writer_waits_then_fails_cleanly(tmp_path: Path) -> None:
+    ready, release = multiprocessing.Event(), multiprocessing.Event()
+    holder = multiprocessing.Process(target=_hold_lock, args=(str(tmp_path / "state.json"), ready, release))
+    holder.start()
+    try:
+        assert ready.wait(20)
+        with pytest.raises(StateBusy, match="Another moatbridge command is changing"):
+            StateStore(tmp_path / "state.json", lock_timeout=0.5).update(lambda s: s)
+    finally:
+        release.set()
+        holder.join(20)
+    StateStore(tmp_path / "state.json", lock_timeout=5).update(lambda s: s)  # free again
