@@ -53,7 +53,31 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--json", action="store_true", help="machine-readable output")
     _add_root(doctor)
     _add_image_commands(verbs)
+    _add_license_commands(verbs)
     return parser
+
+
+def _add_license_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
+    licence = verbs.add_parser(
+        "license", aliases=["licence"], help="show, accept or revoke toolchain licences"
+    )
+    actions = licence.add_subparsers(
+        dest="license_command", metavar="ACTION", parser_class=_Parser, required=True
+    )
+    show = actions.add_parser("show", help="a licence's terms in plain words, and where the full text is")
+    show.add_argument("id", metavar="LICENCE")
+    status = actions.add_parser("status", help="which licences are accepted, for which use")
+    status.add_argument("--json", action="store_true", help="machine-readable output")
+    accept = actions.add_parser(
+        "accept", help="accept a licence (recorded with terms version, use, time, user)"
+    )
+    accept.add_argument("id", metavar="LICENCE")
+    accept.add_argument("--use", choices=("non-commercial", "commercial"), help="how you will use it")
+    accept.add_argument("--yes", action="store_true", help="accept without the interactive confirmation")
+    accept.add_argument("--dry-run", action="store_true", help="say what would be recorded")
+    revoke = actions.add_parser("revoke", help="withdraw a recorded acceptance")
+    revoke.add_argument("id", metavar="LICENCE")
+    revoke.add_argument("--dry-run", action="store_true", help="say what would change")
 
 
 def _add_image_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
@@ -166,7 +190,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return 0
-        command = importlib.import_module(f"moatbridge.commands.{args.command}")
+        module = {"licence": "license"}.get(args.command, args.command)
+        command = importlib.import_module(f"moatbridge.commands.{module}")
         return int(command.run(args))
     except MoatbridgeError as exc:
         _print_error(exc.message, exc.hint)

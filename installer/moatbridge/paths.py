@@ -14,6 +14,11 @@ class Paths:
     state: str  # logs and crash reports
 
     @property
+    def state_file(self) -> Path:
+        """Toolchains, consents and every file moatbridge wrote (versioned JSON)."""
+        return Path(self.home) / "state.json"
+
+    @property
     def credentials(self) -> Path:
         """Private directory (0700) for repository credentials files (0600)."""
         return Path(self.home) / "credentials"

@@ -1,0 +1,123 @@
+"""`moatbridge license show|status|accept|revoke`: what each licence says, what you accepted."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import sys
+from argparse import Namespace
+from datetime import datetime, timezone
+from typing import Any
+
+from moatbridge.adapters.console import print_json, stdout_console
+from moatbridge.adapters.statestore import StateStore
+from moatbridge.core.licences import Consent, Licence, LicenceError, check_use, consent_status, load_licences
+from moatbridge.errors import InputError, UsageError
+from moatbridge.paths import Paths
+
+
+def run(args: Namespace) -> int:
+    records = load_licences()
+    store = StateStore(Paths.from_environ(os.environ).state_file)
+    if args.license_command == "status":
+        return status(records, store, args.json)
+    licence = _pick(records, args.id)
+    if args.license_command == "show":
+        return show(licence)
+    if args.license_command == "accept":
+        return accept(licence, store, args)
+    return revoke(licence, store, args.dry_run)
+
+
+def _pick(records: dict[str, Licence], licence_id: str) -> Licence:
+    if licence_id not in records:
+        raise InputError(f"There is no licence {licence_id!r}.", f"known: {', '.join(sorted(records))}")
+    return records[licence_id]
+
+
+def show(licence: Licence) -> int:
+    print(f"{licence.name} ({licence.id}, terms {licence.terms_version}) - {licence.vendor}")
+    print(f"Covers: {', '.join(licence.flavours)} flavour(s). Allowed use: {', '.join(licence.allowed_use)}.")
+    print("Acceptance required." if licence.acceptance_required else "No acceptance required.")
+    print("\nIn plain words (moatbridge's summary, not the licence itself):")
+    print(licence.summary)
+    print(f"\nThe binding text: {licence.url}")
+    if licence.text_in_image:
+        print(f"Inside the image: {licence.text_in_image}")
+    return 0
+
+
+def status(records: dict[str, Licence], store: StateStore, as_json: bool) -> int:
+    state = store.read()
+    rows: list[dict[str, Any]] = []
+    for licence in records.values():
+        consent = state.consent_for(licence.id)
+        rows.append(
+            {
+                "licence": licence.id,
+                "name": licence.name,
+                "acceptance_required": licence.acceptance_required,
+                "status": consent_status(licence, consent),
+                "use": consent.use if consent else None,
+                "accepted_at": consent.at if consent else None,
+                "accepted_by": consent.user if consent else None,
+            }
+        )
+    if as_json:
+        print_json({"licences": rows})
+        return 0
+    from rich.table import Table
+
+    table = Table(title="Licences", title_justify="left")
+    for column in ("licence", "status", "use", "accepted"):
+        table.add_column(column)
+    for row in rows:
+        when = f"{row['accepted_at']} by {row['accepted_by']}" if row["accepted_at"] else "-"
+        table.add_row(str(row["licence"]), str(row["status"]), str(row["use"] or "-"), when)
+    stdout_console().print(table)
+    return 0
+
+
+def accept(licence: Licence, store: StateStore, args: Namespace) -> int:
+    if not licence.acceptance_required:
+        print(f"{licence.name} needs no acceptance.")
+        return 0
+    use = args.use
+    if use is None:
+        raise UsageError("Say how you will use it.", "pass --use non-commercial or --use commercial")
+    check_use(licence, use)
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise UsageError(
+                "Accepting a licence needs a terminal to confirm on.",
+                f"read 'moatbridge license show {licence.id}', then pass --yes to accept non-interactively",
+            )
+        show(licence)
+        answer = input(f"\nDo you accept the {licence.name} for {use} use? [y/N] ").strip().lower()
+        if answer not in ("y", "yes"):
+            raise LicenceError(
+                f"The {licence.name} was not accepted; nothing was recorded.", "accept it to use SCALE"
+            )
+    consent = Consent(
+        licence=licence.id,
+        terms_hash=licence.terms_hash(),
+        use=use,
+        at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        user=getpass.getuser(),
+    )
+    if args.dry_run:
+        print(f"Would record: {licence.id} accepted for {use} use by {consent.user}")
+        return 0
+    store.update(lambda state: state.with_consent(consent))
+    print(f"Recorded: {licence.name} accepted for {use} use by {consent.user} at {consent.at}.")
+    return 0
+
+
+def revoke(licence: Licence, store: StateStore, dry_run: bool) -> int:
+    if store.read().consent_for(licence.id) is None:
+        print(f"No consent to {licence.id} is recorded.")
+        return 0
+    if not dry_run:
+        store.update(lambda state: state.without_consent(licence.id))
+    print(f"{'Would revoke' if dry_run else 'Revoked'} the consent to {licence.name}.")
+    return 0

@@ -1,0 +1,89 @@
+"""`moatbridge license ...` through the real CLI, with an isolated MOATBRIDGE_HOME."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import cli
+
+
+def _status(licence: str) -> dict[str, object]:
+    rows = json.loads(cli("license", "status", "--json").stdout)["licences"]
+    return next(r for r in rows if r["licence"] == licence)
+
+
+def test_accept_status_revoke(tmp_path: Path) -> None:
+    assert _status("scale-free")["status"] == "missing"
+    dry = cli("license", "accept", "scale-free", "--use", "non-commercial", "--yes", "--dry-run")
+    assert dry.returncode == 0 and "Would record" in dry.stdout
+    assert _status("scale-free")["status"] == "missing"
+    done = cli("license", "accept", "scale-free", "--use", "non-commercial", "--yes")
+    assert done.returncode == 0, done.stderr
+    row = _status("scale-free")
+    assert (row["status"], row["use"]) == ("accepted", "non-commercial")
+    state = json.loads((tmp_path / "moatbridge-home" / "state.json").read_text())
+    (consent,) = state["consents"]
+    assert consent["licence"] == "scale-free" and len(consent["terms_hash"]) == 64 and consent["user"]
+    assert cli("license", "revoke", "scale-free").returncode == 0
+    assert _status("scale-free")["status"] == "missing"
+
+
+def test_commercial_use_of_the_free_licence_is_refused() -> None:
+    result = cli("license", "accept", "scale-free", "--use", "commercial", "--yes")
+    assert result.returncode == 2
+    assert "does not allow commercial use" in result.stderr and "open flavour" in result.stderr
+
+
+def test_no_terminal_without_yes_fails_at_once() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "moatbridge", "license", "accept", "scale-free", "--use", "non-commercial"],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "--yes" in result.stderr
+
+
+def _interactive(answer: bytes) -> tuple[int, str]:
+    """Answer the confirmation on a real pseudo-terminal."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(sys.executable, [sys.executable, "-m", "moatbridge", "license", "accept", "scale-free",
+                                  "--use", "non-commercial"])  # fmt: skip
+    output = b""
+    sent = False
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        output += chunk
+        if not sent and b"[y/N]" in output:
+            os.write(fd, answer)
+            sent = True
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), output.decode(errors="replace")
+
+
+def test_declining_on_a_terminal_records_nothing() -> None:
+    code, screen = _interactive(b"n\n")
+    assert code == 2 and "was not accepted; nothing was recorded" in screen
+    assert "non-commercial use only" in screen.lower() or "non-commercial" in screen
+    assert _status("scale-free")["status"] == "missing"
+
+
+def test_accepting_on_a_terminal(tmp_path: Path) -> None:
+    code, screen = _interactive(b"y\n")
+    assert code == 0, screen
+    assert _status("scale-free")["status"] == "accepted"
+
+
+def test_unknown_licence() -> None:
+    result = cli("license", "show", "gpl-9")
+    assert result.returncode == 2 and "There is no licence 'gpl-9'." in result.stderr
