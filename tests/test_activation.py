@@ -71,15 +71,15 @@ def test_posix_activation(tmp_path: Path, shell: str) -> None:
     )
     assert result.returncode == 0, result.stderr
     seen = _lines(result.stdout)
-    assert seen["active PATH"] == f"{home}/bin:/usr/bin:/bin"  # once, though sourced twice
-    assert seen["active CUDA_HOME"] == f"{home}/toolchains/open-gfx1030"
-    assert seen["active CUDACXX"] == f"{home}/toolchains/open-gfx1030/bin/nvcc"
+    assert seen["active PATH"] == f"{home}/cuda/bin:/usr/bin:/bin"  # once, though sourced twice
+    assert seen["active CUDA_HOME"] == f"{home}/cuda"
+    assert seen["active CUDACXX"] == f"{home}/cuda/bin/nvcc"
     assert seen["active TOOLCHAIN"] == "open-gfx1030"
     assert seen["after PATH"] == "/usr/bin:/bin:/added/later"  # ours gone, the user's later entry kept
     assert seen["after CUDA_HOME"] == "/orig/cuda"
     assert seen["after CUDACXX"] == "unset"
     assert seen["after TOOLCHAIN"] == "unset"
-    assert seen["again PATH"] == f"{home}/bin:/usr/bin:/bin:/added/later"
+    assert seen["again PATH"] == f"{home}/cuda/bin:/usr/bin:/bin:/added/later"
     assert result.stderr == ""
 
 
@@ -101,7 +101,10 @@ def test_switching_toolchains_reapplies(tmp_path: Path) -> None:
     )
     toolchain, path = result.stdout.splitlines()
     assert toolchain == "open-gfx1100"
-    assert path.split(":") == [str(tmp_path / "b" / "mb home with 'quotes' and spaces" / "bin"), "/bin"]
+    assert path.split(":") == [
+        str(tmp_path / "b" / "mb home with 'quotes' and spaces" / "cuda" / "bin"),
+        "/bin",
+    ]
 
 
 FISH_SCRIPT = r"""
@@ -126,8 +129,8 @@ def test_fish_activation(tmp_path: Path) -> None:
     result = subprocess.run([_shell("fish"), str(script), str(fish)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     seen = _lines(result.stdout)
-    assert seen["active PATH"] == f"{home}/bin:/usr/bin:/bin"  # fish joins PATH with ':' in quotes
-    assert seen["active CUDA_HOME"] == f"{home}/toolchains/open-gfx1030"
+    assert seen["active PATH"] == f"{home}/cuda/bin:/usr/bin:/bin"  # fish joins PATH with ':' in quotes
+    assert seen["active CUDA_HOME"] == f"{home}/cuda"
     assert seen["after PATH"] == "/usr/bin:/bin:/added/later"
     assert seen["after CUDA_HOME"] == "/orig/cuda"
     assert seen["after CUDACXX"] == "unset"
@@ -161,4 +164,4 @@ def test_rc_block_sources_env_in_real_bash(tmp_path: Path) -> None:
     result = subprocess.run(
         [_shell("bash"), "-c", f'set -eu; . "{rc}"; echo "$PATH"'], capture_output=True, text=True
     )
-    assert result.stdout.strip() == f"{home}/bin:/usr/bin:/bin"
+    assert result.stdout.strip() == f"{home}/cuda/bin:/usr/bin:/bin"

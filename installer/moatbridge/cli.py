@@ -54,7 +54,67 @@ def build_parser() -> argparse.ArgumentParser:
     _add_root(doctor)
     _add_image_commands(verbs)
     _add_license_commands(verbs)
+    _add_toolchain_commands(verbs)
     return parser
+
+
+# Verbs whose module name differs from the verb.
+MODULES = {
+    "licence": "license",
+    "list": "toolchain_list",
+    "default": "toolchain_default",
+    "uninstall": "toolchain_uninstall",
+    "toolchain-warm": "toolchain_warm",
+}
+
+
+def _add_toolchain_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
+    setup = verbs.add_parser("setup", help="install a CUDA-on-AMD toolchain (wizard, or --yes with flags)")
+    setup.add_argument("--yes", "-y", action="store_true", help="do not ask: flags, answers file, defaults")
+    setup.add_argument("--flavour", "--flavor", choices=("open", "scale"))
+    setup.add_argument("--target", action="append", metavar="GFX", help="gfx target (repeatable)")
+    setup.add_argument("--variant", choices=("devel", "runtime", "base"))
+    setup.add_argument("--cuda-version", metavar="X.Y", help="CUDA version the toolchain mimics")
+    setup.add_argument("--source", choices=("build", "pull"), help="build the image here, or pull it")
+    setup.add_argument("--registry", metavar="HOST/PATH", help="team registry to pull from")
+    setup.add_argument("--use", choices=("non-commercial", "commercial"), help="intended use (licence)")
+    setup.add_argument("--accept-license", action="store_true", help="accept the flavour's licence")
+    setup.add_argument("--shell", action="append", choices=("bash", "zsh", "fish", "dash"), help="repeatable")
+    setup.add_argument("--no-modify-rc", action="store_true", help="do not add a block to shell rc files")
+    setup.add_argument("--name", metavar="NAME", help="toolchain name (default: <flavour>-<targets>)")
+    setup.add_argument("--default", action="store_true", help="make it the default toolchain")
+    setup.add_argument("--answers", metavar="FILE.yaml", help="answers file (flags win over it)")
+    setup.add_argument(
+        "--base", choices=("auto", "pull", "bootstrap"), default="auto", help="base image source"
+    )
+    setup.add_argument("--mirror", metavar="URL", help="Debian mirror for debootstrap")
+    setup.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
+    setup.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+
+    for verb, helptext in (("run", "run a command in the toolchain"), ("shell", "a shell in the toolchain")):
+        parser = verbs.add_parser(verb, help=helptext)
+        parser.add_argument(
+            "-t", "--toolchain", metavar="NAME", help="toolchain (default: pin, env, default)"
+        )
+        if verb == "run":
+            parser.add_argument("command_args", nargs=argparse.REMAINDER, metavar="-- CMD ...")
+        else:
+            parser.add_argument("--login", action="store_true", help="a login shell")
+
+    listing = verbs.add_parser("list", help="installed toolchains")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    default = verbs.add_parser("default", help="set the default toolchain")
+    default.add_argument("name", metavar="NAME")
+    default.add_argument("--dry-run", action="store_true", help="say what would change")
+    uninstall = verbs.add_parser("uninstall", help="remove a toolchain (or --all) and what setup wrote")
+    uninstall.add_argument("name", nargs="?", metavar="NAME")
+    uninstall.add_argument("--all", action="store_true", help="every toolchain, shims, env files, rc blocks")
+    images = uninstall.add_mutually_exclusive_group()
+    images.add_argument("--remove-images", action="store_true", help="also remove the images (no question)")
+    images.add_argument("--keep-images", action="store_true", help="keep the images (no question)")
+    uninstall.add_argument("--dry-run", action="store_true", help="say what would be removed")
+    warm = verbs.add_parser("toolchain-warm")  # for shims; not listed in help
+    warm.add_argument("name")
 
 
 def _add_license_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
@@ -190,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:
             parser.print_help()
             return 0
-        module = {"licence": "license"}.get(args.command, args.command)
+        module = MODULES.get(args.command, args.command)
         command = importlib.import_module(f"moatbridge.commands.{module}")
         return int(command.run(args))
     except MoatbridgeError as exc:

@@ -8,6 +8,7 @@ The SDK is imported lazily so that light commands never load it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import re
@@ -308,3 +309,54 @@ def import_rootfs(client: Any, tar_path: str, repository: str, tag: str, changes
 def save_image(client: Any, ref: str) -> Iterator[bytes]:
     """The ``docker save`` tar stream of one image."""
     return iter(client.get_image(ref, chunk_size=1 << 20))
+
+
+def inspect_container(client: Any, name: str) -> dict[str, Any] | None:
+    import docker
+
+    try:
+        return dict(client.inspect_container(name))
+    except docker.errors.NotFound:
+        return None
+
+
+def remove_container(client: Any, name: str) -> None:
+    import docker
+
+    with contextlib.suppress(docker.errors.NotFound):
+        client.remove_container(name, force=True)
+
+
+def create_warm_container(client: Any, runtime: Any) -> None:
+    """A sleeping container per toolchain, with the work roots mounted at identical paths."""
+    host_config = client.create_host_config(
+        network_mode="host",
+        binds={root: {"bind": root, "mode": "rw"} for root in runtime.roots},
+        devices=[f"{d}:{d}:rwm" for d in runtime.devices],
+        group_add=[str(g) for g in runtime.group_adds],
+        init=True,
+        security_opt=["label=disable"] if runtime.devices else None,
+    )
+    client.create_container(
+        image=runtime.image,
+        name=runtime.container,
+        entrypoint=["sleep"],  # not the image's entrypoint (a licence gate): consent is checked by us
+        command=["infinity"],
+        user=f"{runtime.uid}:{runtime.gid}",
+        host_config=host_config,
+        labels={"io.moatbridge.managed": "1", "io.moatbridge.toolchain": runtime.name},
+        detach=True,
+    )
+
+
+def start_container(client: Any, name: str) -> int:
+    """Start (if needed) and return the container's host PID."""
+    state = client.inspect_container(name)["State"]
+    if not state.get("Running"):
+        client.start(name)
+        state = client.inspect_container(name)["State"]
+    return int(state["Pid"])
+
+
+def containers_with_label(client: Any, label: str) -> list[dict[str, Any]]:
+    return [dict(c) for c in client.containers(all=True, filters={"label": label})]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from argparse import Namespace
 from contextlib import ExitStack
 from pathlib import Path
@@ -203,15 +204,15 @@ def _credentials(args: Namespace) -> Credentials | None:
     return None
 
 
-def run(args: Namespace) -> int:
+def build(args: Namespace, quiet: bool = False) -> dict[str, Any]:
+    """Plan, skip when the recipe digest exists, else build. Returns the result record
+    (``action``: would-build / up-to-date / built) with a human ``text``."""
     catalog = load_catalog()
     client = docker_api.connect()
-    messages: list[str] = []
 
     def say(text: str) -> None:
-        messages.append(text)
-        if not args.json:
-            print(text, flush=True)
+        if not quiet:
+            print(text, file=sys.stderr if args.json else sys.stdout, flush=True)
 
     plan, flavour = plan_from_args(args, catalog, client, say)
     for warning in plan.warnings:
@@ -219,20 +220,22 @@ def run(args: Namespace) -> int:
     existing = _find_by_digest(client, plan.recipe_digest)
     result: dict[str, Any] = {"reference": plan.reference, "recipe_digest": plan.recipe_digest}
     if args.dry_run:
-        result.update(
-            action="would-build" if existing is None else "up-to-date", buildargs=dict(plan.buildargs)
-        )
-        result["labels"] = dict(plan.labels)
-        _report(args, result, f"Would build {plan.reference} (stage {plan.stage})" if existing is None else
-                f"{plan.reference} is up to date")  # fmt: skip
-        return 0
+        result.update(action="would-build" if existing is None else "up-to-date")
+        result.update(buildargs=dict(plan.buildargs), labels=dict(plan.labels))
+        if existing is not None:
+            result["id"] = existing["Id"]
+        result["text"] = (
+            f"Would build {plan.reference} (stage {plan.stage})" if existing is None
+            else f"{plan.reference} is up to date"
+        )  # fmt: skip
+        return result
     if existing is not None and not args.no_cache:
         if plan.reference not in (existing.get("RepoTags") or []):
             repository, _, tag = plan.reference.rpartition(":")
             docker_api.tag_image(client, existing["Id"], repository, tag)
         result.update(action="up-to-date", id=existing["Id"])
-        _report(args, result, f"{plan.reference} is up to date (recipe {plan.recipe_digest[:12]})")
-        return 0
+        result["text"] = f"{plan.reference} is up to date (recipe {plan.recipe_digest[:12]})"
+        return result
     if not args.no_space_check:
         check_space(client, required_bytes(plan, flavour), f"Building {plan.reference}")
     credentials = _credentials(args) if plan.flavour == "scale" else None
@@ -244,7 +247,7 @@ def run(args: Namespace) -> int:
                 serve_repo_proxy(buildargs["SCALE_REPO_URL"], credentials)
             )
         view = stack.enter_context(
-            BuildView(f"Building {plan.reference}", verbose=args.verbose, json=args.json)
+            BuildView(f"Building {plan.reference}", verbose=args.verbose, json=args.json or quiet)
         )
         image_id = docker_api.build(
             client,
@@ -264,14 +267,15 @@ def run(args: Namespace) -> int:
             f"The built image {image_id} lacks moatbridge's labels.", "report this as a bug"
         )
     result.update(action="built", id=image_id, size=image.get("Size"))
-    _report(
-        args, result, f"Built {plan.reference} ({image_id[7:19]}, {int(image.get('Size') or 0) / GB:.2f} GB)"
-    )
-    return 0
+    result["text"] = f"Built {plan.reference} ({image_id[7:19]}, {int(image.get('Size') or 0) / GB:.2f} GB)"
+    return result
 
 
-def _report(args: Namespace, result: dict[str, Any], text: str) -> None:
+def run(args: Namespace) -> int:
+    result = build(args)
+    text = result.pop("text")
     if args.json:
         print_json(result)
     else:
         print(text)
+    return 0

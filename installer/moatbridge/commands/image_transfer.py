@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 import time
 from argparse import Namespace
 from datetime import datetime, timezone
@@ -60,19 +62,20 @@ def _repo_digest(image: dict[str, Any], ref: Reference) -> str | None:
     return None
 
 
-def pull(args: Namespace) -> int:
-    ref = parse_reference(args.reference)
-    client = docker_api.connect()
-    say = _sayer(args)
-    if not args.no_space_check:
+def pull_reference(
+    client: Any, text: str, retries: int, stall_timeout: int, quiet: bool, space_check: bool = True
+) -> str:
+    """Pull with progress and retries; verify and record the digest. Returns the image ID."""
+    ref = parse_reference(text)
+    if space_check:
         from moatbridge.commands.image_build import GB, check_space
 
         # Layer sizes are unknown before the pull; toolchain images are several GB.
         check_space(client, PULL_MINIMUM_GB * GB, f"Pulling {ref}")
-    with TransferView(f"Pulling {ref}") if not args.json else _Quiet() as view:
+    with TransferView(f"Pulling {ref}") if not quiet else _Quiet() as view:
         _with_retries(
-            lambda: docker_api.pull(client, ref.repository, ref.pull_tag, view, stall_s=args.stall_timeout),
-            args.retries, say,
+            lambda: docker_api.pull(client, ref.repository, ref.pull_tag, view, stall_s=stall_timeout),
+            retries, _say,
         )  # fmt: skip
     image = docker_api.inspect_image(client, str(ref))
     if image is None:
@@ -83,9 +86,18 @@ def pull(args: Namespace) -> int:
     if ref.digest is not None and digest != ref.digest:
         raise MoatbridgeError(f"{ref} resolved to {digest}, not the digest asked for.", "check the registry")
     record_image(Paths.from_environ(os.environ), str(ref), digest, str(image["Id"]), "pull")
-    result = {"reference": str(ref), "digest": digest, "id": image["Id"]}
+    return str(image["Id"])
+
+
+def pull(args: Namespace) -> int:
+    client = docker_api.connect()
+    image_id = pull_reference(
+        client, args.reference, args.retries, args.stall_timeout, args.json, not args.no_space_check
+    )
+    ref = parse_reference(args.reference)
+    digest = json.loads(Paths.from_environ(os.environ).images_state.read_text())["images"][str(ref)]["digest"]
     if args.json:
-        print_json(result)
+        print_json({"reference": str(ref), "digest": digest, "id": image_id})
     else:
         print(f"Pulled {ref}\n  digest {digest}")
     return 0
@@ -109,7 +121,7 @@ def push(args: Namespace) -> int:
     with TransferView(f"Pushing {ref.repository}:{tag}") if not args.json else _Quiet() as view:
         digest = _with_retries(
             lambda: docker_api.push(client, ref.repository, tag, view, stall_s=args.stall_timeout),
-            args.retries, _sayer(args),
+            args.retries, _say,
         )  # fmt: skip
     image = docker_api.inspect_image(client, f"{ref.repository}:{tag}") or {}
     record_image(
@@ -122,13 +134,8 @@ def push(args: Namespace) -> int:
     return 0
 
 
-def _sayer(args: Namespace) -> Any:
-    import sys
-
-    def say(text: str) -> None:
-        sys.stderr.write(f"moatbridge: {text}\n")
-
-    return say
+def _say(text: str) -> None:
+    sys.stderr.write(f"moatbridge: {text}\n")
 
 
 class _Quiet:

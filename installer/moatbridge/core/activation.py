@@ -32,11 +32,16 @@ class ActivationPlan:
 
 
 def activation_plan(home: str, toolchain: str) -> ActivationPlan:
-    """What the host environment needs for ``toolchain``'s shims (CUDA-toolkit-shaped dir)."""
-    toolkit = f"{home}/toolchains/{toolchain}"
+    """What the host environment needs: the shim directory first on PATH, and the
+    variables build systems read pointing at a CUDA-toolkit-shaped directory of shims.
+
+    The shims pick the toolchain per call (a project's pin file wins over
+    MOATBRIDGE_TOOLCHAIN, which names the default this shell was set up with).
+    """
+    toolkit = f"{home}/cuda"
     nvcc = f"{toolkit}/bin/nvcc"
     return ActivationPlan(
-        path_prepend=f"{home}/bin",
+        path_prepend=f"{toolkit}/bin",
         variables=(
             ("MOATBRIDGE_HOME", home),
             ("MOATBRIDGE_TOOLCHAIN", toolchain),

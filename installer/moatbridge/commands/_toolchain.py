@@ -1,0 +1,200 @@
+"""Installing, resolving and removing toolchains on the host (shared by several verbs)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from moatbridge.adapters.hostfs import HostFS
+from moatbridge.adapters.statestore import StateStore
+from moatbridge.adapters.toolchain_files import (
+    Written,
+    edit_rc,
+    rc_files_for,
+    remove_empty_dirs,
+    remove_owned,
+    unedit_rc,
+    write_owned,
+)
+from moatbridge.core.activation import activation_plan, rc_block, render_fish, render_posix
+from moatbridge.core.detection import detect_devices
+from moatbridge.core.shims import (
+    SCALE_TOOLS,
+    TOOLS,
+    ToolchainRuntime,
+    render_runner,
+    render_shim,
+    render_toolchain_env,
+)
+from moatbridge.core.toolchains import State, Toolchain, find_pin
+from moatbridge.errors import InputError
+from moatbridge.paths import Paths
+
+ACTIVATORS = {"open": ". /opt/moatbridge/bin/activate", "scale": ". /opt/scale/bin/scaleenv"}
+LICENCE_ENV = {"scale": ("SCALE_LICENSE_ACCEPT=1",)}
+
+
+def moatbridge_command() -> str:
+    """How shims call back into moatbridge (only to start a warm container)."""
+    script = Path(sys.executable).with_name("moatbridge")
+    return str(script) if script.exists() else (shutil.which("moatbridge") or "moatbridge")
+
+
+def work_roots(home: str) -> tuple[str, ...]:
+    """Directories the warm container mounts at the same path: the user's home."""
+    return (os.path.realpath(os.path.expanduser("~")),) if home else ()
+
+
+def runtime_for(toolchain: Toolchain, paths: Paths, licence_required: bool) -> ToolchainRuntime:
+    host = HostFS("/")
+    kfd, render_nodes = detect_devices(host, [])
+    nodes = [n for n in (kfd, *render_nodes) if n.exists]
+    groups = tuple(sorted({n.gid for n in nodes if n.gid is not None}))
+    devices = tuple(p for p in ("/dev/kfd", "/dev/dri") if os.path.exists(p))
+    return ToolchainRuntime(
+        name=toolchain.name,
+        image=toolchain.image_id or toolchain.image,
+        target=toolchain.target,
+        activate=ACTIVATORS.get(toolchain.flavour, ACTIVATORS["open"]),
+        uid=os.getuid(),
+        gid=os.getgid(),
+        group_adds=groups,
+        devices=devices,
+        roots=work_roots(paths.home),
+        licence=toolchain.licence if licence_required else None,
+        licence_env=LICENCE_ENV.get(toolchain.flavour, ()),
+    )
+
+
+def toolchain_dir(paths: Paths, name: str) -> Path:
+    return Path(paths.home) / "toolchains" / name
+
+
+def install_files(
+    paths: Paths, toolchain: Toolchain, runtime: ToolchainRuntime, make_default: bool, dry_run: bool
+) -> list[Written]:
+    """Runner, shims, toolchain.env, default pointer, env files: everything but rc edits."""
+    home = Path(paths.home)
+    tools = SCALE_TOOLS if toolchain.flavour == "scale" else TOOLS
+    written = [
+        write_owned(
+            home / "libexec" / "moatbridge-exec",
+            render_runner(str(home), moatbridge_command()),
+            "runner",
+            0o755,
+            dry_run,
+        ),
+        write_owned(
+            toolchain_dir(paths, toolchain.name) / "toolchain.env",
+            render_toolchain_env(runtime),
+            "toolchain",
+            0o644,
+            dry_run,
+        ),
+    ]
+    for tool in tools:
+        written.append(
+            write_owned(
+                home / "cuda" / "bin" / tool, render_shim(str(home), tool, None), "shim", 0o755, dry_run
+            )
+        )
+        written.append(
+            write_owned(
+                toolchain_dir(paths, toolchain.name) / "bin" / tool,
+                render_shim(str(home), tool, toolchain.name),
+                "shim",
+                0o755,
+                dry_run,
+            )
+        )
+    if make_default:
+        written.append(write_default(paths, toolchain.name, dry_run))
+    plan = activation_plan(str(home), toolchain.name)
+    written.append(write_owned(home / "env", render_posix(plan), "env", 0o644, dry_run))
+    written.append(write_owned(home / "env.fish", render_fish(plan), "env", 0o644, dry_run))
+    return written
+
+
+def write_default(paths: Paths, name: str, dry_run: bool = False) -> Written:
+    from moatbridge.core.activation import MARKER
+
+    return write_owned(Path(paths.home) / "default", f"{name}\n{MARKER}\n", "default", 0o644, dry_run)
+
+
+def edit_shell_rcs(paths: Paths, shells: tuple[str, ...], dry_run: bool) -> list[Written]:
+    home = os.path.expanduser("~")
+    written = []
+    for shell, rc in rc_files_for(shells, home).items():
+        env = Path(paths.home) / ("env.fish" if shell == "fish" else "env")
+        written.append(edit_rc(rc, rc_block(str(env), shell == "fish"), dry_run))
+    return written
+
+
+def record(state: State, written: list[Written]) -> State:
+    for item in written:
+        previous = next((f for f in state.files if f["path"] == item.path and f["kind"] == item.kind), None)
+        created = item.created if previous is None else bool(previous["created"])
+        state = state.without_file(item.path, item.kind).with_file(item.path, item.kind, created)
+    return state
+
+
+def write_consent_marker(paths: Paths, licence: str, terms_hash: str, present: bool) -> None:
+    from moatbridge.core.activation import MARKER
+
+    marker = Path(paths.home) / "consents" / licence
+    if present:
+        write_owned(marker, f"{terms_hash}\n{MARKER}\n", "consent", 0o644)
+    else:
+        remove_owned(marker)
+
+
+def remove_toolchain_files(paths: Paths, state: State, name: str, dry_run: bool) -> list[str]:
+    """Delete one toolchain's own files (not the shared shims, env or rc blocks)."""
+    removed = []
+    directory = toolchain_dir(paths, name)
+    for entry in sorted(directory.rglob("*"), reverse=True) if directory.exists() else []:
+        if entry.is_file() and remove_owned(entry, dry_run):
+            removed.append(str(entry))
+    pid = Path(paths.home) / "run" / f"{name}.pid"
+    if pid.exists() and not dry_run:
+        pid.unlink()
+    if not dry_run:
+        for sub in (directory / "bin", directory):
+            remove_empty_dirs(sub, Path(paths.home))
+    return removed
+
+
+def remove_shared_files(paths: Paths, state: State, dry_run: bool) -> list[str]:
+    """Everything else moatbridge wrote: shims, runner, env files, default, rc blocks."""
+    removed = []
+    for item in state.files:
+        path = Path(item["path"])
+        if item["kind"] == "rc-block":
+            if unedit_rc(path, bool(item["created"]), dry_run):
+                removed.append(f"{path} (moatbridge block)")
+        elif remove_owned(path, dry_run):
+            removed.append(str(path))
+    home = Path(paths.home)
+    for leftover in ("cuda/bin", "cuda", "libexec", "consents", "run", "toolchains"):
+        if not dry_run:
+            remove_empty_dirs(home / leftover, home)
+    return removed
+
+
+def resolve_toolchain(state: State, explicit: str | None, environ: dict[str, str] | Any) -> Toolchain:
+    """Explicit -t > a pin file up from the working directory > $MOATBRIDGE_TOOLCHAIN > default."""
+    name = explicit
+    if name is None:
+        pin = find_pin(os.getcwd(), os.path.exists, lambda p: Path(p).read_text(encoding="utf-8"))
+        name = pin[1] if pin else None
+    name = name or environ.get("MOATBRIDGE_TOOLCHAIN") or state.default
+    if name is None:
+        raise InputError("No toolchain is installed yet.", "run 'moatbridge setup'")
+    return state.toolchain(name)
+
+
+def store(paths: Paths) -> StateStore:
+    return StateStore(paths.state_file)

@@ -1,0 +1,270 @@
+"""`moatbridge setup`: from nothing to a working toolchain (non-interactive with --yes).
+
+Steps: detect and check the engine; gather answers (flags > --answers file > saved
+answers > defaults); licence; plan and summary; then apply under the state lock:
+image, shims, env files, rc blocks; verify by compiling a sample in the image.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from argparse import Namespace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from moatbridge.adapters.engine import probe_engine
+from moatbridge.adapters.hostfs import HostFS
+from moatbridge.commands import _toolchain as tc
+from moatbridge.core.answers import Answers, merge, parse_answers
+from moatbridge.core.catalog import load_catalog
+from moatbridge.core.checks import engine_checks
+from moatbridge.core.detection import detect
+from moatbridge.core.licences import Consent, LicenceError, check_use, consent_status, load_licences
+from moatbridge.core.setup_plan import SetupPlan, defaults, make_plan
+from moatbridge.core.toolchains import Toolchain
+from moatbridge.errors import MoatbridgeError, UsageError
+from moatbridge.paths import Paths
+
+SAMPLE_HIP = r"""
+#include <hip/hip_runtime.h>
+__global__ void scale(float* x, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= a;
+}
+int main() { int n = 0; return hipGetDeviceCount(&n) == hipSuccess ? 0 : 0; }
+"""
+
+
+def _flags(args: Namespace) -> Answers:
+    return Answers(
+        flavour=args.flavour,
+        targets=tuple(args.target) if args.target else None,
+        variant=args.variant,
+        cuda_version=args.cuda_version,
+        source=args.source,
+        registry=args.registry,
+        use=args.use,
+        accept_license=True if args.accept_license else None,
+        shells=tuple(args.shell) if args.shell else None,
+        modify_rc=False if args.no_modify_rc else None,
+        name=args.name,
+    )
+
+
+def _load_yaml(path: Path, what: str) -> Any:
+    import yaml
+
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(f"The {what} {path} does not exist.", "check the path") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" at line {mark.line + 1}" if mark is not None else ""
+        raise UsageError(f"The {what} {path} is not valid YAML{line}.", "fix its syntax") from None
+
+
+def gather(args: Namespace, paths: Paths, report: Any) -> Answers:
+    from moatbridge.adapters.toolchain_files import rc_files_for
+
+    layers = [_flags(args)]
+    if args.answers:
+        layers.append(parse_answers(_load_yaml(Path(args.answers), "answers file"), args.answers))
+    saved = Path(paths.home) / "answers.yaml"
+    if saved.exists():
+        with contextlib.suppress(MoatbridgeError):  # stale saved answers never block a setup
+            layers.append(parse_answers(_load_yaml(saved, "saved answers"), str(saved)))
+    existing = {
+        s: p.exists() for s, p in rc_files_for(("bash", "zsh", "fish"), os.path.expanduser("~")).items()
+    }
+    layers.append(defaults(report, dict(os.environ), existing))
+    return merge(*layers)
+
+
+def _group(files: list[str]) -> list[str]:
+    """One line per directory: 'DIR/: a, b, c' keeps a 30-file summary readable."""
+    by_dir: dict[str, list[str]] = {}
+    for path in files:
+        directory, _, name = path.rpartition("/")
+        by_dir.setdefault(directory, []).append(name)
+    return [f"{d}/: {', '.join(names)}" for d, names in by_dir.items()]
+
+
+def summary(plan: SetupPlan, image: str, action: str, files: list[str], rcs: list[str]) -> str:
+    lines = [
+        f"Toolchain {plan.name}: {plan.flavour} {plan.variant}, target(s) {', '.join(plan.targets)}, "
+        f"CUDA {plan.cuda_version}",
+        f"  image   {image} ({action})",
+        f"  licence {plan.licence} ({plan.use} use)",
+        "  write   " + ("\n          ".join(_group(files)) if files else "(nothing new)"),
+        "  rc      " + ("\n          ".join(rcs) if rcs else "(not modified)"),
+    ]
+    return "\n".join(lines + [f"  warning: {w}" for w in plan.warnings])
+
+
+def _ensure_image(plan: SetupPlan, args: Namespace, dry_run: bool) -> tuple[str, str, str]:
+    """Returns (reference, image id, what happened)."""
+    from moatbridge.adapters import docker_api
+    from moatbridge.commands import image_build
+
+    client = docker_api.connect()
+    catalog = load_catalog()
+    flavour = catalog.flavour(plan.flavour)
+    if plan.source == "pull":
+        from moatbridge.commands.image_transfer import pull_reference
+
+        tag = flavour.tag.format(cuda=plan.cuda_version, variant=plan.variant, distro=flavour.distros[0].name,
+                                 targets="_".join(plan.targets), version=flavour.version or "")  # fmt: skip
+        repository = f"{plan.registry}/{flavour.name}" if plan.registry else flavour.registries[0]
+        reference = f"{repository}:{tag}"
+        if dry_run:
+            return reference, "", "would pull"
+        image_id = pull_reference(client, reference, retries=4, stall_timeout=60, quiet=args.json)
+        return reference, image_id, "pulled"
+    build_args = Namespace(
+        flavour=plan.flavour, target=list(plan.targets), variant=plan.variant, cuda_version=plan.cuda_version,
+        distro=None, base=args.base, mirror=args.mirror, dry_run=dry_run, json=True, verbose=False,
+        no_cache=False, no_space_check=False, base_image=None, repo_url=None, commercial=False,
+        customer=None, credentials_file=None, build_arg=None,
+    )  # fmt: skip
+    result = image_build.build(build_args, quiet=args.json)
+    return str(result["reference"]), str(result.get("id", "")), str(result["action"])
+
+
+def verify(reference: str, plan: SetupPlan) -> None:
+    """Compile a sample for the target inside the image (and run it when a GPU is present)."""
+    import subprocess
+
+    script = (
+        f"cat > /tmp/moatbridge-sample.hip <<'EOF'\n{SAMPLE_HIP}\nEOF\n"
+        f"hipcc --offload-arch={plan.targets[0]} -o /tmp/moatbridge-sample /tmp/moatbridge-sample.hip"
+    )
+    if plan.flavour == "scale":
+        script = (
+            f". /opt/scale/bin/scaleenv {plan.targets[0]} >/dev/null && "
+            "echo 'int main(){}' > /tmp/s.cu && nvcc /tmp/s.cu -o /tmp/s"
+        )
+    result = subprocess.run(
+        ["docker", "run", "--rm", "--network", "host", "--entrypoint", "sh", "-e", "SCALE_LICENSE_ACCEPT=1",
+         reference, "-c", script], capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    if result.returncode != 0:
+        raise MoatbridgeError(
+            f"The toolchain image {reference} could not compile a sample for {plan.targets[0]}.",
+            "its output:\n" + (result.stdout + result.stderr)[-2000:],
+        )
+
+
+def run(args: Namespace) -> int:
+    paths = Paths.from_environ(os.environ)
+    if not args.yes and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError(
+            "setup needs answers: there is no terminal to ask on.",
+            "pass --yes with --flavour, --target (repeatable), and for scale --use and --accept-license; "
+            "or --answers FILE.yaml",
+        )
+    if not args.yes:
+        from moatbridge.commands import setup_wizard
+
+        args = setup_wizard.ask(args, paths)
+    report = detect(HostFS("/"), os.environ)
+    blockers = [c for c in engine_checks(probe_engine(os.environ)) if c.status == "fail"]
+    if blockers:
+        first = blockers[0]
+        raise MoatbridgeError(f"The container engine is not ready: {first.detail}.", first.fix)
+    interactive = not args.yes
+    while True:
+        answers = gather(args, paths, report)
+        plan = make_plan(answers, load_catalog())
+        licence = load_licences()[plan.licence]
+        check_use(licence, plan.use)
+        if plan.flavour == "scale" and plan.use == "commercial":
+            credentials = paths.credentials / "scale.json"
+            if not credentials.exists():
+                raise LicenceError(
+                    "Commercial use of SCALE needs your customer repository credentials.",
+                    f'put {{"username": ..., "password": ...}} in {credentials} (chmod 600), '
+                    "or choose the open flavour (free for commercial use)",
+                )
+        store = tc.store(paths)
+        state = store.read()
+        status = consent_status(licence, state.consent_for(licence.id))
+        if status in ("missing", "outdated") and not answers.accept_license:
+            raise LicenceError(
+                f"The {licence.name} must be accepted first ({status}).",
+                f"read 'moatbridge license show {licence.id}', then add --accept-license --use {plan.use}",
+            )
+        reference, image_id, action = _ensure_image(plan, args, dry_run=True)
+        created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        toolchain = Toolchain(plan.name, plan.flavour, plan.variant, plan.targets, plan.cuda_version,
+                              reference, image_id, licence.id, None, created)  # fmt: skip
+        runtime = tc.runtime_for(toolchain, paths, licence.acceptance_required)
+        make_default = state.default is None or state.default == plan.name or bool(args.default)
+        changes = tc.install_files(paths, toolchain, runtime, make_default, dry_run=True)
+        files = [w.path for w in changes if w.changed]
+        rc_changes = tc.edit_shell_rcs(paths, plan.shells, dry_run=True) if plan.modify_rc else []
+        rcs = [w.path for w in rc_changes if w.changed]
+        print(summary(plan, reference, action, files, rcs))
+        if args.dry_run or not interactive:
+            break
+        from moatbridge.commands import setup_wizard
+
+        choice = setup_wizard.confirm_plan()
+        if choice == "Proceed":
+            break
+        if choice == "Cancel":
+            print("Cancelled; nothing changed.")
+            return 1
+        for key in ("target", "flavour", "use", "cuda_version", "shell"):
+            setattr(args, key, None)
+        args.accept_license, args.no_modify_rc = False, False
+        args = setup_wizard.ask(args, paths)
+    if args.dry_run:
+        print("Dry run: nothing changed.")
+        return 0
+    with store.locked():
+        reference, image_id, action = _ensure_image(plan, args, dry_run=False)
+        toolchain = Toolchain(**{**toolchain.__dict__, "image": reference, "image_id": image_id})
+        verify(reference, plan)
+        state = store.read()
+        if licence.acceptance_required and status != "accepted":
+            consent = Consent(
+                licence.id,
+                licence.terms_hash(),
+                plan.use,
+                datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                _user(),
+            )
+            state = state.with_consent(consent)
+            tc.write_consent_marker(paths, licence.id, consent.terms_hash, True)
+        runtime = tc.runtime_for(toolchain, paths, licence.acceptance_required)
+        written = tc.install_files(paths, toolchain, runtime, make_default, dry_run=False)
+        if plan.modify_rc:
+            written += tc.edit_shell_rcs(paths, plan.shells, dry_run=False)
+        state = tc.record(state.with_toolchain(toolchain, make_default), written)
+        store.write(state)
+        _save_answers(paths, answers)
+    env = Path(paths.home) / "env"
+    print(f"Ready: toolchain {plan.name} ({action} {reference}).")
+    print(
+        f"Next: open a new shell, or run  . {env}  - then nvcc, hipcc, cmake and make run in the toolchain."
+    )
+    return 0
+
+
+def _user() -> str:
+    import getpass
+
+    return getpass.getuser()
+
+
+def _save_answers(paths: Paths, answers: Answers) -> None:
+    import yaml
+
+    from moatbridge.adapters.filesystem import atomic_write_text
+
+    keep = {k: v for k, v in answers.to_json().items() if k not in ("accept-license", "name")}
+    atomic_write_text(Path(paths.home) / "answers.yaml", yaml.safe_dump(keep, sort_keys=True))

@@ -1,0 +1,23 @@
+"""`moatbridge default NAME`: which toolchain shims use when nothing else says."""
+
+from __future__ import annotations
+
+import os
+from argparse import Namespace
+from dataclasses import replace
+
+from moatbridge.commands import _toolchain as tc
+from moatbridge.paths import Paths
+
+
+def run(args: Namespace) -> int:
+    paths = Paths.from_environ(os.environ)
+    store = tc.store(paths)
+    with store.locked():
+        state = store.read()
+        toolchain = state.toolchain(args.name)
+        written = tc.write_default(paths, toolchain.name, args.dry_run)
+        if not args.dry_run:
+            store.write(tc.record(replace(state, default=toolchain.name), [written]))
+    print(f"{'Would make' if args.dry_run else 'Default toolchain is now'} {toolchain.name}.")
+    return 0

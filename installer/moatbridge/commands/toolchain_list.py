@@ -1,0 +1,31 @@
+"""`moatbridge list [--json]`: installed toolchains."""
+
+from __future__ import annotations
+
+import os
+from argparse import Namespace
+
+from moatbridge.adapters.console import print_json, stdout_console
+from moatbridge.commands import _toolchain as tc
+from moatbridge.paths import Paths
+
+
+def run(args: Namespace) -> int:
+    state = tc.store(Paths.from_environ(os.environ)).read()
+    rows = [{**t.to_json(), "default": t.name == state.default} for t in state.toolchains]
+    if args.json:
+        print_json({"toolchains": rows})
+        return 0
+    if not rows:
+        print("No toolchains installed: moatbridge setup")
+        return 0
+    from rich.table import Table
+
+    table = Table(title="Toolchains", title_justify="left")
+    for column in ("", "name", "flavour", "targets", "CUDA", "image"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row("*" if row["default"] else "", row["name"], row["flavour"], ",".join(row["targets"]),
+                      row["cuda_version"], f"{row['image']}\n{row['image_id'][:19]}")  # fmt: skip
+    stdout_console().print(table)
+    return 0

@@ -1,0 +1,109 @@
+"""`moatbridge uninstall [NAME | --all]`: reverse exactly what setup did.
+
+Removes the toolchain's shims and configuration, its warm container and, after
+asking (or with --remove-images), its image. With --all (or when the last
+toolchain goes) also the shared shims, env files and the rc-file blocks, which
+leaves rc files byte-identical to before setup when nothing else touched them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from argparse import Namespace
+from dataclasses import replace
+from pathlib import Path
+
+from moatbridge.adapters.toolchain_files import remove_empty_dirs
+from moatbridge.commands import _toolchain as tc
+from moatbridge.errors import UsageError
+from moatbridge.paths import Paths
+
+
+def _confirm(question: str) -> bool:
+    if not sys.stdin.isatty():
+        return False
+    return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+
+
+def run(args: Namespace) -> int:
+    paths = Paths.from_environ(os.environ)
+    store = tc.store(paths)
+    with store.locked():
+        state = store.read()
+        if args.all:
+            names = [t.name for t in state.toolchains]
+        elif args.name:
+            names = [state.toolchain(args.name).name]
+        else:
+            raise UsageError("Name the toolchain to uninstall.", "moatbridge uninstall NAME, or --all")
+        remove_images = args.remove_images or (
+            not args.keep_images and not args.dry_run and names and _confirm("Also remove the images?")
+        )
+        removed: list[str] = []
+        for name in names:
+            toolchain = state.toolchain(name)
+            _stop_container(paths, name, args.dry_run, removed)
+            removed += tc.remove_toolchain_files(paths, state, name, args.dry_run)
+            if remove_images:
+                _remove_image(toolchain.image, args.dry_run, removed)
+            state = state.without_toolchain(name)
+        if not state.toolchains:
+            removed += tc.remove_shared_files(paths, state, args.dry_run)
+            state = replace(state, files=(), default=None)
+            if not args.dry_run:
+                for consent in state.consents:
+                    tc.write_consent_marker(paths, consent.licence, "", present=False)
+        elif state.default is not None:
+            tc.write_default(paths, state.default, args.dry_run)
+        if not args.dry_run:
+            if state.toolchains:
+                store.write(state)
+            else:
+                # Nothing left: no state either (consents go with it; accept again on a new setup).
+                for leftover in (paths.state_file, paths.state_file.with_name("answers.yaml")):
+                    if leftover.exists():
+                        leftover.unlink()
+                        removed.append(str(leftover))
+    if not args.dry_run and not state.toolchains:
+        # Last step, after the lock is released: its file and the now-empty home go too.
+        lock = Path(str(paths.state_file) + ".lock")
+        if lock.exists():
+            lock.unlink()
+        remove_empty_dirs(Path(paths.home), Path(paths.home).parent)
+    verb = "Would remove" if args.dry_run else "Removed"
+    for item in removed:
+        print(f"{verb} {item}")
+    print(
+        f"{'Dry run: nothing changed' if args.dry_run else 'Uninstalled'}: {', '.join(names) or 'nothing'}."
+    )
+    return 0
+
+
+def _stop_container(paths: Paths, name: str, dry_run: bool, removed: list[str]) -> None:
+    from moatbridge.adapters import docker_api
+
+    try:
+        client = docker_api.connect()
+    except Exception:  # noqa: BLE001 - no engine: nothing running to stop
+        return
+    for container in docker_api.containers_with_label(client, f"io.moatbridge.toolchain={name}"):
+        label = container["Names"][0].lstrip("/")
+        if not dry_run:
+            docker_api.remove_container(client, container["Id"])
+        removed.append(f"container {label}")
+
+
+def _remove_image(reference: str, dry_run: bool, removed: list[str]) -> None:
+    from moatbridge.adapters import docker_api
+    from moatbridge.errors import MoatbridgeError
+
+    client = docker_api.connect()
+    if docker_api.inspect_image(client, reference) is None:
+        return
+    try:
+        if not dry_run:
+            docker_api.remove_image(client, reference)
+        removed.append(f"image {reference}")
+    except MoatbridgeError as exc:
+        print(f"moatbridge: kept image {reference}: {exc.message}", file=sys.stderr)

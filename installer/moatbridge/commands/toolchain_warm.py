@@ -1,0 +1,39 @@
+"""`moatbridge toolchain-warm NAME` (used by shims): start the toolchain's warm container.
+
+The container sleeps with the user's home mounted at the same path; shims
+`docker exec` into it, which is far cheaper than a `docker run` per call.
+"""
+
+from __future__ import annotations
+
+import os
+from argparse import Namespace
+from pathlib import Path
+
+from moatbridge.adapters import docker_api
+from moatbridge.adapters.filesystem import atomic_write_text
+from moatbridge.commands import _toolchain as tc
+from moatbridge.core.licences import load_licences
+from moatbridge.paths import Paths
+
+
+def ensure_warm(name: str) -> int:
+    paths = Paths.from_environ(os.environ)
+    state = tc.store(paths).read()
+    toolchain = state.toolchain(name)
+    licence = load_licences().get(toolchain.licence)
+    runtime = tc.runtime_for(toolchain, paths, bool(licence and licence.acceptance_required))
+    client = docker_api.connect()
+    current = docker_api.inspect_container(client, runtime.container)
+    if current is not None and current["Image"] != toolchain.image_id:
+        docker_api.remove_container(client, runtime.container)  # upgraded: start from the new image
+        current = None
+    if current is None:
+        docker_api.create_warm_container(client, runtime)
+    pid = docker_api.start_container(client, runtime.container)
+    atomic_write_text(Path(paths.home) / "run" / f"{name}.pid", f"{pid}\n")
+    return 0
+
+
+def run(args: Namespace) -> int:
+    return ensure_warm(args.name)

@@ -1,0 +1,99 @@
+"""Setup answers: one value per question, merged by precedence (pure).
+
+Precedence: command-line flags > answers file > saved answers > defaults > prompt.
+``None`` means "not answered at this layer".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from moatbridge.errors import InputError
+
+SHELLS = ("bash", "zsh", "fish", "dash")
+
+
+@dataclass(frozen=True)
+class Answers:
+    flavour: str | None = None
+    targets: tuple[str, ...] | None = None
+    variant: str | None = None
+    cuda_version: str | None = None
+    source: str | None = None  # "build" | "pull"
+    registry: str | None = None
+    use: str | None = None  # "non-commercial" | "commercial"
+    accept_license: bool | None = None
+    shells: tuple[str, ...] | None = None
+    modify_rc: bool | None = None
+    name: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if value is not None:
+                out[item.name.replace("_", "-")] = list(value) if isinstance(value, tuple) else value
+        return out
+
+
+def merge(*layers: Answers) -> Answers:
+    """The first layer that answers a question wins."""
+    merged = Answers()
+    for item in fields(Answers):
+        for layer in layers:
+            value = getattr(layer, item.name)
+            if value is not None:
+                merged = replace(merged, **{item.name: value})
+                break
+    return merged
+
+
+_KEYS = {item.name.replace("_", "-"): item.name for item in fields(Answers)}
+_CHOICES = {
+    "flavour": ("open", "scale"),
+    "source": ("build", "pull"),
+    "use": ("non-commercial", "commercial"),
+}
+
+
+def parse_answers(data: Any, where: str) -> Answers:
+    """Validate an answers file's content; errors name the key and the file."""
+    if data is None:
+        return Answers()
+    if not isinstance(data, dict):
+        raise InputError(
+            f"{where} must be a mapping of answers.", "e.g.  flavour: open\\n targets: [gfx1100]"
+        )
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in _KEYS:
+            raise InputError(f"{where}: unknown answer {key!r}.", f"known: {', '.join(sorted(_KEYS))}")
+        name = _KEYS[key]
+        if name in ("targets", "shells"):
+            if isinstance(value, str):
+                value = [value]
+            if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+                raise InputError(f"{where}: {key} must be a list of names.", f"e.g.  {key}: [gfx1100]")
+            if name == "shells":
+                bad = [v for v in value if v not in SHELLS]
+                if bad:
+                    raise InputError(
+                        f"{where}: unsupported shell {bad[0]!r}.", f"choose from {', '.join(SHELLS)}"
+                    )
+            values[name] = tuple(value)
+        elif name in ("accept_license", "modify_rc"):
+            if not isinstance(value, bool):
+                raise InputError(f"{where}: {key} must be true or false.", f"e.g.  {key}: true")
+            values[name] = value
+        else:
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                value = str(value)  # cuda-version: 11.8 read as a number
+            if not isinstance(value, str) or not value:
+                raise InputError(f"{where}: {key} must be a text value.", f"e.g.  {key}: ...")
+            if name in _CHOICES and value not in _CHOICES[name]:
+                raise InputError(
+                    f"{where}: {key} must be one of {', '.join(_CHOICES[name])}.", "fix the file"
+                )
+            values[name] = value
+    return Answers(**values)

@@ -1,0 +1,90 @@
+"""From answers to a concrete setup plan: what will be fetched, written and edited (pure)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from moatbridge.core.answers import SHELLS, Answers
+from moatbridge.core.catalog import Catalog, CatalogError
+from moatbridge.core.model import HostReport
+from moatbridge.core.recipes import normalise_targets
+from moatbridge.core.toolchains import default_name, validate_name
+from moatbridge.errors import InputError, UsageError
+
+
+def detected_targets(report: HostReport) -> tuple[str, ...]:
+    """Usable GPUs' targets, discrete GPUs first (ROCm handles iGPUs poorly)."""
+    usable = [g for g in report.amd_gpus if g.usable and g.gfx_target]
+    ordered = sorted(usable, key=lambda g: g.apu)
+    return tuple(dict.fromkeys(g.gfx_target for g in ordered if g.gfx_target))
+
+
+def default_shells(environ: dict[str, str], existing_rc: dict[str, bool]) -> tuple[str, ...]:
+    """The login shell plus every supported shell whose rc file already exists."""
+    login = os.path.basename(environ.get("SHELL", ""))
+    chosen = [login] if login in SHELLS else []
+    chosen += [shell for shell, exists in existing_rc.items() if exists and shell not in chosen]
+    return tuple(chosen) or ("bash",)
+
+
+def defaults(report: HostReport, environ: dict[str, str], existing_rc: dict[str, bool]) -> Answers:
+    targets = detected_targets(report)
+    return Answers(
+        flavour="open",
+        targets=targets[:1] or None,  # no GPU: the user must say which target to build for
+        modify_rc=True,
+        shells=default_shells(environ, existing_rc),
+        accept_license=False,
+    )
+
+
+@dataclass(frozen=True)
+class SetupPlan:
+    name: str
+    flavour: str
+    variant: str
+    targets: tuple[str, ...]
+    cuda_version: str
+    source: str
+    registry: str | None
+    licence: str
+    use: str
+    shells: tuple[str, ...]
+    modify_rc: bool
+    warnings: tuple[str, ...]
+
+
+def make_plan(answers: Answers, catalog: Catalog) -> SetupPlan:
+    if answers.flavour is None:
+        raise UsageError("No flavour chosen.", "pass --flavour open or --flavour scale")
+    flavour = catalog.flavour(answers.flavour)
+    if not answers.targets:
+        raise UsageError(
+            "No AMD GPU was detected, so the target must be named.",
+            "pass --target gfx1100 (repeatable); 'moatbridge detect' shows your GPUs",
+        )
+    try:
+        targets, warnings = normalise_targets(flavour, answers.targets)
+    except CatalogError as exc:
+        other = "scale" if flavour.name == "open" else "open"
+        alternative = catalog.flavour(other)
+        if all(t in alternative.compiler_targets for t in answers.targets):
+            raise CatalogError(exc.message, f"the {other} flavour supports it: --flavour {other}") from None
+        raise
+    variant = flavour.variant(answers.variant or flavour.default_variant)
+    cuda = answers.cuda_version or flavour.default_cuda
+    if cuda not in flavour.cuda_versions:
+        raise InputError(f"The {flavour.name} flavour does not mimic CUDA {cuda}.",
+                         f"choose one of: {', '.join(flavour.cuda_versions)}")  # fmt: skip
+    source = answers.source or ("pull" if answers.registry else flavour.source)
+    use = answers.use or "non-commercial"
+    licence = flavour.licence
+    if flavour.name == "scale" and use == "commercial":
+        licence = flavour.commercial_licence or licence
+    name = validate_name(answers.name) if answers.name else default_name(flavour.name, targets)
+    return SetupPlan(
+        name=name, flavour=flavour.name, variant=variant.name, targets=targets, cuda_version=cuda,
+        source=source, registry=answers.registry, licence=licence, use=use,
+        shells=answers.shells or ("bash",), modify_rc=bool(answers.modify_rc), warnings=warnings,
+    )  # fmt: skip

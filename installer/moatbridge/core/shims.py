@@ -1,0 +1,178 @@
+"""Host shims: small shell scripts that run a tool inside the toolchain container (pure text).
+
+Layout under MOATBRIDGE_HOME:
+  cuda/bin/<tool>               dynamic shims (toolchain from a pin file, $MOATBRIDGE_TOOLCHAIN,
+                                or the default); CUDA_HOME points at cuda/
+  toolchains/<name>/bin/<tool>  explicit shims for one toolchain
+  toolchains/<name>/toolchain.env   what the runner needs (image, container, target ...)
+  libexec/moatbridge-exec       the runner: warm `docker exec`, or a one-shot `docker run`
+  default                       the default toolchain's name
+  consents/<licence>            present while a consent is recorded (checked by the runner)
+  run/<name>.pid                host PID of the warm container's init (a free liveness check)
+
+Shims are POSIX sh so a call costs a shell start plus the docker CLI, not a Python start.
+Inside the container the activation is sourced by bash (dash would not pass it the
+target argument).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from moatbridge.core.activation import MARKER
+
+TOOLS = (
+    "nvcc", "hipcc", "hipconfig", "hipify-perl", "clang", "clang++", "cmake", "ctest", "cpack",
+    "make", "ninja", "ccache", "rocminfo", "rocm-smi",
+)  # fmt: skip
+SCALE_TOOLS = ("nvcc", "scaleinfo", "cmake", "ctest", "cpack", "make", "ninja", "clang", "clang++")
+# Variables a build reads, passed from the host into the container when set.
+PASS_ENV = (
+    "HOME", "TERM", "LANG", "LC_ALL", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS",
+    "CMAKE_BUILD_TYPE", "CMAKE_GENERATOR", "CMAKE_BUILD_PARALLEL_LEVEL", "CUDAARCHS",
+    "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "CCACHE_DIR", "HIP_VISIBLE_DEVICES",
+    "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "HSA_OVERRIDE_GFX_VERSION", "SOURCE_DATE_EPOCH",
+)  # fmt: skip
+
+
+def _q(value: str) -> str:
+    return "'" + value.replace("'", "'\"'\"'") + "'"
+
+
+@dataclass(frozen=True)
+class ToolchainRuntime:
+    """Everything the runner needs to start or reach a toolchain's container."""
+
+    name: str
+    image: str
+    target: str
+    activate: str  # sh prefix run before the tool, e.g. ". /opt/moatbridge/bin/activate"
+    uid: int
+    gid: int
+    group_adds: tuple[int, ...]  # numeric gids of /dev/kfd and the render nodes
+    devices: tuple[str, ...]  # /dev/kfd, /dev/dri (only those that exist)
+    roots: tuple[str, ...]  # host directories mounted at the same path in the warm container
+    licence: str | None  # a licence whose recorded consent the runner requires
+    licence_env: tuple[str, ...]  # e.g. ("SCALE_LICENSE_ACCEPT=1",), passed only with consent
+
+    @property
+    def container(self) -> str:
+        return f"moatbridge-{self.name}-{self.uid}"
+
+
+def render_toolchain_env(rt: ToolchainRuntime) -> str:
+    lines = [
+        f"{MARKER}: configuration of toolchain {rt.name}, read by libexec/moatbridge-exec",
+        f"MB_NAME={_q(rt.name)}",
+        f"MB_IMAGE={_q(rt.image)}",
+        f"MB_TARGET={_q(rt.target)}",
+        f"MB_ACTIVATE={_q(rt.activate)}",
+        f"MB_CONTAINER={_q(rt.container)}",
+        f"MB_USER={_q(f'{rt.uid}:{rt.gid}')}",
+        f"MB_ROOTS={_q(':'.join(rt.roots))}",
+        f"MB_LICENCE={_q(rt.licence or '')}",
+        # Word-split on purpose: the values hold no spaces (numbers, device paths, NAME=VALUE).
+        "MB_RUN_ARGS="
+        + _q(
+            " ".join([*(f"--group-add {g}" for g in rt.group_adds), *(f"--device {d}" for d in rt.devices)])
+        ),
+        "MB_LICENCE_ARGS=" + _q(" ".join(f"-e {e}" for e in rt.licence_env)),
+        "MB_PASS_ENV=" + _q(" ".join(f"-e {v}" for v in PASS_ENV)),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def render_shim(home: str, tool: str, toolchain: str | None) -> str:
+    fixed = (
+        f"MOATBRIDGE_TOOLCHAIN_FIXED={_q(toolchain)}; export MOATBRIDGE_TOOLCHAIN_FIXED\n"
+        if toolchain
+        else ""
+    )
+    return f'#!/bin/sh\n{MARKER} shim for {tool}; do not edit\n{fixed}exec {_q(home + "/libexec/moatbridge-exec")} {_q(tool)} "$@"\n'
+
+
+def render_runner(home: str, moatbridge: str) -> str:
+    """The shared runner. Exit codes: the tool's own; 127 with a message when it cannot start."""
+    return f"""#!/bin/sh
+{MARKER} runner for shims; do not edit
+MOATBRIDGE_HOME={_q(home)}
+tool=$1; shift
+
+fail() {{ printf 'moatbridge: %s\\nhint: %s\\n' "$1" "$2" >&2; exit 127; }}
+
+# Which toolchain: an explicit shim, a pin file up from here, the shell's, the default.
+name=${{MOATBRIDGE_TOOLCHAIN_FIXED:-}}
+if [ -z "$name" ]; then
+    dir=$PWD
+    while [ -n "$dir" ]; do
+        if [ -r "$dir/.moatbridge-toolchain" ]; then
+            IFS= read -r name < "$dir/.moatbridge-toolchain" || true
+            break
+        fi
+        dir=${{dir%/*}}
+    done
+fi
+if [ -z "$name" ]; then name=${{MOATBRIDGE_TOOLCHAIN:-}}; fi
+if [ -z "$name" ] && [ -r "$MOATBRIDGE_HOME/default" ]; then IFS= read -r name < "$MOATBRIDGE_HOME/default" || true; fi
+case $name in
+    ''|*/*|*..*|-*) fail "no usable toolchain is selected ('$name')." "run 'moatbridge list' and 'moatbridge default NAME'" ;;
+esac
+conf=$MOATBRIDGE_HOME/toolchains/$name/toolchain.env
+if [ ! -r "$conf" ]; then fail "toolchain '$name' is not installed." "see 'moatbridge list', or run 'moatbridge setup'"; fi
+. "$conf"
+if [ -n "$MB_LICENCE" ] && [ ! -e "$MOATBRIDGE_HOME/consents/$MB_LICENCE" ]; then
+    fail "toolchain '$name' needs your acceptance of the $MB_LICENCE licence." "moatbridge license show $MB_LICENCE; moatbridge license accept $MB_LICENCE"
+fi
+if [ -n "$MB_LICENCE" ]; then licence_args=$MB_LICENCE_ARGS; else licence_args=; fi
+
+tty=
+if [ -t 0 ] && [ -t 1 ]; then tty=-t; fi
+
+inside=
+old_ifs=$IFS; IFS=:
+for root in $MB_ROOTS; do
+    case "$PWD/" in "$root"/*) inside=yes ;; esac
+done
+IFS=$old_ifs
+
+if [ -n "$inside" ]; then
+    pid=
+    if [ -r "$MOATBRIDGE_HOME/run/$name.pid" ]; then IFS= read -r pid < "$MOATBRIDGE_HOME/run/$name.pid" || true; fi
+    if [ -z "$pid" ] || [ ! -d "/proc/$pid" ]; then
+        {_q(moatbridge)} toolchain-warm "$name" >&2 || fail "cannot start the warm container of '$name'." "see 'moatbridge doctor'"
+    fi
+    if [ -n "$tty" ]; then
+        # On a terminal Ctrl-C travels through the TTY to the command itself.
+        # shellcheck disable=SC2086  # the *_ARGS lists are word-split on purpose
+        exec docker exec -i -t -u "$MB_USER" -w "$PWD" $MB_PASS_ENV $licence_args "$MB_CONTAINER" \\
+            bash -c "$MB_ACTIVATE \\"\\$0\\" >/dev/null && exec \\"\\$@\\"" "$MB_TARGET" "$tool" "$@"
+    fi
+    # Without a terminal `docker exec` does not forward signals: remember the command's
+    # PID inside the container and pass INT/TERM on to it ourselves.
+    token=$$
+    exec 3<&0
+    # shellcheck disable=SC2086
+    docker exec -i -u "$MB_USER" -w "$PWD" $MB_PASS_ENV $licence_args "$MB_CONTAINER" \\
+        bash -c "echo \\$\\$ > /tmp/.moatbridge-$token.pid; $MB_ACTIVATE \\"\\$0\\" >/dev/null && exec \\"\\$@\\"" \\
+        "$MB_TARGET" "$tool" "$@" <&3 &
+    child=$!
+    forward() {{
+        docker exec "$MB_CONTAINER" sh -c "kill -$1 \\$(cat /tmp/.moatbridge-$token.pid) 2>/dev/null" || true
+    }}
+    trap 'forward INT' INT
+    trap 'forward TERM' TERM
+    while :; do
+        wait "$child"
+        status=$?
+        if ! kill -0 "$child" 2>/dev/null; then break; fi
+    done
+    docker exec "$MB_CONTAINER" rm -f "/tmp/.moatbridge-$token.pid" >/dev/null 2>&1 &
+    exit "$status"
+fi
+# Outside the mounted roots: a one-shot container with this directory mounted.
+# shellcheck disable=SC2086
+exec docker run --rm -i $tty --network host -u "$MB_USER" $MB_RUN_ARGS -v "$PWD:$PWD" -w "$PWD" \\
+    $MB_PASS_ENV $licence_args --entrypoint bash "$MB_IMAGE" \\
+    -c "$MB_ACTIVATE \\"\\$0\\" >/dev/null && exec \\"\\$@\\"" "$MB_TARGET" "$tool" "$@"
+"""

@@ -1,0 +1,280 @@
+"""Setup -> list -> shims/run -> uninstall on a throwaway HOME, against the real engine.
+
+Uses the per-target open image the session builds once (setup finds it up to date).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.engine
+
+DOWN, SPACE, ENTER, CTRL_C = "\x1b[B", " ", "\r", "\x03"
+
+
+@pytest.fixture
+def home(tmp_path: Path, open_devel_gfx1030: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh HOME with spaces in its path and the user's own rc files."""
+    home = tmp_path / "home with spaces"
+    home.mkdir()
+    (home / ".bashrc").write_text("# my bashrc\nexport A=1")  # no trailing newline on purpose
+    (home / ".zshrc").write_text("export Z=1\n")
+    monkeypatch.delenv("MOATBRIDGE_HOME", raising=False)
+    for key in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "ZDOTDIR"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("SHELL", "/bin/bash")
+    yield home
+    subprocess.run(
+        ["docker", "rm", "-f", f"moatbridge-open-gfx1030-{os.getuid()}"], capture_output=True, check=False
+    )
+
+
+def mb(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "moatbridge", *args], capture_output=True, text=True, input=stdin,
+        cwd=cwd, timeout=900,
+    )  # fmt: skip
+
+
+def data_dir(home: Path) -> Path:
+    return home / ".local" / "share" / "moatbridge"
+
+
+def test_full_lifecycle(home: Path) -> None:
+    before = {name: (home / name).read_bytes() for name in (".bashrc", ".zshrc")}
+    setup = mb(
+        "setup", "--yes", "--flavour", "open", "--target", "gfx1030", "--shell", "bash", "--shell", "zsh"
+    )
+    assert setup.returncode == 0, setup.stderr
+    assert "Ready: toolchain open-gfx1030" in setup.stdout
+
+    listed = json.loads(mb("list", "--json").stdout)["toolchains"]
+    assert [(t["name"], t["default"], t["targets"]) for t in listed] == [("open-gfx1030", True, ["gfx1030"])]
+
+    again = mb(
+        "setup", "--yes", "--flavour", "open", "--target", "gfx1030", "--shell", "bash", "--shell", "zsh"
+    )
+    assert again.returncode == 0 and "write   (nothing new)" in again.stdout  # a re-run is a no-op
+
+    work = home / "projects" / "dir with 'quotes' and spaces"
+    work.mkdir(parents=True)
+    (work / "vadd.hip").write_text(
+        "#include <hip/hip_runtime.h>\n__global__ void k(float* x) { x[threadIdx.x] = 1; }\n"
+        "int main() { int n = 0; return hipGetDeviceCount(&n) == hipSuccess ? 0 : 3; }\n"
+    )
+    script = (
+        f'set -eu; . "{home}/.bashrc"; cd "$1"; command -v hipcc; '
+        "hipcc --offload-arch=gfx1030 -o vadd vadd.hip; ./vadd; echo run=$?"
+    )
+    result = subprocess.run(
+        ["bash", "-c", script, "sh", str(work)], capture_output=True, text=True, timeout=300
+    )
+    assert str(data_dir(home) / "cuda" / "bin" / "hipcc") in result.stdout, result.stderr
+    assert (work / "vadd").exists()
+    assert (work / "vadd").stat().st_uid == os.getuid()
+
+    assert mb("run", "--", "sh", "-c", "exit 42", cwd=work).returncode == 42
+    assert mb("run", "--", "true", cwd=work).returncode == 0
+    assert mb("run", "--", "false", cwd=work).returncode == 1
+    piped = mb("run", "--", "tr", "a-z", "A-Z", stdin="through stdin\n", cwd=work)
+    assert piped.stdout == "THROUGH STDIN\n"
+    outside = mb("run", "--", "pwd", cwd=Path("/tmp"))  # outside the mounted home: one-shot container
+    assert outside.returncode == 0 and outside.stdout.strip() == "/tmp"
+
+    gone = mb("uninstall", "--all", "--keep-images")
+    assert gone.returncode == 0, gone.stderr
+    for name, content in before.items():
+        assert (home / name).read_bytes() == content, name  # byte for byte
+    leftovers = sorted(str(p) for p in data_dir(home).rglob("*")) if data_dir(home).exists() else []
+    assert leftovers == []
+    assert json.loads(mb("list", "--json").stdout)["toolchains"] == []
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--flavour", "open", "--target", "gfx1201"], "cannot compile for gfx1201"),
+        (["--flavour", "open", "--target", "gfx9999"], "cannot compile for gfx9999"),
+        (["--flavour", "cuda", "--target", "gfx1030"], "invalid choice: 'cuda'"),
+        (["--flavour", "open", "--target", "gfx1030", "--name", "a/b"], "is not a usable toolchain name"),
+        (["--flavour", "open", "--target", "gfx1030", "--name", ".."], "is not a usable toolchain name"),
+        (["--flavour", "open", "--target", "gfx1030", "--name", "x;rm -rf ~"], "is not a usable toolchain name"),
+        (["--flavour", "scale", "--target", "gfx1030"], "must be accepted first"),
+        (["--flavour", "scale", "--target", "gfx1030", "--use", "commercial", "--accept-license"],
+         "needs your customer repository credentials"),
+    ],
+)  # fmt: skip
+def test_bad_input_writes_nothing(home: Path, args: list[str], message: str) -> None:
+    result = mb("setup", "--yes", *args)
+    assert result.returncode != 0
+    assert message in result.stderr, result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("hint: ")
+    assert not data_dir(home).exists()
+    assert (home / ".bashrc").read_text() == "# my bashrc\nexport A=1"
+
+
+def test_rdna4_on_open_names_the_alternative(home: Path) -> None:
+    result = mb("setup", "--yes", "--flavour", "open", "--target", "gfx1201")
+    assert "the scale flavour supports it: --flavour scale" in result.stderr
+
+
+def test_malformed_answers_file(home: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "answers.yaml"
+    for text, message in (("flavour: [open\n", "is not valid YAML at line"),
+                          ("flavor: open\n", "unknown answer 'flavor'"),
+                          ("targets: 3\n", "targets must be a list")):  # fmt: skip
+        bad.write_text(text)
+        result = mb("setup", "--yes", "--answers", str(bad))
+        assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert not data_dir(home).exists()
+
+
+def test_answers_file_and_flag_precedence(home: Path, tmp_path: Path) -> None:
+    answers = tmp_path / "answers.yaml"
+    answers.write_text("flavour: open\ntargets: [gfx1100]\ncuda-version: 12.1\nmodify-rc: false\n")
+    result = mb("setup", "--yes", "--answers", str(answers), "--target", "gfx1030", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert "target(s) gfx1030, CUDA 12.1" in result.stdout  # flag beats file; file beats default
+    assert "rc      (not modified)" in result.stdout
+    assert "Dry run: nothing changed." in result.stdout
+    assert not data_dir(home).exists()
+
+
+def test_no_terminal_and_no_yes_fails_at_once(home: Path) -> None:
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", "moatbridge", "setup", "--flavour", "open"],
+                            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert time.monotonic() - started < 30
+    assert result.returncode == 2 and "--yes" in result.stderr and "--target" in result.stderr
+
+
+def test_two_setups_at_once(home: Path) -> None:
+    argv = [sys.executable, "-m", "moatbridge", "setup", "--yes", "--flavour", "open", "--target", "gfx1030"]
+    first = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    second = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    results = [(*p.communicate(timeout=900), p.returncode) for p in (first, second)]
+    assert all(code == 0 for _, _, code in results), results
+    state = json.loads((data_dir(home) / "state.json").read_text())
+    assert [t["name"] for t in state["toolchains"]] == ["open-gfx1030"]
+
+
+# --- the wizard, driven on a real pseudo-terminal -------------------------------------------
+
+
+class Terminal:
+    def __init__(self, *args: str) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.environ["COLUMNS"], os.environ["LINES"] = "120", "40"
+            os.execv(sys.executable, [sys.executable, "-m", "moatbridge", *args])
+        self.screen = ""
+
+    def wait_for(self, text: str, timeout: float = 120) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.screen:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"{text!r} never appeared; screen:\n{self.screen[-3000:]}")
+            ready, _, _ = select.select([self.fd], [], [], remaining)
+            if ready:
+                try:
+                    self.screen += os.read(self.fd, 65536).decode(errors="replace")
+                except OSError:
+                    break
+
+    def send(self, keys: str) -> None:
+        time.sleep(0.3)  # let prompt_toolkit draw before typing
+        os.write(self.fd, keys.encode())
+
+    def finish(self, timeout: float = 600) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([self.fd], [], [], 1)
+            if ready:
+                try:
+                    chunk = os.read(self.fd, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                self.screen += chunk.decode(errors="replace")
+        _, status = os.waitpid(self.pid, 0)
+        return os.waitstatus_to_exitcode(status)
+
+
+def _pick_gfx1030(term: Terminal) -> None:
+    from moatbridge.core.catalog import load_catalog
+
+    every = sorted(
+        {t for f in load_catalog().flavours for t in f.compiler_targets}, key=lambda t: (len(t), t)
+    )
+    term.wait_for("Targets to build for")
+    term.send(DOWN * every.index("gfx1030") + SPACE + ENTER)
+
+
+def test_wizard_to_a_working_toolchain(home: Path) -> None:
+    term = Terminal("setup")
+    _pick_gfx1030(term)
+    term.wait_for("Flavour:")
+    term.send(ENTER)  # open
+    term.wait_for("CUDA version to mimic")
+    term.send(ENTER)
+    term.wait_for("Shells to set up")
+    term.send(ENTER)
+    term.wait_for("Add moatbridge to their rc files?")
+    term.send(ENTER)
+    term.wait_for("Proceed?")
+    term.send(ENTER)
+    assert term.finish() == 0, term.screen[-3000:]
+    assert "Ready: toolchain open-gfx1030" in term.screen
+    assert "# >>> moatbridge >>>" in (home / ".bashrc").read_text()
+    assert mb("uninstall", "--all", "--keep-images").returncode == 0
+    assert (home / ".bashrc").read_text() == "# my bashrc\nexport A=1"
+
+
+def test_wizard_cancel_at_the_summary(home: Path) -> None:
+    term = Terminal("setup", "--shell", "bash")
+    _pick_gfx1030(term)
+    term.wait_for("Flavour:")
+    term.send(ENTER)
+    term.wait_for("CUDA version to mimic")
+    term.send(ENTER)
+    term.wait_for("Proceed?")
+    term.send(DOWN + DOWN + ENTER)  # Cancel
+    assert term.finish() == 1
+    assert "Cancelled; nothing changed." in term.screen
+    assert not data_dir(home).exists()
+
+
+def test_wizard_ctrl_c_midway(home: Path) -> None:
+    term = Terminal("setup")
+    term.wait_for("Targets to build for")
+    term.send(CTRL_C)
+    assert term.finish() == 130
+    assert not data_dir(home).exists()
+    assert (home / ".bashrc").read_text() == "# my bashrc\nexport A=1"
+
+
+def test_wizard_licence_declined(home: Path) -> None:
+    term = Terminal("setup")
+    _pick_gfx1030(term)
+    term.wait_for("Flavour:")
+    term.send(DOWN + ENTER)  # scale
+    term.wait_for("How will you use SCALE?")
+    term.send(ENTER)  # non-commercial
+    term.wait_for("Do you accept the SCALE Free Licence?")
+    term.send("n" + ENTER)
+    assert term.finish() != 0
+    assert "The licence was not accepted; nothing changed." in term.screen
+    assert not data_dir(home).exists()
