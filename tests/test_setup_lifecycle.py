@@ -278,3 +278,30 @@ def test_wizard_licence_declined(home: Path) -> None:
     assert term.finish() != 0
     assert "The licence was not accepted; nothing changed." in term.screen
     assert not data_dir(home).exists()
+
+
+def test_ctrl_c_stops_the_command_in_the_container(home: Path) -> None:
+    import signal
+
+    assert mb("setup", "--yes", "--flavour", "open", "--target", "gfx1030", "--no-modify-rc").returncode == 0
+    work = home / "w"
+    work.mkdir()
+    assert mb("run", "--", "true", cwd=work).returncode == 0  # warm container up
+    container = f"moatbridge-open-gfx1030-{os.getuid()}"
+    process = subprocess.Popen([sys.executable, "-m", "moatbridge", "run", "--", "sleep", "37"], cwd=work)
+    deadline = time.monotonic() + 30
+    while (
+        "sleep 37" not in subprocess.run(["docker", "top", container], capture_output=True, text=True).stdout
+    ):
+        assert time.monotonic() < deadline, "the command never started in the container"
+        time.sleep(0.2)
+    started = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    code = process.wait(timeout=20)
+    assert time.monotonic() - started < 10
+    assert code == 130, code  # the command died of SIGINT inside the container
+    time.sleep(0.5)
+    assert (
+        "sleep 37" not in subprocess.run(["docker", "top", container], capture_output=True, text=True).stdout
+    )
+    assert mb("uninstall", "--all", "--keep-images").returncode == 0

@@ -344,7 +344,11 @@ def create_warm_container(client: Any, runtime: Any) -> None:
         command=["infinity"],
         user=f"{runtime.uid}:{runtime.gid}",
         host_config=host_config,
-        labels={"io.moatbridge.managed": "1", "io.moatbridge.toolchain": runtime.name},
+        labels={
+            "io.moatbridge.managed": "1",
+            "io.moatbridge.toolchain": runtime.name,
+            "io.moatbridge.config": runtime.config_digest,
+        },
         detach=True,
     )
 

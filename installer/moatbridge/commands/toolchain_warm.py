@@ -25,8 +25,10 @@ def ensure_warm(name: str) -> int:
     runtime = tc.runtime_for(toolchain, paths, bool(licence and licence.acceptance_required))
     client = docker_api.connect()
     current = docker_api.inspect_container(client, runtime.container)
-    if current is not None and current["Image"] != toolchain.image_id:
-        docker_api.remove_container(client, runtime.container)  # upgraded: start from the new image
+    labels = ((current or {}).get("Config") or {}).get("Labels") or {}
+    if current is not None and labels.get("io.moatbridge.config") != runtime.config_digest:
+        # Another image (an upgrade), other mounts or devices: start afresh.
+        docker_api.remove_container(client, runtime.container)
         current = None
     if current is None:
         docker_api.create_warm_container(client, runtime)

@@ -59,6 +59,14 @@ class ToolchainRuntime:
     def container(self) -> str:
         return f"moatbridge-{self.name}-{self.uid}"
 
+    @property
+    def config_digest(self) -> str:
+        """Changes whenever the warm container would have to be created differently."""
+        import hashlib
+
+        text = repr((self.image, self.uid, self.gid, self.group_adds, self.devices, self.roots))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
 
 def render_toolchain_env(rt: ToolchainRuntime) -> str:
     lines = [
@@ -167,7 +175,8 @@ if [ -n "$inside" ]; then
         status=$?
         if ! kill -0 "$child" 2>/dev/null; then break; fi
     done
-    docker exec "$MB_CONTAINER" rm -f "/tmp/.moatbridge-$token.pid" >/dev/null 2>&1 &
+    # The PID file stays (named after this shell's PID, so it is reused, not piling up):
+    # removing it would cost another docker exec on every call.
     exit "$status"
 fi
 # Outside the mounted roots: a one-shot container with this directory mounted.
