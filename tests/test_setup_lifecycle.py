@@ -92,6 +92,10 @@ def test_full_lifecycle(home: Path) -> None:
     outside = mb("run", "--", "pwd", cwd=Path("/tmp"))  # outside the mounted home: one-shot container
     assert outside.returncode == 0 and outside.stdout.strip() == "/tmp"
 
+    upgraded = mb("upgrade")
+    assert upgraded.returncode == 0 and "open-gfx1030: already up to date" in upgraded.stdout, upgraded.stderr
+    assert mb("run", "--", "true", cwd=work).returncode == 0
+
     gone = mb("uninstall", "--all", "--keep-images")
     assert gone.returncode == 0, gone.stderr
     for name, content in before.items():

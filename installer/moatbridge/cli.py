@@ -113,6 +113,12 @@ def _add_toolchain_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     images.add_argument("--remove-images", action="store_true", help="also remove the images (no question)")
     images.add_argument("--keep-images", action="store_true", help="keep the images (no question)")
     uninstall.add_argument("--dry-run", action="store_true", help="say what would be removed")
+    upgrade = verbs.add_parser("upgrade", help="move a toolchain (or all) to a newer image, verified first")
+    upgrade.add_argument("name", nargs="?", metavar="NAME")
+    upgrade.add_argument(
+        "--rebuild", action="store_true", help="rebuild without the layer cache (newer packages)"
+    )
+    upgrade.add_argument("--dry-run", action="store_true", help="say what would be checked")
     warm = verbs.add_parser("toolchain-warm")  # for shims; not listed in help
     warm.add_argument("name")
 

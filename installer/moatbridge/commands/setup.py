@@ -105,7 +105,9 @@ def summary(plan: SetupPlan, image: str, action: str, files: list[str], rcs: lis
     return "\n".join(lines + [f"  warning: {w}" for w in plan.warnings])
 
 
-def _ensure_image(plan: SetupPlan, args: Namespace, dry_run: bool) -> tuple[str, str, str]:
+def _ensure_image(
+    plan: SetupPlan, args: Namespace, dry_run: bool, rebuild: bool = False
+) -> tuple[str, str, str]:
     """Returns (reference, image id, what happened)."""
     from moatbridge.adapters import docker_api
     from moatbridge.commands import image_build
@@ -127,7 +129,7 @@ def _ensure_image(plan: SetupPlan, args: Namespace, dry_run: bool) -> tuple[str,
     build_args = Namespace(
         flavour=plan.flavour, target=list(plan.targets), variant=plan.variant, cuda_version=plan.cuda_version,
         distro=None, base=args.base, mirror=args.mirror, dry_run=dry_run, json=True, verbose=False,
-        no_cache=False, no_space_check=False, base_image=None, repo_url=None, commercial=False,
+        no_cache=rebuild, no_space_check=False, base_image=None, repo_url=None, commercial=False,
         customer=None, credentials_file=None, build_arg=None,
     )  # fmt: skip
     result = image_build.build(build_args, quiet=args.json)

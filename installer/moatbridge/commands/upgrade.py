@@ -1,0 +1,50 @@
+"""`moatbridge upgrade [NAME] [--rebuild]`: a newer image first, verified, then the switch.
+
+The old image keeps serving (shims reference it by ID) until the new one has
+compiled the sample; only then does the toolchain point at the new image, and its
+warm container is recreated on next use.
+"""
+
+from __future__ import annotations
+
+import os
+from argparse import Namespace
+from dataclasses import replace
+
+from moatbridge.commands import _toolchain as tc
+from moatbridge.commands.setup import _ensure_image, verify
+from moatbridge.core.licences import load_licences
+from moatbridge.core.setup_plan import SetupPlan
+from moatbridge.paths import Paths
+
+
+def run(args: Namespace) -> int:
+    paths = Paths.from_environ(os.environ)
+    store = tc.store(paths)
+    with store.locked():
+        state = store.read()
+        names = [state.toolchain(args.name).name] if args.name else [t.name for t in state.toolchains]
+        for name in names:
+            toolchain = state.toolchain(name)
+            plan = SetupPlan(
+                name=toolchain.name, flavour=toolchain.flavour, variant=toolchain.variant,
+                targets=toolchain.targets, cuda_version=toolchain.cuda_version,
+                source="build" if toolchain.digest is None else "pull", registry=None,
+                licence=toolchain.licence, use="non-commercial", shells=(), modify_rc=False, warnings=(),
+            )  # fmt: skip
+            image_args = Namespace(base="auto", mirror=None, json=False)
+            reference, image_id, action = _ensure_image(
+                plan, image_args, dry_run=args.dry_run, rebuild=args.rebuild
+            )
+            if args.dry_run or image_id == toolchain.image_id:
+                print(f"{name}: {'would check' if args.dry_run else 'already up to date with'} {reference}")
+                continue
+            verify(reference, plan)  # the old image stays in use if this fails
+            upgraded = replace(toolchain, image=reference, image_id=image_id)
+            licence = load_licences().get(toolchain.licence)
+            runtime = tc.runtime_for(upgraded, paths, bool(licence and licence.acceptance_required))
+            written = tc.install_files(paths, upgraded, runtime, state.default == name, dry_run=False)
+            state = tc.record(state.with_toolchain(upgraded, state.default == name), written)
+            store.write(state)
+            print(f"{name}: upgraded to {reference} ({image_id[7:19]}, {action})")
+    return 0
