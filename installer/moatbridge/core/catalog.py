@@ -89,6 +89,16 @@ class Flavour:
             f"choose one of: {', '.join(d.name for d in self.distros)}",
         )
 
+    def cuda(self, version: str | None) -> str:
+        """The CUDA version to mimic: the one asked for (if this flavour has it) or the default."""
+        chosen = version or self.default_cuda
+        if chosen not in self.cuda_versions:
+            raise CatalogError(
+                f"The {self.name} flavour does not mimic CUDA {chosen}.",
+                f"choose one of: {', '.join(self.cuda_versions)}",
+            )
+        return chosen
+
     def components_lacking(self, target: str) -> tuple[str, ...]:
         return tuple(name for name, targets in self.component_targets if target not in targets)
 

@@ -113,12 +113,7 @@ def plan_open_build(
     """Plan a build of the open flavour (Debian packages + optional per-target pruning)."""
     variant = flavour.variant(request.variant or flavour.default_variant)
     distro = flavour.distro(request.distro)
-    cuda = request.cuda_version or flavour.default_cuda
-    if cuda not in flavour.cuda_versions:
-        raise CatalogError(
-            f"The {flavour.name} flavour does not mimic CUDA {cuda}.",
-            f"choose one of: {', '.join(flavour.cuda_versions)}",
-        )
+    cuda = flavour.cuda(request.cuda_version)
     targets, warnings = normalise_targets(flavour, request.targets)
     # Only images carrying the math libraries hold per-target code worth pruning;
     # a base image is the same for every target (it is still tagged with them).
@@ -207,11 +202,7 @@ def plan_scale_build(
             f"The {distro.name} recipe ({distro.recipe}) cannot be built here (no apt codename).",
             "use --distro ubuntu22.04 or ubuntu24.04",
         )
-    cuda = request.cuda_version or flavour.default_cuda
-    if cuda not in flavour.cuda_versions:
-        raise CatalogError(
-            f"SCALE does not mimic CUDA {cuda}.", f"choose one of: {', '.join(flavour.cuda_versions)}"
-        )
+    cuda = flavour.cuda(request.cuda_version)
     if request.targets not in ((), (ALL_TARGETS,)):
         raise CatalogError(
             "SCALE images carry every target's toolkit (/opt/scale/targets/<gfx>); --target does not apply.",

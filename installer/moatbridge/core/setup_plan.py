@@ -10,7 +10,7 @@ from moatbridge.core.catalog import Catalog, CatalogError
 from moatbridge.core.model import HostReport
 from moatbridge.core.recipes import normalise_targets
 from moatbridge.core.toolchains import default_name, validate_name
-from moatbridge.errors import InputError, UsageError
+from moatbridge.errors import UsageError
 
 
 def detected_targets(report: HostReport) -> tuple[str, ...]:
@@ -73,10 +73,7 @@ def make_plan(answers: Answers, catalog: Catalog) -> SetupPlan:
             raise CatalogError(exc.message, f"the {other} flavour supports it: --flavour {other}") from None
         raise
     variant = flavour.variant(answers.variant or flavour.default_variant)
-    cuda = answers.cuda_version or flavour.default_cuda
-    if cuda not in flavour.cuda_versions:
-        raise InputError(f"The {flavour.name} flavour does not mimic CUDA {cuda}.",
-                         f"choose one of: {', '.join(flavour.cuda_versions)}")  # fmt: skip
+    cuda = flavour.cuda(answers.cuda_version)
     source = answers.source or ("pull" if answers.registry else flavour.source)
     use = answers.use or "non-commercial"
     licence = flavour.licence
