@@ -88,6 +88,11 @@ def _add_toolchain_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
         "--base", choices=("auto", "pull", "bootstrap"), default="auto", help="base image source"
     )
     setup.add_argument("--mirror", metavar="URL", help="Debian mirror for debootstrap")
+    setup.add_argument("--base-image", metavar="REF", help="scale builds: base image instead of Ubuntu's")
+    setup.add_argument("--repo-url", metavar="URL", help="scale builds: package repository (a mirror)")
+    setup.add_argument(
+        "--build-arg", action="append", metavar="NAME=VALUE", help="scale builds: recipe argument"
+    )
     setup.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
     setup.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -64,8 +63,8 @@ def _repo_digest(image: dict[str, Any], ref: Reference) -> str | None:
 
 def pull_reference(
     client: Any, text: str, retries: int, stall_timeout: int, quiet: bool, space_check: bool = True
-) -> str:
-    """Pull with progress and retries; verify and record the digest. Returns the image ID."""
+) -> tuple[str, str]:
+    """Pull with progress and retries; verify and record the digest. Returns (image ID, digest)."""
     ref = parse_reference(text)
     if space_check:
         from moatbridge.commands.image_build import GB, check_space
@@ -86,16 +85,15 @@ def pull_reference(
     if ref.digest is not None and digest != ref.digest:
         raise MoatbridgeError(f"{ref} resolved to {digest}, not the digest asked for.", "check the registry")
     record_image(Paths.from_environ(os.environ), str(ref), digest, str(image["Id"]), "pull")
-    return str(image["Id"])
+    return str(image["Id"]), digest
 
 
 def pull(args: Namespace) -> int:
     client = docker_api.connect()
-    image_id = pull_reference(
+    image_id, digest = pull_reference(
         client, args.reference, args.retries, args.stall_timeout, args.json, not args.no_space_check
     )
     ref = parse_reference(args.reference)
-    digest = json.loads(Paths.from_environ(os.environ).images_state.read_text())["images"][str(ref)]["digest"]
     if args.json:
         print_json({"reference": str(ref), "digest": digest, "id": image_id})
     else:

@@ -11,6 +11,7 @@ from typing import Any
 
 from moatbridge.adapters.console import print_json, stdout_console
 from moatbridge.adapters.statestore import StateStore
+from moatbridge.commands._toolchain import write_consent_marker
 from moatbridge.core.licences import Consent, Licence, LicenceError, check_use, consent_status, load_licences
 from moatbridge.errors import InputError, UsageError
 from moatbridge.paths import Paths
@@ -109,6 +110,7 @@ def accept(licence: Licence, store: StateStore, args: Namespace) -> int:
         print(f"Would record: {licence.id} accepted for {use} use by {consent.user}")
         return 0
     store.update(lambda state: state.with_consent(consent))
+    write_consent_marker(Paths.from_environ(os.environ), licence.id, consent.terms_hash, present=True)
     print(f"Recorded: {licence.name} accepted for {use} use by {consent.user} at {consent.at}.")
     return 0
 
@@ -119,5 +121,6 @@ def revoke(licence: Licence, store: StateStore, dry_run: bool) -> int:
         return 0
     if not dry_run:
         store.update(lambda state: state.without_consent(licence.id))
+        write_consent_marker(Paths.from_environ(os.environ), licence.id, "", present=False)
     print(f"{'Would revoke' if dry_run else 'Revoked'} the consent to {licence.name}.")
     return 0

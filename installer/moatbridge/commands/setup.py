@@ -11,6 +11,7 @@ import contextlib
 import os
 import sys
 from argparse import Namespace
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -107,8 +108,8 @@ def summary(plan: SetupPlan, image: str, action: str, files: list[str], rcs: lis
 
 def _ensure_image(
     plan: SetupPlan, args: Namespace, dry_run: bool, rebuild: bool = False
-) -> tuple[str, str, str]:
-    """Returns (reference, image id, what happened)."""
+) -> tuple[str, str, str, str | None]:
+    """Returns (reference, image id, what happened, registry digest when pulled)."""
     from moatbridge.adapters import docker_api
     from moatbridge.commands import image_build
 
@@ -123,41 +124,55 @@ def _ensure_image(
         repository = f"{plan.registry}/{flavour.name}" if plan.registry else flavour.registries[0]
         reference = f"{repository}:{tag}"
         if dry_run:
-            return reference, "", "would pull"
-        image_id = pull_reference(client, reference, retries=4, stall_timeout=60, quiet=args.json)
-        return reference, image_id, "pulled"
+            return reference, "", "would pull", None
+        image_id, digest = pull_reference(client, reference, retries=4, stall_timeout=60, quiet=args.json)
+        return reference, image_id, "pulled", digest
     build_args = Namespace(
-        flavour=plan.flavour, target=list(plan.targets), variant=plan.variant, cuda_version=plan.cuda_version,
+        flavour=plan.flavour, variant=plan.variant, cuda_version=plan.cuda_version,
+        # SCALE images hold every target's toolkit; the toolchain picks its target at activation.
+        target=None if plan.flavour == "scale" else list(plan.targets),
         distro=None, base=args.base, mirror=args.mirror, dry_run=dry_run, json=True, verbose=False,
-        no_cache=rebuild, no_space_check=False, base_image=None, repo_url=None, commercial=False,
-        customer=None, credentials_file=None, build_arg=None,
+        no_cache=rebuild, no_space_check=False, base_image=getattr(args, "base_image", None),
+        repo_url=getattr(args, "repo_url", None), commercial=False, customer=None, credentials_file=None,
+        build_arg=getattr(args, "build_arg", None),
     )  # fmt: skip
     result = image_build.build(build_args, quiet=args.json)
-    return str(result["reference"]), str(result.get("id", "")), str(result["action"])
+    return str(result["reference"]), str(result.get("id", "")), str(result["action"]), None
+
+
+def _in_image(reference: str, script: str) -> tuple[int, str]:
+    import subprocess
+
+    result = subprocess.run(
+        ["docker", "run", "--rm", "--network", "host", "--entrypoint", "bash", "-e", "SCALE_LICENSE_ACCEPT=1",
+         reference, "-c", script], capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    return result.returncode, result.stdout + result.stderr
 
 
 def verify(reference: str, plan: SetupPlan) -> None:
-    """Compile a sample for the target inside the image (and run it when a GPU is present)."""
-    import subprocess
-
-    script = (
-        f"cat > /tmp/moatbridge-sample.hip <<'EOF'\n{SAMPLE_HIP}\nEOF\n"
-        f"hipcc --offload-arch={plan.targets[0]} -o /tmp/moatbridge-sample /tmp/moatbridge-sample.hip"
-    )
-    if plan.flavour == "scale":
-        script = (
-            f". /opt/scale/bin/scaleenv {plan.targets[0]} >/dev/null && "
-            "echo 'int main(){}' > /tmp/s.cu && nvcc /tmp/s.cu -o /tmp/s"
+    """Compile a sample for the target inside the image; images without a compiler
+    must at least carry the HIP runtime library."""
+    target = plan.targets[0]
+    if plan.variant != "devel":
+        code, output = _in_image(reference, "ldconfig -p | grep -q libamdhip64 && command -v rocminfo")
+        what = "does not carry the HIP runtime"
+    elif plan.flavour == "scale":
+        code, output = _in_image(
+            reference,
+            f". /opt/scale/bin/scaleenv {target} >/dev/null && echo 'int main(){{}}' > /tmp/s.cu && "
+            "nvcc /tmp/s.cu -o /tmp/s",
         )
-    result = subprocess.run(
-        ["docker", "run", "--rm", "--network", "host", "--entrypoint", "sh", "-e", "SCALE_LICENSE_ACCEPT=1",
-         reference, "-c", script], capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    if result.returncode != 0:
-        raise MoatbridgeError(
-            f"The toolchain image {reference} could not compile a sample for {plan.targets[0]}.",
-            "its output:\n" + (result.stdout + result.stderr)[-2000:],
+        what = f"could not compile a sample for {target}"
+    else:
+        code, output = _in_image(
+            reference,
+            f"cat > /tmp/moatbridge-sample.hip <<'EOF'\n{SAMPLE_HIP}\nEOF\n"
+            f"hipcc --offload-arch={target} -o /tmp/moatbridge-sample /tmp/moatbridge-sample.hip",
         )
+        what = f"could not compile a sample for {target}"
+    if code != 0:
+        raise MoatbridgeError(f"The toolchain image {reference} {what}.", "its output:\n" + output[-2000:])
 
 
 def run(args: Namespace) -> int:
@@ -199,7 +214,7 @@ def run(args: Namespace) -> int:
                 f"The {licence.name} must be accepted first ({status}).",
                 f"read 'moatbridge license show {licence.id}', then add --accept-license --use {plan.use}",
             )
-        reference, image_id, action = _ensure_image(plan, args, dry_run=True)
+        reference, image_id, action, _ = _ensure_image(plan, args, dry_run=True)
         created = datetime.now(timezone.utc).isoformat(timespec="seconds")
         toolchain = Toolchain(plan.name, plan.flavour, plan.variant, plan.targets, plan.cuda_version,
                               reference, image_id, licence.id, None, created)  # fmt: skip
@@ -228,8 +243,8 @@ def run(args: Namespace) -> int:
         print("Dry run: nothing changed.")
         return 0
     with store.locked():
-        reference, image_id, action = _ensure_image(plan, args, dry_run=False)
-        toolchain = Toolchain(**{**toolchain.__dict__, "image": reference, "image_id": image_id})
+        reference, image_id, action, digest = _ensure_image(plan, args, dry_run=False)
+        toolchain = replace(toolchain, image=reference, image_id=image_id, digest=digest)
         verify(reference, plan)
         state = store.read()
         if licence.acceptance_required and status != "accepted":

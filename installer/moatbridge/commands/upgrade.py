@@ -29,18 +29,21 @@ def run(args: Namespace) -> int:
             plan = SetupPlan(
                 name=toolchain.name, flavour=toolchain.flavour, variant=toolchain.variant,
                 targets=toolchain.targets, cuda_version=toolchain.cuda_version,
-                source="build" if toolchain.digest is None else "pull", registry=None,
+                source="build" if toolchain.digest is None else "pull",
+                registry=toolchain.image.rsplit("/", 1)[0] if toolchain.digest else None,
                 licence=toolchain.licence, use="non-commercial", shells=(), modify_rc=False, warnings=(),
             )  # fmt: skip
             image_args = Namespace(base="auto", mirror=None, json=False)
-            reference, image_id, action = _ensure_image(
+            reference, image_id, action, digest = _ensure_image(
                 plan, image_args, dry_run=args.dry_run, rebuild=args.rebuild
             )
             if args.dry_run or image_id == toolchain.image_id:
                 print(f"{name}: {'would check' if args.dry_run else 'already up to date with'} {reference}")
                 continue
             verify(reference, plan)  # the old image stays in use if this fails
-            upgraded = replace(toolchain, image=reference, image_id=image_id)
+            upgraded = replace(
+                toolchain, image=reference, image_id=image_id, digest=digest or toolchain.digest
+            )
             licence = load_licences().get(toolchain.licence)
             runtime = tc.runtime_for(upgraded, paths, bool(licence and licence.acceptance_required))
             written = tc.install_files(paths, upgraded, runtime, state.default == name, dry_run=False)
