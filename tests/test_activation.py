@@ -165,3 +165,20 @@ def test_rc_block_sources_env_in_real_bash(tmp_path: Path) -> None:
         [_shell("bash"), "-c", f'set -eu; . "{rc}"; echo "$PATH"'], capture_output=True, text=True
     )
     assert result.stdout.strip() == f"{home}/cuda/bin:/usr/bin:/bin"
+
+
+def test_toolchain_env_passes_devices_groups_and_licence() -> None:
+    from moatbridge.core.shims import ToolchainRuntime, render_toolchain_env
+
+    runtime = ToolchainRuntime(
+        name="scale-gfx1100", image="sha256:abc", target="gfx1100", activate=". /opt/scale/bin/scaleenv",
+        uid=1000, gid=1000, group_adds=(44, 992), devices=("/dev/kfd", "/dev/dri"), roots=("/home/u",),
+        licence="scale-free", licence_env=("SCALE_LICENSE_ACCEPT=1",),
+    )  # fmt: skip
+    env = render_toolchain_env(runtime)
+    assert "MB_RUN_ARGS='--group-add 44 --group-add 992 --device /dev/kfd --device /dev/dri'" in env
+    assert "MB_LICENCE='scale-free'" in env and "MB_LICENCE_ARGS='-e SCALE_LICENSE_ACCEPT=1'" in env
+    assert "MB_CONTAINER='moatbridge-scale-gfx1100-1000'" in env
+    assert "--privileged" not in env
+    result = subprocess.run(["sh", "-c", f'{env}\necho "$MB_USER|$MB_ROOTS"'], capture_output=True, text=True)
+    assert result.stdout.strip() == "1000:1000|/home/u"

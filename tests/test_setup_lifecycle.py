@@ -309,3 +309,26 @@ def test_ctrl_c_stops_the_command_in_the_container(home: Path) -> None:
         "sleep 37" not in subprocess.run(["docker", "top", container], capture_output=True, text=True).stdout
     )
     assert mb("uninstall", "--all", "--keep-images").returncode == 0
+
+
+def test_a_setup_killed_before_recording_is_repaired_by_uninstall(home: Path) -> None:
+    before = (home / ".bashrc").read_bytes()
+    assert mb("setup", "--yes", "--flavour", "open", "--target", "gfx1030", "--shell", "bash").returncode == 0
+    (data_dir(home) / "state.json").unlink()  # as if killed after writing files, before the state
+    gone = mb("uninstall", "--all", "--keep-images")
+    assert gone.returncode == 0, gone.stderr
+    assert (home / ".bashrc").read_bytes() == before
+    leftovers = sorted(str(p) for p in data_dir(home).rglob("*")) if data_dir(home).exists() else []
+    assert leftovers == []
+
+
+def test_setup_never_overwrites_a_foreign_file(home: Path) -> None:
+    foreign = data_dir(home) / "cuda" / "bin" / "nvcc"
+    foreign.parent.mkdir(parents=True)
+    foreign.write_text("#!/bin/sh\necho my own nvcc\n")
+    result = mb("setup", "--yes", "--flavour", "open", "--target", "gfx1030")
+    assert result.returncode == 2
+    assert "was not written by moatbridge; it is left untouched" in result.stderr
+    assert foreign.read_text() == "#!/bin/sh\necho my own nvcc\n"
+    assert not (data_dir(home) / "env").exists() and not (data_dir(home) / "state.json").exists()
+    assert (home / ".bashrc").read_text() == "# my bashrc\nexport A=1"

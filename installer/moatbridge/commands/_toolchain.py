@@ -168,16 +168,31 @@ def remove_toolchain_files(paths: Paths, state: State, name: str, dry_run: bool)
 
 
 def remove_shared_files(paths: Paths, state: State, dry_run: bool) -> list[str]:
-    """Everything else moatbridge wrote: shims, runner, env files, default, rc blocks."""
+    """Everything else moatbridge wrote: shims, runner, env files, default, rc blocks.
+
+    Besides what the state records, the usual places are checked too, so files a
+    killed setup wrote before it could record them are found and removed as well
+    (only ones carrying moatbridge's marker or block).
+    """
+    home = Path(paths.home)
+    recorded = {(item["path"], item["kind"]): bool(item["created"]) for item in state.files}
+    for shell, rc in rc_files_for(("bash", "zsh", "fish", "dash"), os.path.expanduser("~")).items():
+        recorded.setdefault((str(rc), "rc-block"), shell == "fish")
+    for path in [home / "env", home / "env.fish", home / "default", home / "libexec" / "moatbridge-exec",
+                 *sorted((home / "cuda" / "bin").glob("*")), *sorted((home / "consents").glob("*")),
+                 *sorted((home / "run").glob("*.pid"))]:  # fmt: skip
+        recorded.setdefault((str(path), "file"), True)
     removed = []
-    for item in state.files:
-        path = Path(item["path"])
-        if item["kind"] == "rc-block":
-            if unedit_rc(path, bool(item["created"]), dry_run):
+    for (path_text, kind), created in recorded.items():
+        path = Path(path_text)
+        if kind == "rc-block":
+            if unedit_rc(path, created, dry_run):
                 removed.append(f"{path} (moatbridge block)")
+        elif path.suffix == ".pid" and path.parent == home / "run":
+            if not dry_run:
+                path.unlink(missing_ok=True)
         elif remove_owned(path, dry_run):
             removed.append(str(path))
-    home = Path(paths.home)
     for leftover in ("cuda/bin", "cuda", "libexec", "consents", "run", "toolchains"):
         if not dry_run:
             remove_empty_dirs(home / leftover, home)

@@ -33,6 +33,9 @@ def run(args: Namespace) -> int:
         state = store.read()
         if args.all:
             names = [t.name for t in state.toolchains]
+            # Toolchain directories a killed setup left unrecorded go too.
+            on_disk = Path(paths.home) / "toolchains"
+            names += [p.name for p in sorted(on_disk.glob("*")) if p.is_dir() and p.name not in names]
         elif args.name:
             names = [state.toolchain(args.name).name]
         else:
@@ -42,11 +45,11 @@ def run(args: Namespace) -> int:
         )
         removed: list[str] = []
         for name in names:
-            toolchain = state.toolchain(name)
+            known = next((t for t in state.toolchains if t.name == name), None)
             _stop_container(paths, name, args.dry_run, removed)
             removed += tc.remove_toolchain_files(paths, state, name, args.dry_run)
-            if remove_images:
-                _remove_image(toolchain.image, args.dry_run, removed)
+            if remove_images and known is not None:
+                _remove_image(known.image, args.dry_run, removed)
             state = state.without_toolchain(name)
         if not state.toolchains:
             removed += tc.remove_shared_files(paths, state, args.dry_run)
