@@ -35,7 +35,8 @@ __global__ void scale(float* x, float a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) x[i] *= a;
 }
-int main() { int n = 0; return hipGetDeviceCount(&n) == hipSuccess ? 0 : 0; }
+// Exit 0 without a GPU (compile check only); with one, the device must answer.
+int main() { int n = 0; return hipGetDeviceCount(&n) == hipSuccess && n > 0 ? 0 : 1; }
 """
 
 
@@ -140,19 +141,28 @@ def _ensure_image(
     return str(result["reference"]), str(result.get("id", "")), str(result["action"]), None
 
 
-def _in_image(reference: str, script: str) -> tuple[int, str]:
+def _in_image(reference: str, script: str, gpu_args: tuple[str, ...] = ()) -> tuple[int, str]:
     import subprocess
 
     result = subprocess.run(
-        ["docker", "run", "--rm", "--network", "host", "--entrypoint", "bash", "-e", "SCALE_LICENSE_ACCEPT=1",
-         reference, "-c", script], capture_output=True, text=True, timeout=600,
+        ["docker", "run", "--rm", "--network", "host", *gpu_args, "--entrypoint", "bash",
+         "-e", "SCALE_LICENSE_ACCEPT=1", reference, "-c", script],
+        capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     return result.returncode, result.stdout + result.stderr
 
 
-def verify(reference: str, plan: SetupPlan) -> None:
-    """Compile a sample for the target inside the image; images without a compiler
-    must at least carry the HIP runtime library."""
+def gpu_run_args(report: Any, target: str) -> tuple[str, ...]:
+    """Device and group flags when a usable GPU of this target is present, else nothing."""
+    if not any(g.usable and g.gfx_target == target for g in report.amd_gpus) or not report.kfd.accessible:
+        return ()
+    groups = sorted({n.gid for n in (report.kfd, *report.render_nodes) if n.exists and n.gid is not None})
+    return ("--device", "/dev/kfd", "--device", "/dev/dri", *(f"--group-add={g}" for g in groups))
+
+
+def verify(reference: str, plan: SetupPlan, gpu_args: tuple[str, ...] = ()) -> None:
+    """Compile a sample for the target inside the image, and run it when the GPU is
+    here (``gpu_args``); images without a compiler must carry the HIP runtime library."""
     target = plan.targets[0]
     if plan.variant != "devel":
         code, output = _in_image(reference, "ldconfig -p | grep -q libamdhip64 && command -v rocminfo")
@@ -168,7 +178,9 @@ def verify(reference: str, plan: SetupPlan) -> None:
         code, output = _in_image(
             reference,
             f"cat > /tmp/moatbridge-sample.hip <<'EOF'\n{SAMPLE_HIP}\nEOF\n"
-            f"hipcc --offload-arch={target} -o /tmp/moatbridge-sample /tmp/moatbridge-sample.hip",
+            f"hipcc --offload-arch={target} -o /tmp/moatbridge-sample /tmp/moatbridge-sample.hip"
+            + (" && /tmp/moatbridge-sample" if gpu_args else ""),
+            gpu_args,
         )
         what = f"could not compile a sample for {target}"
     if code != 0:
@@ -245,7 +257,7 @@ def run(args: Namespace) -> int:
     with store.locked():
         reference, image_id, action, digest = _ensure_image(plan, args, dry_run=False)
         toolchain = replace(toolchain, image=reference, image_id=image_id, digest=digest)
-        verify(reference, plan)
+        verify(reference, plan, gpu_run_args(report, plan.targets[0]))
         state = store.read()
         if licence.acceptance_required and status != "accepted":
             consent = Consent(
