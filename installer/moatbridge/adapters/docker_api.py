@@ -289,6 +289,19 @@ def remove_image(client: Any, ref: str, force: bool = False) -> None:
         ) from None
 
 
+def remove_unused_image(client: Any, image_id: str) -> bool:
+    """Remove an untagged image unless something still uses it; True when removed."""
+    import docker
+
+    try:
+        if client.inspect_image(image_id).get("RepoTags"):
+            return False
+        client.remove_image(image_id)
+    except docker.errors.APIError:
+        return False  # in use (a container, a child image): leave it
+    return True
+
+
 def tag_image(client: Any, image: str, repository: str, tag: str) -> None:
     client.tag(image, repository, tag=tag)
 

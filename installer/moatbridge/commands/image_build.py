@@ -238,6 +238,7 @@ def build(args: Namespace, quiet: bool = False) -> dict[str, Any]:
         return result
     if not args.no_space_check:
         check_space(client, required_bytes(plan, flavour), f"Building {plan.reference}")
+    previous = docker_api.inspect_image(client, plan.reference)
     credentials = _credentials(args) if plan.flavour == "scale" else None
     with ExitStack() as stack:
         buildargs = dict(plan.buildargs)
@@ -266,9 +267,20 @@ def build(args: Namespace, quiet: bool = False) -> dict[str, Any]:
         raise MoatbridgeError(
             f"The built image {image_id} lacks moatbridge's labels.", "report this as a bug"
         )
+    if previous is not None and previous["Id"] != image_id and previous["Id"] not in _toolchain_images():
+        # The image this tag used to name is now unnamed: drop it rather than leave
+        # gigabytes behind (kept while a container or an installed toolchain uses it).
+        docker_api.remove_unused_image(client, str(previous["Id"]))
     result.update(action="built", id=image_id, size=image.get("Size"))
     result["text"] = f"Built {plan.reference} ({image_id[7:19]}, {int(image.get('Size') or 0) / GB:.2f} GB)"
     return result
+
+
+def _toolchain_images() -> set[str]:
+    from moatbridge.adapters.statestore import StateStore
+
+    state = StateStore(Paths.from_environ(os.environ).state_file).read()
+    return {t.image_id for t in state.toolchains}
 
 
 def run(args: Namespace) -> int:

@@ -49,5 +49,9 @@ def run(args: Namespace) -> int:
             written = tc.install_files(paths, upgraded, runtime, state.default == name, dry_run=False)
             state = tc.record(state.with_toolchain(upgraded, state.default == name), written)
             store.write(state)
+            if toolchain.image_id not in {t.image_id for t in state.toolchains}:
+                from moatbridge.adapters import docker_api
+
+                docker_api.remove_unused_image(docker_api.connect(), toolchain.image_id)
             print(f"{name}: upgraded to {reference} ({image_id[7:19]}, {action})")
     return 0
