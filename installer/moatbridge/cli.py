@@ -28,6 +28,15 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{message[0].upper()}{message[1:]}.", f"run '{self.prog} --help' for usage")
 
 
+BASE_SOURCES = ("auto", "pull", "bootstrap")
+
+
+def _base_default() -> str:
+    """--base's default; sites without Docker Hub set MOATBRIDGE_BASE_SOURCE=bootstrap once."""
+    value = os.environ.get("MOATBRIDGE_BASE_SOURCE", "auto")
+    return value if value in BASE_SOURCES else "auto"
+
+
 def _add_root(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--root",
@@ -85,7 +94,7 @@ def _add_toolchain_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     setup.add_argument("--default", action="store_true", help="make it the default toolchain")
     setup.add_argument("--answers", metavar="FILE.yaml", help="answers file (flags win over it)")
     setup.add_argument(
-        "--base", choices=("auto", "pull", "bootstrap"), default="auto", help="base image source"
+        "--base", choices=BASE_SOURCES, default=_base_default(), help="base image source"
     )
     setup.add_argument("--mirror", metavar="URL", help="Debian mirror for debootstrap")
     setup.add_argument("--base-image", metavar="REF", help="scale builds: base image instead of Ubuntu's")
@@ -166,7 +175,7 @@ def _add_image_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     build.add_argument("--cuda-version", help="CUDA version the toolchain mimics")
     build.add_argument("--distro", help="distribution recipe (default: the catalog's first)")
     build.add_argument(
-        "--base", choices=("auto", "pull", "bootstrap"), default="auto",
+        "--base", choices=BASE_SOURCES, default=_base_default(),
         help="base image: local copy, else pull, else debootstrap (auto); or force one",
     )  # fmt: skip
     build.add_argument("--mirror", metavar="URL", help="Debian mirror for debootstrap")
