@@ -93,9 +93,7 @@ def _add_toolchain_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     setup.add_argument("--name", metavar="NAME", help="toolchain name (default: <flavour>-<targets>)")
     setup.add_argument("--default", action="store_true", help="make it the default toolchain")
     setup.add_argument("--answers", metavar="FILE.yaml", help="answers file (flags win over it)")
-    setup.add_argument(
-        "--base", choices=BASE_SOURCES, default=_base_default(), help="base image source"
-    )
+    setup.add_argument("--base", choices=BASE_SOURCES, default=_base_default(), help="base image source")
     setup.add_argument("--mirror", metavar="URL", help="Debian mirror for debootstrap")
     setup.add_argument("--base-image", metavar="REF", help="scale builds: base image instead of Ubuntu's")
     setup.add_argument("--repo-url", metavar="URL", help="scale builds: package repository (a mirror)")
