@@ -152,3 +152,12 @@ def test_base_variant_is_not_pruned_but_tagged_with_the_targets() -> None:
     assert plan.stage == "full"
     assert "KEEP_TARGETS" not in dict(plan.buildargs)
     assert plan.reference == "moatbridge/open:11.8-base-trixie-gfx1030"
+
+
+def test_pinned_drift() -> None:
+    from moatbridge.core.recipes import pinned_drift
+
+    pinned = (("hipcc", "5.7.1-6+deb13u1"), ("cmake", "3.31.6-2"), ("librocblas0", "5.5.1+dfsg-7"))
+    listing = "hipcc\t5.7.1-6+deb13u2\ncmake\t3.31.6-2\nbash\t5.2\n"
+    assert pinned_drift(pinned, listing) == (2, ["hipcc 5.7.1-6+deb13u2 (catalog pins 5.7.1-6+deb13u1)"])
+    assert pinned_drift(pinned, "") == (0, [])

@@ -88,6 +88,17 @@ def test_rebuild_with_nothing_changed_is_skipped(open_devel_gfx1030: dict[str, A
     assert again["recipe_digest"] == open_devel_gfx1030["recipe_digest"]
 
 
+def test_installed_versions_are_checked_against_the_catalog(open_devel_gfx1030: dict[str, Any]) -> None:
+    from moatbridge.core.catalog import load_catalog
+
+    pinned = dict(load_catalog().flavour("open").pinned)
+    again = build_image("--flavour", "open", "--target", "gfx1030")
+    # The devel image holds every pinned package; each differing version is listed.
+    assert again["pinned_checked"] == len(pinned)
+    assert isinstance(again["pinned_drift"], list)
+    assert all(line.split()[0] in pinned for line in again["pinned_drift"])
+
+
 def test_vector_add_for_two_targets(open_devel_gfx1030: dict[str, Any]) -> None:
     script = (
         f"cat > /tmp/vadd.hip <<'EOF'\n{VECTOR_ADD}\nEOF\n"

@@ -319,6 +319,27 @@ def import_rootfs(client: Any, tar_path: str, repository: str, tag: str, changes
     return str(image["Id"])
 
 
+def read_file_from_image(client: Any, image: str, path: str) -> str | None:
+    """A text file's content from an image, without starting a container."""
+    import io
+    import tarfile
+
+    import docker
+
+    container = client.create_container(
+        image=image, entrypoint=["true"], labels={"io.moatbridge.managed": "1"}
+    )
+    try:
+        stream, _ = client.get_archive(container["Id"], path)
+        with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as archive:
+            member = archive.extractfile(archive.getmembers()[0])
+            return member.read().decode("utf-8", "replace") if member else None
+    except docker.errors.NotFound:
+        return None
+    finally:
+        client.remove_container(container["Id"], force=True)
+
+
 def save_image(client: Any, ref: str) -> Iterator[bytes]:
     """The ``docker save`` tar stream of one image."""
     return iter(client.get_image(ref, chunk_size=1 << 20))

@@ -24,6 +24,7 @@ from moatbridge.core.recipes import (
     MANAGED_LABEL,
     BuildPlan,
     BuildRequest,
+    pinned_drift,
     plan_open_build,
     plan_scale_build,
 )
@@ -235,6 +236,7 @@ def build(args: Namespace, quiet: bool = False) -> dict[str, Any]:
             docker_api.tag_image(client, existing["Id"], repository, tag)
         result.update(action="up-to-date", id=existing["Id"])
         result["text"] = f"{plan.reference} is up to date (recipe {plan.recipe_digest[:12]})"
+        _check_pinned(client, flavour, str(existing["Id"]), result, say)
         return result
     if not args.no_space_check:
         check_space(client, required_bytes(plan, flavour), f"Building {plan.reference}")
@@ -272,8 +274,20 @@ def build(args: Namespace, quiet: bool = False) -> dict[str, Any]:
         # gigabytes behind (kept while a container or an installed toolchain uses it).
         docker_api.remove_unused_image(client, str(previous["Id"]))
     result.update(action="built", id=image_id, size=image.get("Size"))
+    _check_pinned(client, flavour, image_id, result, say)
     result["text"] = f"Built {plan.reference} ({image_id[7:19]}, {int(image.get('Size') or 0) / GB:.2f} GB)"
     return result
+
+
+def _check_pinned(client: Any, flavour: Flavour, image_id: str, result: dict[str, Any], say: Any) -> None:
+    """Warn when the packages in the image differ from the versions the catalog pins."""
+    if not flavour.pinned:
+        return
+    listing = docker_api.read_file_from_image(client, image_id, "/opt/moatbridge/packages.tsv") or ""
+    checked, drift = pinned_drift(flavour.pinned, listing)
+    result.update(pinned_checked=checked, pinned_drift=drift)
+    for line in drift:
+        say(f"warning: package version differs from the catalog: {line}")
 
 
 def _toolchain_images() -> set[str]:

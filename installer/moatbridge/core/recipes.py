@@ -255,3 +255,21 @@ def plan_scale_build(
         recipe_digest=digest,
         warnings=(),
     )
+
+
+def pinned_drift(pinned: tuple[tuple[str, str], ...], installed_tsv: str) -> tuple[int, list[str]]:
+    """Compare the catalog's pinned versions with dpkg's list from the image.
+
+    Returns (how many pinned packages were found installed, one line per drift).
+    """
+    installed = dict(line.split("\t", 1) for line in installed_tsv.splitlines() if "\t" in line)
+    checked = 0
+    drift = []
+    for package, expected in pinned:
+        actual = installed.get(package)
+        if actual is None:
+            continue  # not part of this variant
+        checked += 1
+        if actual != expected:
+            drift.append(f"{package} {actual} (catalog pins {expected})")
+    return checked, drift
