@@ -332,3 +332,30 @@ def test_setup_never_overwrites_a_foreign_file(home: Path) -> None:
     assert foreign.read_text() == "#!/bin/sh\necho my own nvcc\n"
     assert not (data_dir(home) / "env").exists() and not (data_dir(home) / "state.json").exists()
     assert (home / ".bashrc").read_text() == "# my bashrc\nexport A=1"
+
+
+def test_wizard_customize_asks_again(home: Path) -> None:
+    term = Terminal("setup", "--shell", "bash")
+    _pick_gfx1030(term)
+    term.wait_for("Flavour:")
+    term.send(ENTER)
+    term.wait_for("CUDA version to mimic")
+    term.send(ENTER)  # 11.8
+    term.wait_for("Proceed?")
+    term.send(DOWN + ENTER)  # Customize
+    term.screen = ""
+    _pick_gfx1030(term)
+    term.wait_for("Flavour:")
+    term.send(ENTER)
+    term.wait_for("CUDA version to mimic")
+    term.send(DOWN + ENTER)  # 12.1 this time
+    term.wait_for("Shells to set up")
+    term.send(ENTER)
+    term.wait_for("Add moatbridge to their rc files?")
+    term.send(ENTER)
+    term.wait_for("CUDA 12.1")  # the new answers made a new summary
+    term.screen = term.screen[term.screen.index("CUDA 12.1") :]
+    term.wait_for("Proceed?")
+    term.send(DOWN + DOWN + ENTER)  # Cancel
+    assert term.finish() == 1
+    assert not data_dir(home).exists()
