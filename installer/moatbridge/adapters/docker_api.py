@@ -55,13 +55,20 @@ def _ignore(event: StreamEvent) -> None:
     return None
 
 
+def client_for(base_url: str, timeout: int = DEFAULT_TIMEOUT_S) -> Any:
+    """A low-level client for one endpoint; raises the SDK's own errors (probes classify them)."""
+    import docker
+
+    return docker.APIClient(base_url=base_url, timeout=timeout, version="auto")
+
+
 def connect(environ: Mapping[str, str] = os.environ, timeout: int = DEFAULT_TIMEOUT_S) -> Any:
     """An APIClient for DOCKER_HOST or the default socket; a clear error when unreachable."""
     import docker
 
     base_url = environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
     try:
-        client = docker.APIClient(base_url=base_url, timeout=timeout, version="auto")
+        client = client_for(base_url, timeout)
     except docker.errors.DockerException as exc:
         text = str(exc)
         hint = (
@@ -338,11 +345,6 @@ def read_file_from_image(client: Any, image: str, path: str) -> str | None:
         return None
     finally:
         client.remove_container(container["Id"], force=True)
-
-
-def save_image(client: Any, ref: str) -> Iterator[bytes]:
-    """The ``docker save`` tar stream of one image."""
-    return iter(client.get_image(ref, chunk_size=1 << 20))
 
 
 def inspect_container(client: Any, name: str) -> dict[str, Any] | None:

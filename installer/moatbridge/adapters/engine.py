@@ -1,6 +1,6 @@
 """Probing the container engine (Docker, or Podman's Docker-compatible socket).
 
-The only module here that imports the Docker SDK; it is imported lazily so that
+Clients come from ``docker_api``, which imports the Docker SDK lazily, so
 ``moatbridge --version`` and ``detect`` never pay for it.
 """
 
@@ -55,9 +55,9 @@ def _classify(exc: BaseException) -> str:
 
 
 def _query(endpoint: str) -> dict[str, Any]:
-    import docker  # heavy: imported only when the engine is actually probed
+    from moatbridge.adapters.docker_api import client_for
 
-    client = docker.APIClient(base_url=endpoint, timeout=PROBE_TIMEOUT_S, version="auto")
+    client = client_for(endpoint, PROBE_TIMEOUT_S)
     try:
         return {"version": client.version(), "info": client.info()}
     finally:

@@ -43,9 +43,9 @@ def moatbridge_command() -> str:
     return str(script) if script.exists() else (shutil.which("moatbridge") or "moatbridge")
 
 
-def work_roots(home: str) -> tuple[str, ...]:
+def work_roots() -> tuple[str, ...]:
     """Directories the warm container mounts at the same path: the user's home."""
-    return (os.path.realpath(os.path.expanduser("~")),) if home else ()
+    return (os.path.realpath(os.path.expanduser("~")),)
 
 
 def runtime_for(toolchain: Toolchain, paths: Paths, licence_required: bool) -> ToolchainRuntime:
@@ -63,7 +63,7 @@ def runtime_for(toolchain: Toolchain, paths: Paths, licence_required: bool) -> T
         gid=os.getgid(),
         group_adds=groups,
         devices=devices,
-        roots=work_roots(paths.home),
+        roots=work_roots(),
         licence=toolchain.licence if licence_required else None,
         licence_env=LICENCE_ENV.get(toolchain.flavour, ()),
     )
@@ -151,7 +151,7 @@ def write_consent_marker(paths: Paths, licence: str, terms_hash: str, present: b
         remove_owned(marker)
 
 
-def remove_toolchain_files(paths: Paths, state: State, name: str, dry_run: bool) -> list[str]:
+def remove_toolchain_files(paths: Paths, name: str, dry_run: bool) -> list[str]:
     """Delete one toolchain's own files (not the shared shims, env or rc blocks)."""
     removed = []
     directory = toolchain_dir(paths, name)

@@ -47,7 +47,7 @@ def run(args: Namespace) -> int:
         for name in names:
             known = next((t for t in state.toolchains if t.name == name), None)
             _stop_container(paths, name, args.dry_run, removed)
-            removed += tc.remove_toolchain_files(paths, state, name, args.dry_run)
+            removed += tc.remove_toolchain_files(paths, name, args.dry_run)
             if remove_images and known is not None:
                 _remove_image(known.image, args.dry_run, removed)
             state = state.without_toolchain(name)

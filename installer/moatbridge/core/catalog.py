@@ -10,7 +10,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from moatbridge.core.gfx import is_gfx_name
 from moatbridge.errors import MoatbridgeError
@@ -20,6 +20,22 @@ CATALOG_SCHEMA = 1
 
 class CatalogError(MoatbridgeError):
     exit_code = 2
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+_N = TypeVar("_N", bound=_Named)
+
+
+def _named(items: tuple[_N, ...], name: str, missing: str) -> _N:
+    """The item called ``name``, or an error naming the choices."""
+    for item in items:
+        if item.name == name:
+            return item
+    raise CatalogError(missing, f"choose one of: {', '.join(i.name for i in items)}")
 
 
 @dataclass(frozen=True)
@@ -70,24 +86,12 @@ class Flavour:
     component_targets: tuple[tuple[str, tuple[str, ...]], ...]
 
     def variant(self, name: str) -> Variant:
-        for variant in self.variants:
-            if variant.name == name:
-                return variant
-        raise CatalogError(
-            f"The {self.name} flavour has no variant {name!r}.",
-            f"choose one of: {', '.join(v.name for v in self.variants)}",
-        )
+        return _named(self.variants, name, f"The {self.name} flavour has no variant {name!r}.")
 
     def distro(self, name: str | None) -> Distro:
         if name is None:
             return self.distros[0]
-        for distro in self.distros:
-            if distro.name == name:
-                return distro
-        raise CatalogError(
-            f"The {self.name} flavour has no distro {name!r}.",
-            f"choose one of: {', '.join(d.name for d in self.distros)}",
-        )
+        return _named(self.distros, name, f"The {self.name} flavour has no distro {name!r}.")
 
     def cuda(self, version: str | None) -> str:
         """The CUDA version to mimic: the one asked for (if this flavour has it) or the default."""
@@ -120,13 +124,7 @@ class Catalog:
         return self.path.parent
 
     def flavour(self, name: str) -> Flavour:
-        for flavour in self.flavours:
-            if flavour.name == name:
-                return flavour
-        raise CatalogError(
-            f"There is no flavour {name!r}.",
-            f"choose one of: {', '.join(f.name for f in self.flavours)}",
-        )
+        return _named(self.flavours, name, f"There is no flavour {name!r}.")
 
 
 # --- validation helpers --------------------------------------------------------------

@@ -39,7 +39,6 @@ class BuildPlan:
     variant: str
     distro: Distro
     targets: tuple[str, ...]  # ("all",) or sorted gfx names
-    keep_targets: tuple[str, ...]  # targets whose library code stays (per-target images)
     cuda_version: str
     recipe_dir: Path  # the build context
     dockerfile: str  # relative to recipe_dir
@@ -96,6 +95,33 @@ def _library_targets(
     return list(keep) if per_target else sorted(flavour.library_targets, key=_target_key)
 
 
+def _moatbridge_labels(
+    flavour: Flavour,
+    variant: Variant,
+    distro: Distro,
+    targets: str,
+    cuda: str,
+    licence: str,
+    base_image: str,
+    digest: str,
+) -> dict[str, str]:
+    """The labels every image moatbridge builds carries, whatever its flavour."""
+    return {
+        "org.opencontainers.image.description": variant.description,
+        "org.opencontainers.image.base.name": base_image,
+        MANAGED_LABEL: "1",
+        f"{LABEL_PREFIX}flavour": flavour.name,
+        f"{LABEL_PREFIX}variant": variant.name,
+        f"{LABEL_PREFIX}distro": distro.name,
+        f"{LABEL_PREFIX}targets": targets,
+        f"{LABEL_PREFIX}cuda-version": cuda,
+        f"{LABEL_PREFIX}rocm-version": flavour.rocm,
+        f"{LABEL_PREFIX}licence": licence,
+        f"{LABEL_PREFIX}moatbridge-version": __version__,
+        DIGEST_LABEL: digest,
+    }  # fmt: skip
+
+
 def compute_digest(parts: dict[str, object], context_digest: str) -> str:
     canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(f"{canonical}\n{context_digest}".encode()).hexdigest()
@@ -136,32 +162,22 @@ def plan_open_build(
     reference = f"{local_repository}/{flavour.name}:" + image_tag(
         flavour, cuda, variant.name, distro.name, targets
     )
-    labels = {
+    labels = _moatbridge_labels(
+        flavour, variant, distro, ",".join(targets), cuda, flavour.licence, base_image, digest
+    )
+    labels.update({
         "org.opencontainers.image.title": f"moatbridge {flavour.name} {variant.name} ({', '.join(targets)})",
-        "org.opencontainers.image.description": variant.description,
         "org.opencontainers.image.vendor": "moatbridge",
         "org.opencontainers.image.version": f"{cuda}-{variant.name}",
         "org.opencontainers.image.licenses": f"LicenseRef-moatbridge-{flavour.licence}",
-        "org.opencontainers.image.base.name": base_image,
-        MANAGED_LABEL: "1",
-        f"{LABEL_PREFIX}flavour": flavour.name,
-        f"{LABEL_PREFIX}variant": variant.name,
-        f"{LABEL_PREFIX}distro": distro.name,
-        f"{LABEL_PREFIX}targets": ",".join(targets),
         f"{LABEL_PREFIX}library-targets": ",".join(_library_targets(flavour, variant, per_target, keep)),
-        f"{LABEL_PREFIX}cuda-version": cuda,
-        f"{LABEL_PREFIX}rocm-version": flavour.rocm,
-        f"{LABEL_PREFIX}licence": flavour.licence,
-        f"{LABEL_PREFIX}moatbridge-version": __version__,
-        DIGEST_LABEL: digest,
-    }
+    })  # fmt: skip
     return BuildPlan(
         reference=reference,
         flavour=flavour.name,
         variant=variant.name,
         distro=distro,
         targets=targets,
-        keep_targets=keep,
         cuda_version=cuda,
         recipe_dir=images_dir / recipe_path.parent,
         dockerfile=recipe_path.name,
@@ -221,31 +237,21 @@ def plan_scale_build(
         context_digest,
     )
     tag = image_tag(flavour, cuda, variant.name, distro.name, (ALL_TARGETS,))
-    labels = {
+    labels = _moatbridge_labels(
+        flavour, variant, distro, ",".join(flavour.compiler_targets), cuda, licence, base_image, digest
+    )
+    labels.update({
         "org.opencontainers.image.title": f"SCALE {flavour.version} {variant.name} ({distro.name})",
-        "org.opencontainers.image.description": variant.description,
         "org.opencontainers.image.vendor": "moatbridge (SCALE by Spectral Compute)",
         "org.opencontainers.image.version": tag,
         "org.opencontainers.image.licenses": f"LicenseRef-{licence}",
-        "org.opencontainers.image.base.name": base_image,
-        MANAGED_LABEL: "1",
-        f"{LABEL_PREFIX}flavour": flavour.name,
-        f"{LABEL_PREFIX}variant": variant.name,
-        f"{LABEL_PREFIX}distro": distro.name,
-        f"{LABEL_PREFIX}targets": ",".join(flavour.compiler_targets),
-        f"{LABEL_PREFIX}cuda-version": cuda,
-        f"{LABEL_PREFIX}rocm-version": flavour.rocm,
-        f"{LABEL_PREFIX}licence": licence,
-        f"{LABEL_PREFIX}moatbridge-version": __version__,
-        DIGEST_LABEL: digest,
-    }
+    })  # fmt: skip
     return BuildPlan(
         reference=f"{local_repository}/{flavour.name}:{tag}",
         flavour=flavour.name,
         variant=variant.name,
         distro=distro,
         targets=(ALL_TARGETS,),
-        keep_targets=(),
         cuda_version=cuda,
         recipe_dir=images_dir / Path(distro.recipe).parent,
         dockerfile=Path(distro.recipe).name,
