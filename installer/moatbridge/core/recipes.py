@@ -154,6 +154,10 @@ def plan_open_build(
     if per_target:
         # An empty keep list still prunes: it drops every library code object.
         buildargs["KEEP_TARGETS"] = ",".join(keep) if keep else "none"
+    if "compiler" in variant.provides:
+        # One CUDA-toolkit-shaped directory (nvcc, headers, lib64) per target the image serves.
+        toolkit = flavour.compiler_targets if targets == (ALL_TARGETS,) else targets
+        buildargs["TOOLKIT_TARGETS"] = ",".join(toolkit)
     stage = "slim" if per_target else "full"
     digest = compute_digest(
         {"buildargs": buildargs, "stage": stage, "base_id": base_image_id, "recipe": distro.recipe},

@@ -1,0 +1,69 @@
+"""Build the open flavour's CUDA layer inside the image (run by images/open/Dockerfile):
+
+    python3 -m cudacompat.generate --prefix /opt/moatbridge --targets gfx1030,gfx1100 --cuda-version 11.8
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..nvcc.config import ToolkitConfig, full_cuda_version
+from . import mappings, probe, toolkit
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="cudacompat.generate")
+    parser.add_argument("--prefix", default="/opt/moatbridge", type=Path)
+    parser.add_argument("--targets", required=True, help="comma-separated gfx targets")
+    parser.add_argument("--cuda-version", default="11.8")
+    parser.add_argument("--mimic-cc", type=int, default=86)
+    parser.add_argument("--hipify", default="/usr/bin/hipify-perl", type=Path)
+    parser.add_argument("--hipsolver-include", default="/usr/include/hipsolver", type=Path)
+    parser.add_argument("--system-include", default="/usr/include", type=Path)
+    parser.add_argument("--clang", default="/usr/bin/clang++-17")
+    args = parser.parse_args(argv)
+
+    shared = args.prefix / "toolkit"
+    include = shared / "include"
+    rows = mappings.parse_hipify(args.hipify.read_text(encoding="utf-8"))
+    kept, dropped = mappings.select(rows)
+    solver_text = "".join(p.read_text(encoding="utf-8") for p in sorted(args.hipsolver_include.rglob("*.h")))
+    kept += mappings.cusolver_rules(solver_text)
+
+    emitted: dict[str, int] = {}
+    unresolved: list[mappings.Mapping] = []
+    for family in mappings.FAMILIES:
+        members = [m for m in kept if m.family == family]
+        result = probe.probe(args.clang, family, members)
+        emitted[family] = len(result.resolved)
+        unresolved += result.unresolved
+        source = f"{args.hipify.name}" if family != "cusolver" else "hipSOLVER's compat API (hand rule)"
+        toolkit.write_text(
+            include / "moatbridge" / "generated" / f"{family}.h",
+            toolkit.mapping_header(family, result.resolved, source),
+        )
+        print(f"{family}: {len(result.resolved)} mappings, {len(result.unresolved)} unresolved", flush=True)
+    cuda_version = full_cuda_version(args.cuda_version)
+    toolkit.write_text(include / "moatbridge" / "generated" / "version.h", toolkit.version_header(cuda_version, args.mimic_cc))
+    shadowed = toolkit.write_shadow_tree(include, args.system_include / "thrust", "thrust")
+    cub = toolkit.write_cub_headers(include, args.system_include / "hipcub")
+    print(f"thrust shadow headers: {shadowed}; cub headers: {cub}")
+    toolkit.write_libraries(shared / "lib64")
+    toolkit.write_text(shared / "nvvm" / "libdevice" / "README", "CUDA's libdevice has no meaning on AMD GPUs; "
+                   "this directory exists because CMake checks for it.\n")  # fmt: skip
+    toolkit.write_report(shared, emitted, unresolved, dropped)
+    targets = [t for t in args.targets.split(",") if t]
+    for gfx in targets:
+        config = ToolkitConfig(
+            root=str(args.prefix / "targets" / gfx), gfx=gfx, cuda_version=cuda_version,
+            mimic_cc=args.mimic_cc, clangxx=args.clang,
+        )  # fmt: skip
+        toolkit.write_target(args.prefix, shared, config)
+    print(f"toolkit directories: {len(targets)} ({', '.join(targets[:6])}{' ...' if len(targets) > 6 else ''})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

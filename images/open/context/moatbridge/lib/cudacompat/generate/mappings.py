@@ -1,0 +1,161 @@
+"""CUDA -> HIP name mappings: read from hipify-perl's table, sorted into header families,
+with the hand rules for what the table gets wrong or leaves out. Pure.
+
+hipify-perl is one Perl file whose table rows are single lines
+`subst("cudaMalloc", "hipMalloc", "memory");` inside `sub simpleSubstitutions`. Only that
+sub is used: the roc* and experimental tables are for other modes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_SUB = re.compile(r"^sub\s+(\w+)")
+_ROW = re.compile(r'^\s*subst\("([^"]+)",\s*"([^"]*)",\s*"([^"]+)"\);')
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+# Header families: which compat header defines a mapping (by the CUDA name's prefix).
+FAMILIES = ("runtime", "cublas", "cusparse", "curand", "cufft", "cusolver", "nvrtc")
+_LIBRARY_PREFIXES = (
+    ("cublas", "cublas"), ("cusparse", "cusparse"), ("curand", "curand"), ("cufft", "cufft"),
+    ("cusolver", "cusolver"), ("nvrtc", "nvrtc"),
+)  # fmt: skip
+_DROPPED_PREFIXES = ("cudnn", "caffe2", "cub_", "thrust")
+
+# Names the hand-written overrides define (semantics differ from a plain rename), and rows
+# whose HIP target is known wrong for the headers we include.
+OVERRIDDEN = frozenset(
+    {
+        "cudaMallocHost", "cudaGetDeviceProperties", "cudaDeviceGetAttribute",
+        "__nv_bfloat16", "__nv_bfloat162", "nv_bfloat16", "nv_bfloat162",
+        "__CUDACC__", "__CUDA_ARCH__", "CUDA_VERSION", "CUDART_VERSION",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Mapping:
+    cuda: str
+    hip: str
+    category: str
+    family: str
+
+
+@dataclass(frozen=True)
+class Dropped:
+    cuda: str
+    hip: str
+    family: str
+    reason: str
+
+
+def parse_hipify(text: str, section: str = "simpleSubstitutions") -> list[tuple[str, str, str]]:
+    rows: list[tuple[str, str, str]] = []
+    current = ""
+    for line in text.splitlines():
+        sub = _SUB.match(line)
+        if sub:
+            current = sub.group(1)
+            continue
+        if current != section:
+            continue
+        row = _ROW.match(line)
+        if row:
+            rows.append((row.group(1).replace("\\/", "/"), row.group(2).replace("\\/", "/"), row.group(3)))
+    return rows
+
+
+def family_of(cuda_name: str) -> str | None:
+    lowered = cuda_name.lower()
+    if lowered.startswith(_DROPPED_PREFIXES):
+        return None
+    for prefix, family in _LIBRARY_PREFIXES:
+        if lowered.startswith(prefix):
+            return family
+    return "runtime"
+
+
+def _hand_fix(hip: str, family: str) -> str:
+    # hipify 6.0 emits hipBLAS 6 `_v2` names; hipBLAS 5.5 has the same functions without it.
+    if family == "cublas" and hip.endswith("_v2"):
+        return hip[: -len("_v2")]
+    return hip
+
+
+def select(rows: Iterable[tuple[str, str, str]]) -> tuple[list[Mapping], list[Dropped]]:
+    """Rows worth emitting as `#define cuda hip`, and the rest with the reason they are left out."""
+    kept: list[Mapping] = []
+    dropped: list[Dropped] = []
+    seen: set[str] = set()
+    for cuda, hip, category in rows:
+        family = family_of(cuda)
+        if category.startswith("include"):
+            continue  # header names: the compat headers themselves cover these
+        if family is None:
+            dropped.append(Dropped(cuda, hip, "-", "no HIP counterpart in this stack (cuDNN, caffe2, CUB macros)"))
+            continue
+        if cuda in OVERRIDDEN:
+            continue
+        if cuda == hip:
+            continue
+        if not _IDENTIFIER.match(cuda) or not _IDENTIFIER.match(hip):
+            dropped.append(Dropped(cuda, hip, family, "not a plain identifier"))
+            continue
+        if re.fullmatch(r"[a-z]+", cuda):
+            dropped.append(Dropped(cuda, hip, family, "bare word: renaming it would touch unrelated code"))
+            continue
+        if cuda in seen:
+            continue
+        seen.add(cuda)
+        kept.append(Mapping(cuda, _hand_fix(hip, family), category, family))
+    return _drop_ambiguous(kept, dropped)
+
+
+def _drop_ambiguous(kept: list[Mapping], dropped: list[Dropped]) -> tuple[list[Mapping], list[Dropped]]:
+    """Distinct CUDA runtime enumerators collapsing onto one HIP value would change meaning
+    (e.g. cudaDevAttrMaxSurface2DWidth and ...Height) and clash as duplicate case labels."""
+    targets: dict[str, list[Mapping]] = defaultdict(list)
+    for mapping in kept:
+        if mapping.category == "numeric_literal" and mapping.cuda.startswith("cuda"):
+            targets[mapping.hip].append(mapping)
+    ambiguous = {m.cuda for group in targets.values() if len(group) > 1 for m in group}
+    result = [m for m in kept if m.cuda not in ambiguous]
+    dropped = dropped + [
+        Dropped(m.cuda, m.hip, m.family, "several CUDA enumerators share this HIP value")
+        for m in kept
+        if m.cuda in ambiguous
+    ]
+    return result, dropped
+
+
+_HIPSOLVER_NAME = re.compile(r"\b(hipsolverDn\w+|HIPSOLVER_\w+|hipsolver\w*_t)\b")
+
+
+def cusolver_rules(hipsolver_headers: str) -> list[Mapping]:
+    """hipify-perl has no cuSOLVER rows: map cusolverDn*/CUSOLVER_*/cusolver*_t onto the names
+    hipSOLVER's compatibility API declares (validated by the probe like every other row)."""
+    mappings: dict[str, Mapping] = {}
+    for name in sorted(set(_HIPSOLVER_NAME.findall(hipsolver_headers))):
+        if name.startswith("hipsolverDn"):
+            cuda = "cusolverDn" + name[len("hipsolverDn") :]
+        elif name.startswith("HIPSOLVER_"):
+            cuda = "CUSOLVER_" + name[len("HIPSOLVER_") :]
+        else:
+            cuda = "cusolver" + name[len("hipsolver") :]
+        mappings.setdefault(cuda, Mapping(cuda, name, "hand", "cusolver"))
+    # Names CUDA spells differently from hipSOLVER's compat API.
+    extra = {
+        "cusolverDnHandle_t": "hipsolverDnHandle_t",
+        "cusolverStatus_t": "hipsolverStatus_t",
+        "cusolverEigMode_t": "hipsolverEigMode_t",
+        "cusolverEigType_t": "hipsolverEigType_t",
+        "cusolverEigRange_t": "hipsolverEigRange_t",
+        "syevjInfo_t": "hipsolverSyevjInfo_t",
+        "gesvdjInfo_t": "hipsolverGesvdjInfo_t",
+    }
+    for cuda, hip in extra.items():
+        mappings[cuda] = Mapping(cuda, hip, "hand", "cusolver")
+    return list(mappings.values())

@@ -1,0 +1,184 @@
+"""Write the CUDA-toolkit-shaped tree: the shared part (/opt/moatbridge/toolkit: generated
+headers, linker-script libraries) and one directory per target (/opt/moatbridge/targets/<gfx>)
+that build systems take for a CUDA Toolkit install."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from ..nvcc.config import CONFIG_RELATIVE, ToolkitConfig
+from .mappings import Dropped, Mapping
+
+# lib64 entries: CUDA library name -> what it really is here.
+_EMPTY_ARCHIVE = "!<arch>\n"
+LINKER_SCRIPTS: dict[str, str] = {
+    "libcudart.so": "INPUT(-lamdhip64)",
+    "libcudart_static.a": "INPUT(-lamdhip64)",
+    "stubs/libcuda.so": "INPUT(-lamdhip64)",
+    "libcuda.so": "INPUT(-lamdhip64)",
+    "libnvrtc.so": "INPUT(-lamdhip64)",
+    "libcublas.so": "INPUT(-lhipblas)",
+    "libcublas_static.a": "INPUT(-lhipblas)",
+    "libcufft.so": "INPUT(-lhipfft)",
+    "libcufft_static.a": "INPUT(-lhipfft)",
+    "libcurand.so": "INPUT(-lhiprand)",
+    "libcurand_static.a": "INPUT(-lhiprand)",
+    "libcusparse.so": "INPUT(-lhipsparse)",
+    "libcusparse_static.a": "INPUT(-lhipsparse)",
+    "libcusolver.so": "INPUT(-lhipsolver)",
+    "libcusolver_static.a": "INPUT(-lhipsolver)",
+    "libnccl.so": "INPUT(-lrccl)",
+    "libnccl_static.a": "INPUT(-lrccl)",
+}
+PLACEHOLDERS: dict[str, str] = {
+    "libcublasLt.so": "cuBLASLt has no counterpart in Debian's ROCm 5.7 (no hipBLASLt); cuBLAS works without it",
+    "libcublasLt_static.a": "see libcublasLt.so",
+    "libnvToolsExt.so": "NVTX ranges are no-ops here (header-only stubs in include/nvToolsExt.h)",
+    "libcufftw.so": "FFTW-style cuFFT API is not provided",
+}
+EMPTY_ARCHIVES = ("libcudadevrt.a", "libculibos.a", "libcusolver_lapack_static.a", "libcusolver_metis_static.a")
+
+
+def write_text(path: Path, text: str, mode: int = 0o644) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    path.chmod(mode)
+
+
+def _symlink(link: Path, target: str) -> None:
+    link.parent.mkdir(parents=True, exist_ok=True)
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    link.symlink_to(target)
+
+
+def write_libraries(lib64: Path) -> None:
+    header = "/* moatbridge: the CUDA name of a ROCm library (GNU ld / lld linker script) */\n"
+    for name, script in LINKER_SCRIPTS.items():
+        write_text(lib64 / name, header + script + "\n")
+    for name, why in PLACEHOLDERS.items():
+        write_text(lib64 / name, f"/* moatbridge placeholder: {why} */\n")
+    for name in EMPTY_ARCHIVES:
+        write_text(lib64 / name, _EMPTY_ARCHIVE)
+
+
+def mapping_header(family: str, mappings: Sequence[Mapping], source: str) -> str:
+    lines = [
+        f"/* Generated at image build by moatbridge from {source}; do not edit.",
+        f"   {len(mappings)} CUDA names of the {family} family, each compile-probed against the",
+        "   HIP headers of this image. Left-out names: /opt/moatbridge/toolkit/compat-report.md */",
+        "#pragma once",
+    ]
+    lines += [f"#define {m.cuda} {m.hip}" for m in mappings]
+    return "\n".join(lines) + "\n"
+
+
+def version_header(cuda_version: str, mimic_cc: int) -> str:
+    major, minor = (int(part) for part in cuda_version.split(".")[:2])
+    number = major * 1000 + minor * 10
+    return (
+        "/* Generated at image build by moatbridge: the CUDA version this toolkit mimics. */\n"
+        "#pragma once\n"
+        f"#define MOATBRIDGE_CUDA_VERSION_NUMBER {number}\n"
+        f"#define MOATBRIDGE_MIMIC_CC_MAJOR {mimic_cc // 10}\n"
+        f"#define MOATBRIDGE_MIMIC_CC_MINOR {mimic_cc % 10}\n"
+    )
+
+
+def report_markdown(resolved: dict[str, int], unresolved: Iterable[Mapping], dropped: Iterable[Dropped]) -> str:
+    lines = ["# CUDA -> HIP mappings left out of the compatibility headers", ""]
+    lines.append("| family | emitted |")
+    lines.append("|---|---|")
+    lines += [f"| {family} | {count} |" for family, count in sorted(resolved.items())]
+    lines += ["", "## HIP name not declared by this image's headers (compile probe failed)", ""]
+    lines += [f"- `{m.cuda}` -> `{m.hip}` ({m.family})" for m in unresolved]
+    lines += ["", "## Not emitted by rule", ""]
+    lines += [f"- `{d.cuda}` -> `{d.hip}`: {d.reason}" for d in dropped]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(shared: Path, resolved: dict[str, int], unresolved: list[Mapping], dropped: list[Dropped]) -> None:
+    data = {
+        "emitted": resolved,
+        "unresolved": [{"cuda": m.cuda, "hip": m.hip, "family": m.family} for m in unresolved],
+        "dropped": [{"cuda": d.cuda, "hip": d.hip, "reason": d.reason} for d in dropped],
+    }
+    write_text(shared / "compat-report.json", json.dumps(data, indent=1, sort_keys=True) + "\n")
+    write_text(shared / "compat-report.md", report_markdown(resolved, unresolved, dropped))
+
+
+def write_shadow_tree(include: Path, system_dir: Path, library: str) -> int:
+    """Wrappers for every header of a library that must not see nvcc's macros (rocThrust
+    picks its CUDA backend when __CUDACC__ is defined)."""
+    count = 0
+    for header in sorted(system_dir.rglob("*")):
+        if not header.is_file():
+            continue
+        relative = header.relative_to(system_dir).as_posix()
+        write_text(
+            include / "moatbridge" / "shadow" / library / relative,
+            "/* moatbridge: hides nvcc's macros from the ROCm implementation of this header */\n"
+            "#include <moatbridge/hide_cuda_macros.h>\n"
+            f"#include_next <{library}/{relative}>\n"
+            "#include <moatbridge/restore_cuda_macros.h>\n",
+        )
+        count += 1
+    return count
+
+
+def write_cub_headers(include: Path, hipcub_dir: Path) -> int:
+    """<cub/...cuh> for every hipCUB header: the same API under `namespace cub = hipcub`."""
+    count = 0
+    for header in sorted(hipcub_dir.rglob("*.hpp")):
+        relative = header.relative_to(hipcub_dir).as_posix()
+        if relative.startswith("backend/"):
+            continue
+        cuda_name = "cub/cub.cuh" if relative == "hipcub.hpp" else f"cub/{relative[: -len('.hpp')]}.cuh"
+        write_text(
+            include / cuda_name,
+            "/* moatbridge: CUB on AMD GPUs is hipCUB (same API, namespace hipcub) */\n"
+            "#pragma once\n"
+            "#include <cuda_runtime.h>\n"
+            "#include <moatbridge/hide_cuda_macros.h>\n"
+            f"#include <hipcub/{relative}>\n"
+            "#include <moatbridge/restore_cuda_macros.h>\n"
+            "namespace cub = hipcub;\n",
+        )
+        count += 1
+    return count
+
+
+NVCC_LAUNCHER = """#!/usr/bin/python3 -IS
+# moatbridge nvcc for {gfx} (generated at image build). The driver is {lib}/cudacompat/nvcc.
+import sys
+
+sys.path.insert(0, "{lib}")
+from cudacompat.nvcc.main import entry  # noqa: E402
+
+sys.exit(entry(sys.argv[1:], "{root}"))
+"""
+
+
+def write_target(prefix: Path, shared: Path, config: ToolkitConfig) -> Path:
+    root = Path(config.root)
+    relative_shared = os.path.relpath(shared, root)
+    write_text(root / "bin" / "nvcc", NVCC_LAUNCHER.format(gfx=config.gfx, lib=prefix / "lib", root=root), 0o755)
+    for name in ("include", "lib64", "nvvm"):
+        _symlink(root / name, f"{relative_shared}/{name}")
+    _symlink(root / "lib", "lib64")
+    _symlink(root / "targets" / "x86_64-linux" / "include", "../../include")
+    _symlink(root / "targets" / "x86_64-linux" / "lib", "../../lib64")
+    write_text(root / CONFIG_RELATIVE, config.to_json())
+    write_text(root / "version.txt", f"CUDA Version {config.cuda_version}\n")
+    components = {
+        name: {"name": label, "version": config.cuda_version}
+        for name, label in (
+            ("cuda", "CUDA SDK"), ("cuda_nvcc", "CUDA NVCC (moatbridge, clang-17 HIP)"),
+            ("cuda_cudart", "CUDA Runtime (HIP 5.7)"), ("libcublas", "CUDA cuBLAS (hipBLAS)"),
+        )
+    }  # fmt: skip
+    write_text(root / "version.json", json.dumps(components, indent=2, sort_keys=True) + "\n")
+    return root

@@ -1,0 +1,301 @@
+"""nvcc's command-line grammar, parsed into an ordered list of canonical options.
+
+The rules follow NVIDIA's nvcc documentation (section "Command Option Types and Notation"):
+every option has a long and usually a short spelling, either may be written with one or two
+dashes, values follow after `=` or as the next argument, list options take comma-separated
+values and may repeat, and the gcc-style -I/-L/-l/-D/-U (and -O) also take attached values.
+Pure: no I/O, so the grammar is unit-tested on the host.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+Kind = Literal["flag", "value", "list", "bool"]
+
+
+class NvccUsageError(Exception):
+    """A command line nvcc itself would reject; the message mimics nvcc's."""
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    name: str  # canonical (nvcc's long spelling, without dashes)
+    short: str | None
+    kind: Kind
+    ignored: bool = False  # accepted for compatibility; no meaning on AMD GPUs
+    split_commas: bool = True  # list options split their values at commas
+
+
+def _specs() -> tuple[OptionSpec, ...]:
+    def flag(name: str, short: str | None = None, *, ignored: bool = False) -> OptionSpec:
+        return OptionSpec(name, short, "flag", ignored)
+
+    def value(name: str, short: str | None = None, *, ignored: bool = False) -> OptionSpec:
+        return OptionSpec(name, short, "value", ignored)
+
+    def listed(name: str, short: str | None = None, *, ignored: bool = False, split: bool = True) -> OptionSpec:
+        return OptionSpec(name, short, "list", ignored, split)
+
+    def boolean(name: str, short: str | None = None, *, ignored: bool = False) -> OptionSpec:
+        return OptionSpec(name, short, "bool", ignored)
+
+    return (
+        # what to do
+        flag("compile", "c"),
+        flag("device-c", "dc"),
+        flag("device-w", "dw"),
+        flag("device-link", "dlink"),
+        flag("lib", "lib"),
+        flag("link", "link"),
+        flag("preprocess", "E"),
+        flag("generate-dependencies", "M"),
+        flag("generate-nonsystem-dependencies", "MM"),
+        flag("generate-dependencies-with-compile", "MD"),
+        flag("generate-nonsystem-dependencies-with-compile", "MMD"),
+        flag("generate-dependency-targets", "MP"),
+        value("dependency-output", "MF"),
+        value("dependency-target-name", "MT"),
+        flag("run", "run"),
+        flag("ptx", "ptx"),
+        flag("cubin", "cubin"),
+        flag("fatbin", "fatbin"),
+        flag("optix-ir", "optix-ir"),
+        flag("version", "V"),
+        flag("verbose", "v"),
+        flag("dryrun", "dryrun"),
+        flag("list-gpu-arch", "arch-ls"),
+        flag("list-gpu-code", "code-ls"),
+        flag("help", "h"),
+        # files and paths
+        value("output-file", "o"),
+        value("output-directory", "odir"),
+        value("x", "x"),
+        listed("options-file", "optf"),
+        listed("include-path", "I"),
+        listed("system-include", "isystem"),
+        listed("pre-include", "include"),
+        listed("library-path", "L"),
+        listed("library", "l"),
+        listed("define-macro", "D"),
+        listed("undefine-macro", "U"),
+        value("compiler-bindir", "ccbin"),
+        flag("allow-unsupported-compiler", "allow-unsupported-compiler"),
+        value("cudart", "cudart"),
+        value("cudadevrt", "cudadevrt"),
+        value("std", "std"),
+        flag("shared", "shared"),
+        flag("keep", "keep"),
+        value("keep-dir", "keep-dir"),
+        flag("save-temps", "save-temps"),
+        flag("clean-targets", "clean"),
+        # GPU code
+        listed("gpu-architecture", "arch"),
+        listed("gpu-code", "code"),
+        listed("generate-code", "gencode", split=False),
+        boolean("relocatable-device-code", "rdc"),
+        flag("extensible-whole-program", "ewp"),
+        flag("device-debug", "G"),
+        flag("debug", "g"),
+        flag("generate-line-info", "lineinfo"),
+        value("optimize", "O"),
+        value("dopt", "dopt"),
+        flag("use_fast_math", "use_fast_math"),
+        boolean("ftz", "ftz"),
+        boolean("prec-div", "prec-div"),
+        boolean("prec-sqrt", "prec-sqrt"),
+        boolean("fmad", "fmad"),
+        flag("expt-relaxed-constexpr", "expt-relaxed-constexpr"),
+        flag("extended-lambda", "extended-lambda"),
+        flag("expt-extended-lambda", "expt-extended-lambda"),
+        value("default-stream", "default-stream"),
+        flag("resource-usage", "res-usage"),
+        # passing options on
+        listed("compiler-options", "Xcompiler"),
+        listed("linker-options", "Xlinker"),
+        listed("archive-options", "Xarchive"),
+        flag("forward-unknown-to-host-compiler", "forward-unknown-to-host-compiler"),
+        flag("forward-unknown-to-host-linker", "forward-unknown-to-host-linker"),
+        listed("ptxas-options", "Xptxas", ignored=True),
+        listed("nvlink-options", "Xnvlink", ignored=True),
+        listed("fatbin-options", "Xfatbin", ignored=True),
+        listed("cudafe-options", "Xcudafe", ignored=True),
+        # warnings
+        listed("Werror", "Werror"),
+        flag("disable-warnings", "w"),
+        flag("Wno-deprecated-gpu-targets", "Wno-deprecated-gpu-targets", ignored=True),
+        flag("Wno-deprecated-declarations", "Wno-deprecated-declarations"),
+        flag("Wreorder", "Wreorder", ignored=True),
+        flag("Wdefault-stream-launch", "Wdefault-stream-launch", ignored=True),
+        flag("Wmissing-launch-bounds", "Wmissing-launch-bounds", ignored=True),
+        flag("Wext-lambda-captures-this", "Wext-lambda-captures-this", ignored=True),
+        listed("diag-suppress", "diag-suppress", ignored=True),
+        listed("diag-warn", "diag-warn", ignored=True),
+        listed("diag-error", "diag-error", ignored=True),
+        flag("display-error-number", "err-no", ignored=True),
+        flag("no-display-error-number", "no-err-no", ignored=True),
+        # NVIDIA-toolchain specifics with no AMD meaning
+        value("machine", "m", ignored=True),
+        value("threads", "t", ignored=True),
+        value("split-compile", "split-compile", ignored=True),
+        value("maxrregcount", "maxrregcount", ignored=True),
+        flag("source-in-ptx", "src-in-ptx", ignored=True),
+        flag("restrict", "restrict", ignored=True),
+        flag("dlink-time-opt", "dlto", ignored=True),
+        flag("no-host-device-initializer-list", "nohdinitlist", ignored=True),
+        flag("no-host-device-move-forward", "nohdmoveforward", ignored=True),
+        flag("expt-relaxed-constexpr-warn", "expt-relaxed-constexpr-warn", ignored=True),
+        flag("static-global-template-stub", "static-global-template-stub", ignored=True),
+        flag("noprof", "noprof", ignored=True),
+        flag("keep-device-functions", "keep-device-functions", ignored=True),
+        value("entries", "e", ignored=True),
+        value("nvlink-options-file", "nvlink-optf", ignored=True),
+    )
+
+
+SPECS: tuple[OptionSpec, ...] = _specs()
+_BY_NAME: dict[str, OptionSpec] = {}
+for _spec in SPECS:
+    _BY_NAME[_spec.name] = _spec
+    if _spec.short:
+        _BY_NAME.setdefault(_spec.short, _spec)
+
+# gcc-style options whose value may be attached: -Idir, -lfoo, -DX=1, -O3.
+_ATTACHED = (("isystem", "system-include"), ("I", "include-path"), ("L", "library-path"),
+             ("l", "library"), ("D", "define-macro"), ("U", "undefine-macro"), ("O", "optimize"))  # fmt: skip
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """The parsed command line: options in order (canonical name, value) and the inputs."""
+
+    options: tuple[tuple[str, str], ...] = ()
+    inputs: tuple[str, ...] = ()
+    forwarded: tuple[str, ...] = field(default=())  # unknown options for the host compiler
+    ignored: tuple[str, ...] = field(default=())  # accepted options with no AMD meaning
+
+    def has(self, name: str) -> bool:
+        return any(key == name for key, _ in self.options)
+
+    def values(self, *names: str) -> list[str]:
+        return [value for key, value in self.options if key in names]
+
+    def last(self, *names: str) -> str | None:
+        found = self.values(*names)
+        return found[-1] if found else None
+
+    def boolean(self, name: str, default: bool = False) -> bool:
+        value = self.last(name)
+        return default if value is None else value == "true"
+
+
+def _split_list(value: str) -> list[str]:
+    return [part for part in value.split(",") if part != ""]
+
+
+def _normalise_bool(name: str, value: str) -> str:
+    lowered = value.lower()
+    if lowered in _TRUE:
+        return "true"
+    if lowered in _FALSE:
+        return "false"
+    raise NvccUsageError(f"Value '{value}' is not defined for option '{name}'")
+
+
+def parse(argv: Sequence[str]) -> CommandLine:
+    """Parse nvcc arguments (after NVCC_PREPEND/APPEND_FLAGS and options files are expanded)."""
+    options: list[tuple[str, str]] = []
+    inputs: list[str] = []
+    forwarded: list[str] = []
+    ignored: list[str] = []
+    args = list(argv)
+    index = 0
+    forward_unknown = "-forward-unknown-to-host-compiler" in args or "--forward-unknown-to-host-compiler" in args
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if not arg.startswith("-") or arg == "-":
+            inputs.append(arg)
+            continue
+        body = arg.lstrip("-")
+        name, has_inline, inline = body.partition("=")
+        spec = _BY_NAME.get(name)
+        if spec is None:
+            attached = _attached(body)
+            if attached is not None:
+                canonical, value = attached
+                spec = _BY_NAME[canonical]
+                options.extend((canonical, v) for v in (_split_list(value) if spec.kind == "list" else [value]))
+                continue
+            if forward_unknown:
+                forwarded.append(arg)
+                continue
+            raise NvccUsageError(f"Unknown option '{arg}'")
+        if spec.kind == "flag":
+            if has_inline:
+                raise NvccUsageError(f"Option '{name}' does not take a value")
+            options.append((spec.name, ""))
+            if spec.ignored:
+                ignored.append(arg)
+            continue
+        if has_inline:
+            value = inline
+        else:
+            if index >= len(args):
+                raise NvccUsageError(f"Option '{name}' requires a value")
+            value = args[index]
+            index += 1
+        if spec.kind == "bool":
+            options.append((spec.name, _normalise_bool(name, value)))
+        elif spec.kind == "list" and spec.split_commas:
+            options.extend((spec.name, part) for part in _split_list(value))
+        else:
+            options.append((spec.name, value))
+        if spec.ignored:
+            ignored.append(arg if has_inline else f"{arg} {value}")
+    return CommandLine(tuple(options), tuple(inputs), tuple(forwarded), tuple(ignored))
+
+
+def _attached(body: str) -> tuple[str, str] | None:
+    for prefix, canonical in _ATTACHED:
+        if body.startswith(prefix) and len(body) > len(prefix):
+            return canonical, body[len(prefix) :]
+    return None
+
+
+def expand_options_files(argv: Sequence[str], reader: Callable[[str], str]) -> list[str]:
+    """Replace `--options-file F` / `-optf F` by F's arguments (shell-style quoting), recursively."""
+    result: list[str] = []
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        index += 1
+        body = arg.lstrip("-")
+        name, has_inline, inline = body.partition("=")
+        if arg.startswith("-") and name in ("options-file", "optf"):
+            if has_inline:
+                files = _split_list(inline)
+            elif index < len(argv):
+                files = _split_list(argv[index])
+                index += 1
+            else:
+                raise NvccUsageError(f"Option '{name}' requires a value")
+            for path in files:
+                result.extend(expand_options_files(shlex.split(reader(path)), reader))
+            continue
+        result.append(arg)
+    return result
+
+
+def environment_flags(environ: dict[str, str], key: str) -> list[str]:
+    """NVCC_PREPEND_FLAGS / NVCC_APPEND_FLAGS, split like a shell would."""
+    return shlex.split(environ.get(key, ""))
+
+
+def join_values(values: Iterable[str]) -> str:
+    return ",".join(values)

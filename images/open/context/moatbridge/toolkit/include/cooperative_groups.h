@@ -1,0 +1,4 @@
+/* moatbridge CUDA compatibility header (open flavour, HIP 5.7). */
+#pragma once
+#include <moatbridge/runtime.h>
+#include <hip/hip_cooperative_groups.h>

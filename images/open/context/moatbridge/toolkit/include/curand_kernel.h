@@ -1,0 +1,8 @@
+/* moatbridge CUDA compatibility header (open flavour, HIP 5.7). */
+#pragma once
+#include <moatbridge/runtime.h>
+#include <moatbridge/hide_cuda_macros.h>
+#include <hiprand/hiprand.h>
+#include <hiprand/hiprand_kernel.h>
+#include <moatbridge/restore_cuda_macros.h>
+#include <moatbridge/generated/curand.h>

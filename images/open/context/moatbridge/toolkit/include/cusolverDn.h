@@ -1,0 +1,11 @@
+/* moatbridge CUDA compatibility header (open flavour, HIP 5.7). */
+#pragma once
+#include <moatbridge/runtime.h>
+#ifndef ROCM_MATHLIBS_API_USE_HIP_COMPLEX
+#define ROCM_MATHLIBS_API_USE_HIP_COMPLEX 1 /* cuComplex == hipFloatComplex */
+#endif
+#include <cublas_api.h>
+#include <moatbridge/hide_cuda_macros.h>
+#include <hipsolver/hipsolver.h>
+#include <moatbridge/restore_cuda_macros.h>
+#include <moatbridge/generated/cusolver.h>

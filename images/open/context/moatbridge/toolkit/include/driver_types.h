@@ -1,0 +1,3 @@
+/* moatbridge CUDA compatibility header (open flavour, HIP 5.7). */
+#pragma once
+#include <moatbridge/runtime.h>

@@ -1,0 +1,23 @@
+/* moatbridge: the CUDA runtime and driver API names on HIP 5.7. Included by cuda_runtime.h,
+   cuda_runtime_api.h and cuda.h; usable from .cu (nvcc) and plain C++ (CMake's CUDA::cudart). */
+#pragma once
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__ 1
+#endif
+#include <moatbridge/hide_cuda_macros.h>
+#include <hip/hip_runtime.h>
+#include <hip/hip_complex.h>
+#include <hip/library_types.h>
+#include <moatbridge/restore_cuda_macros.h>
+#include <moatbridge/generated/version.h>
+#include <moatbridge/generated/runtime.h>
+#include <moatbridge/overrides.h>
+#if defined(__HIP__)
+#include <moatbridge/warp_sync.h>
+#endif
+#ifndef CUDART_VERSION
+#define CUDART_VERSION MOATBRIDGE_CUDA_VERSION_NUMBER
+#endif
+#ifndef CUDA_VERSION
+#define CUDA_VERSION MOATBRIDGE_CUDA_VERSION_NUMBER
+#endif

@@ -1,0 +1,7 @@
+/* moatbridge CUDA compatibility header (open flavour, HIP 5.7). */
+#pragma once
+#include <moatbridge/runtime.h>
+#include <moatbridge/hide_cuda_macros.h>
+#include <hip/hiprtc.h>
+#include <moatbridge/restore_cuda_macros.h>
+#include <moatbridge/generated/nvrtc.h>
