@@ -23,8 +23,8 @@ def _tool(name: str) -> str:
 @pytest.mark.parametrize(
     "argv",
     [
-        ["ruff", "check", "installer", "tests", "bench"],
-        ["ruff", "format", "--check", "installer", "tests", "bench"],
+        ["ruff", "check", "installer", "tests", "bench", "images"],
+        ["ruff", "format", "--check", "installer", "tests", "bench", "images"],
         ["mypy"],
     ],
     ids=["ruff-check", "ruff-format", "mypy"],

@@ -1,6 +1,6 @@
 """Build the open flavour's CUDA layer inside the image (run by images/open/Dockerfile):
 
-    python3 -m cudacompat.generate --prefix /opt/moatbridge --targets gfx1030,gfx1100 --cuda-version 11.8
+python3 -m cudacompat.generate --prefix /opt/moatbridge --targets gfx1030,gfx1100 --cuda-version 11.8
 """
 
 from __future__ import annotations
@@ -46,13 +46,18 @@ def main(argv: list[str] | None = None) -> int:
         )
         print(f"{family}: {len(result.resolved)} mappings, {len(result.unresolved)} unresolved", flush=True)
     cuda_version = full_cuda_version(args.cuda_version)
-    toolkit.write_text(include / "moatbridge" / "generated" / "version.h", toolkit.version_header(cuda_version, args.mimic_cc))
+    toolkit.write_text(
+        include / "moatbridge" / "generated" / "version.h",
+        toolkit.version_header(cuda_version, args.mimic_cc),
+    )
     shadowed = toolkit.write_shadow_tree(include, args.system_include / "thrust", "thrust")
     cub = toolkit.write_cub_headers(include, args.system_include / "hipcub")
     print(f"thrust shadow headers: {shadowed}; cub headers: {cub}")
     toolkit.write_libraries(shared / "lib64")
-    toolkit.write_text(shared / "nvvm" / "libdevice" / "README", "CUDA's libdevice has no meaning on AMD GPUs; "
-                   "this directory exists because CMake checks for it.\n")  # fmt: skip
+    toolkit.write_text(
+        shared / "nvvm" / "libdevice" / "README",
+        "CUDA's libdevice has no meaning on AMD GPUs; this directory exists because CMake checks for it.\n",
+    )
     toolkit.write_report(shared, emitted, unresolved, dropped)
     targets = [t for t in args.targets.split(",") if t]
     for gfx in targets:
@@ -61,7 +66,9 @@ def main(argv: list[str] | None = None) -> int:
             mimic_cc=args.mimic_cc, clangxx=args.clang,
         )  # fmt: skip
         toolkit.write_target(args.prefix, shared, config)
-    print(f"toolkit directories: {len(targets)} ({', '.join(targets[:6])}{' ...' if len(targets) > 6 else ''})")
+    print(
+        f"toolkit directories: {len(targets)} ({', '.join(targets[:6])}{' ...' if len(targets) > 6 else ''})"
+    )
     return 0
 
 

@@ -95,7 +95,9 @@ def select(rows: Iterable[tuple[str, str, str]]) -> tuple[list[Mapping], list[Dr
         if category.startswith("include"):
             continue  # header names: the compat headers themselves cover these
         if family is None:
-            dropped.append(Dropped(cuda, hip, "-", "no HIP counterpart in this stack (cuDNN, caffe2, CUB macros)"))
+            dropped.append(
+                Dropped(cuda, hip, "-", "no HIP counterpart in this stack (cuDNN, caffe2, CUB macros)")
+            )
             continue
         if cuda in OVERRIDDEN:
             continue

@@ -64,7 +64,9 @@ def defined_macros(clangxx: str, family: str) -> set[str]:
         result = _clang(clangxx, source, "-E", "-dM")
         if result.returncode != 0:
             raise RuntimeError(f"the {family} headers do not preprocess:\n{result.stderr[-2000:]}")
-    return {line.split()[1].split("(")[0] for line in result.stdout.splitlines() if line.startswith("#define ")}
+    return {
+        line.split()[1].split("(")[0] for line in result.stdout.splitlines() if line.startswith("#define ")
+    }
 
 
 def probe(clangxx: str, family: str, mappings: Sequence[Mapping]) -> ProbeResult:
@@ -76,7 +78,9 @@ def probe(clangxx: str, family: str, mappings: Sequence[Mapping]) -> ProbeResult
     for _round in range(4):
         remaining = [m for i, m in enumerate(candidates) if i not in failing]
         index_of = [i for i in range(len(candidates)) if i not in failing]
-        body = "".join(f"namespace moatbridge_probe_{n} {{ using ::{m.hip}; }}\n" for n, m in enumerate(remaining))
+        body = "".join(
+            f"namespace moatbridge_probe_{n} {{ using ::{m.hip}; }}\n" for n, m in enumerate(remaining)
+        )
         with tempfile.TemporaryDirectory() as scratch:
             source = Path(scratch, "probe.hip")
             source.write_text(head + body, encoding="utf-8")
@@ -90,6 +94,8 @@ def probe(clangxx: str, family: str, mappings: Sequence[Mapping]) -> ProbeResult
         failing |= new
     else:
         raise RuntimeError(f"the {family} probe did not converge")
-    resolved = [m for m in mappings if m.hip in macros] + [m for i, m in enumerate(candidates) if i not in failing]
+    resolved = [m for m in mappings if m.hip in macros] + [
+        m for i, m in enumerate(candidates) if i not in failing
+    ]
     unresolved = [candidates[i] for i in sorted(failing)]
     return ProbeResult(tuple(sorted(resolved, key=lambda m: m.cuda)), tuple(unresolved))

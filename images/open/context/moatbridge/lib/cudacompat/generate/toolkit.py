@@ -34,12 +34,18 @@ LINKER_SCRIPTS: dict[str, str] = {
     "libnccl_static.a": "INPUT(-lrccl)",
 }
 PLACEHOLDERS: dict[str, str] = {
-    "libcublasLt.so": "cuBLASLt has no counterpart in Debian's ROCm 5.7 (no hipBLASLt); cuBLAS works without it",
+    "libcublasLt.so": "cuBLASLt has no counterpart in Debian's ROCm 5.7 (no hipBLASLt); "
+    "cuBLAS works without it",
     "libcublasLt_static.a": "see libcublasLt.so",
     "libnvToolsExt.so": "NVTX ranges are no-ops here (header-only stubs in include/nvToolsExt.h)",
     "libcufftw.so": "FFTW-style cuFFT API is not provided",
 }
-EMPTY_ARCHIVES = ("libcudadevrt.a", "libculibos.a", "libcusolver_lapack_static.a", "libcusolver_metis_static.a")
+EMPTY_ARCHIVES = (
+    "libcudadevrt.a",
+    "libculibos.a",
+    "libcusolver_lapack_static.a",
+    "libcusolver_metis_static.a",
+)
 
 
 def write_text(path: Path, text: str, mode: int = 0o644) -> None:
@@ -88,7 +94,9 @@ def version_header(cuda_version: str, mimic_cc: int) -> str:
     )
 
 
-def report_markdown(resolved: dict[str, int], unresolved: Iterable[Mapping], dropped: Iterable[Dropped]) -> str:
+def report_markdown(
+    resolved: dict[str, int], unresolved: Iterable[Mapping], dropped: Iterable[Dropped]
+) -> str:
     lines = ["# CUDA -> HIP mappings left out of the compatibility headers", ""]
     lines.append("| family | emitted |")
     lines.append("|---|---|")
@@ -100,7 +108,9 @@ def report_markdown(resolved: dict[str, int], unresolved: Iterable[Mapping], dro
     return "\n".join(lines) + "\n"
 
 
-def write_report(shared: Path, resolved: dict[str, int], unresolved: list[Mapping], dropped: list[Dropped]) -> None:
+def write_report(
+    shared: Path, resolved: dict[str, int], unresolved: list[Mapping], dropped: list[Dropped]
+) -> None:
     data = {
         "emitted": resolved,
         "unresolved": [{"cuda": m.cuda, "hip": m.hip, "family": m.family} for m in unresolved],
@@ -165,7 +175,9 @@ sys.exit(entry(sys.argv[1:], "{root}"))
 def write_target(prefix: Path, shared: Path, config: ToolkitConfig) -> Path:
     root = Path(config.root)
     relative_shared = os.path.relpath(shared, root)
-    write_text(root / "bin" / "nvcc", NVCC_LAUNCHER.format(gfx=config.gfx, lib=prefix / "lib", root=root), 0o755)
+    write_text(
+        root / "bin" / "nvcc", NVCC_LAUNCHER.format(gfx=config.gfx, lib=prefix / "lib", root=root), 0o755
+    )
     for name in ("include", "lib64", "nvvm"):
         _symlink(root / name, f"{relative_shared}/{name}")
     _symlink(root / "lib", "lib64")

@@ -37,7 +37,9 @@ def _specs() -> tuple[OptionSpec, ...]:
     def value(name: str, short: str | None = None, *, ignored: bool = False) -> OptionSpec:
         return OptionSpec(name, short, "value", ignored)
 
-    def listed(name: str, short: str | None = None, *, ignored: bool = False, split: bool = True) -> OptionSpec:
+    def listed(
+        name: str, short: str | None = None, *, ignored: bool = False, split: bool = True
+    ) -> OptionSpec:
         return OptionSpec(name, short, "list", ignored, split)
 
     def boolean(name: str, short: str | None = None, *, ignored: bool = False) -> OptionSpec:
@@ -215,7 +217,9 @@ def parse(argv: Sequence[str]) -> CommandLine:
     ignored: list[str] = []
     args = list(argv)
     index = 0
-    forward_unknown = "-forward-unknown-to-host-compiler" in args or "--forward-unknown-to-host-compiler" in args
+    forward_unknown = (
+        "-forward-unknown-to-host-compiler" in args or "--forward-unknown-to-host-compiler" in args
+    )
     while index < len(args):
         arg = args[index]
         index += 1
@@ -230,7 +234,9 @@ def parse(argv: Sequence[str]) -> CommandLine:
             if attached is not None:
                 canonical, value = attached
                 spec = _BY_NAME[canonical]
-                options.extend((canonical, v) for v in (_split_list(value) if spec.kind == "list" else [value]))
+                options.extend(
+                    (canonical, v) for v in (_split_list(value) if spec.kind == "list" else [value])
+                )
                 continue
             if forward_unknown:
                 forwarded.append(arg)

@@ -169,6 +169,7 @@ def cuda_compile_flags(
     flags += ["-Wno-unused-result", "-Wno-unknown-cuda-version"]
     flags += _warning_flags(cmdline)
     flags += _common_host_flags(cmdline)
+    flags += _dependency_flags(cmdline)
     # nvcc optimises device code whatever the host -O; clang only does so when asked.
     if cmdline.has("device-debug"):
         flags += ["-D__CUDACC_DEBUG__=1", "-g", "-Xarch_device", "-O0"]
@@ -198,7 +199,7 @@ def cuda_compile_flags(
 def host_compile_flags(cmdline: CommandLine, config: ToolkitConfig) -> list[str]:
     flags = ["-isystem", f"{config.root}/include"]
     flags += _user_preprocessor(cmdline)
-    flags += _warning_flags(cmdline) + _common_host_flags(cmdline)
+    flags += _warning_flags(cmdline) + _common_host_flags(cmdline) + _dependency_flags(cmdline)
     flags += cmdline.values("compiler-options") + list(cmdline.forwarded)
     return flags
 
@@ -299,29 +300,71 @@ def device_link_steps(
             archive = obj.endswith((".a", ".lib"))
             part = os.path.join(work_dir, f"dlink-{index}-{gfx}.{'a' if archive else 'o'}")
             steps.append(
-                Run((bundler, f"-type={'a' if archive else 'o'}",
-                     f"-targets=hip-amdgcn-amd-amdhsa-{gfx}", f"-input={obj}", f"-output={part}",
-                     "-unbundle", "-allow-missing-bundles"))  # fmt: skip
+                Run(
+                    (
+                        bundler,
+                        f"-type={'a' if archive else 'o'}",
+                        f"-targets=hip-amdgcn-amd-amdhsa-{gfx}",
+                        f"-input={obj}",
+                        f"-output={part}",
+                        "-unbundle",
+                        "-allow-missing-bundles",
+                    )
+                )
             )
             device_parts.append(part)
         image = os.path.join(work_dir, f"dlink-{gfx}.out")
         steps.append(
-            Run((config.tool("lld"), "-flavor", "gnu", "-m", "elf64_amdgpu", "--no-undefined", "-shared",
-                 "-plugin-opt=-amdgpu-internalize-symbols", f"-plugin-opt=mcpu={gfx}",
-                 f"-plugin-opt=O{0 if debug else 3}", "--whole-archive", "-o", image, *device_parts,
-                 "--no-whole-archive"))  # fmt: skip
+            Run(
+                (
+                    config.tool("lld"),
+                    "-flavor",
+                    "gnu",
+                    "-m",
+                    "elf64_amdgpu",
+                    "--no-undefined",
+                    "-shared",
+                    "-plugin-opt=-amdgpu-internalize-symbols",
+                    f"-plugin-opt=mcpu={gfx}",
+                    f"-plugin-opt=O{0 if debug else 3}",
+                    "--whole-archive",
+                    "-o",
+                    image,
+                    *device_parts,
+                    "--no-whole-archive",
+                )
+            )
         )
         images.append(image)
     fatbin = os.path.join(work_dir, "dlink.hipfb")
     targets = ",".join(["host-x86_64-unknown-linux", *(f"hipv4-amdgcn-amd-amdhsa--{g}" for g in gfx_targets)])
     steps.append(
-        Run((bundler, "-type=o", "-bundle-align=4096", f"-targets={targets}", "-input=/dev/null",
-             *(f"-input={image}" for image in images), f"-output={fatbin}"))  # fmt: skip
+        Run(
+            (
+                bundler,
+                "-type=o",
+                "-bundle-align=4096",
+                f"-targets={targets}",
+                "-input=/dev/null",
+                *(f"-input={image}" for image in images),
+                f"-output={fatbin}",
+            )
+        )
     )
     wrapper = os.path.join(work_dir, "dlink.mcin")
     steps.append(WriteText(wrapper, fatbin_wrapper_assembly(os.path.abspath(fatbin))))
     steps.append(
-        Run((config.tool("llvm-mc"), "-triple", "x86_64-pc-linux-gnu", "-o", output, wrapper, "--filetype=obj"))
+        Run(
+            (
+                config.tool("llvm-mc"),
+                "-triple",
+                "x86_64-pc-linux-gnu",
+                "-o",
+                output,
+                wrapper,
+                "--filetype=obj",
+            )
+        )
     )
     return steps
 
@@ -376,7 +419,9 @@ def build(
         if objects:
             raise NvccUsageError(f"Don't know what to do with '{objects[0]}' when only compiling")
         if explicit_output is not None and len(sources) > 1:
-            raise NvccUsageError("A single input file is required for a non-link phase when an outputfile is specified")
+            raise NvccUsageError(
+                "A single input file is required for a non-link phase when an outputfile is specified"
+            )
         for source, kind in sources:
             if mode == "preprocess":
                 action, output = ["-E"], explicit_output or "-"
@@ -399,12 +444,16 @@ def build(
 
     if mode == "device-link":
         output = explicit_output or "a_dlink.o"
-        steps += device_link_steps(config, gfx_targets, all_objects, output, work_dir, cmdline.has("device-debug"))
+        steps += device_link_steps(
+            config, gfx_targets, all_objects, output, work_dir, cmdline.has("device-debug")
+        )
         return Plan(tuple(steps), virtual_arch)
 
     if mode == "lib":
         output = explicit_output or "a.a"
-        steps.append(Run((config.tool("llvm-ar"), "rcs", *cmdline.values("archive-options"), output, *all_objects)))
+        steps.append(
+            Run((config.tool("llvm-ar"), "rcs", *cmdline.values("archive-options"), output, *all_objects))
+        )
         return Plan(tuple(steps), virtual_arch)
 
     # link: a device link first when relocatable device code is involved (nvcc does it too)

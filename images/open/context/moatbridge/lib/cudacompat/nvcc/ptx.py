@@ -6,7 +6,9 @@ import re
 from dataclasses import dataclass
 
 # asm("..."), asm volatile("..."), __asm__ __volatile__ ("..." "...")
-_ASM = re.compile(r"\b(?:asm|__asm__|__asm)\s*(?:volatile|__volatile__)?\s*\(\s*((?:\"(?:[^\"\\]|\\.)*\"\s*)+)")
+_ASM = re.compile(
+    r"\b(?:asm|__asm__|__asm)\s*(?:volatile|__volatile__)?\s*\(\s*((?:\"(?:[^\"\\]|\\.)*\"\s*)+)"
+)
 # PTX instructions carry type/state suffixes (mov.u32, ld.global.f32, shfl.sync.bfly.b32)
 # or name PTX registers/directives; AMDGCN assembly (v_add_f32, s_nop) has neither.
 _PTX_HINT = re.compile(r"(?:\b[a-z]+(?:\.[a-z0-9]+)+\b|%%?(?:laneid|warpid|smid|clock|tid|ctaid)\b|\.reg\b)")

@@ -1,0 +1,86 @@
+"""A corpus of unmodified CUDA programs (tests/cuda_corpus) compiled by the open toolkit's nvcc
+for two targets, gfx1030 (RDNA2) and gfx1100 (RDNA3), in the multi-target open image.
+
+Each program must compile and link, carry exactly its target's code object in the offload
+bundle, and, run without a GPU, stop at the HIP runtime's "no device" error through its
+own error check: no crash, no missing symbol.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conftest import REPO, docker_run
+
+pytestmark = pytest.mark.engine
+
+CORPUS = REPO / "tests" / "cuda_corpus"
+RUNNER = REPO / "tests" / "support" / "corpus_runner.py"
+TARGETS = ("gfx1030", "gfx1100")
+NO_DEVICE = ("no ROCm-capable device is detected", "invalid device ordinal")
+MANIFEST: list[dict[str, Any]] = yaml.safe_load((CORPUS / "corpus.yaml").read_text())["programs"]
+CRASH_SIGNS = (
+    "error while loading shared libraries",
+    "symbol lookup error",
+    "undefined symbol",
+    "Segmentation",
+)
+
+
+def test_corpus_is_big_and_covers_the_issue_list() -> None:
+    assert len(MANIFEST) >= 25
+    covered = {topic for program in MANIFEST for topic in program["covers"]}
+    libraries = {lib for program in MANIFEST for lib in program.get("libs", [])}
+    assert {"cublas", "curand", "cufft", "cusparse", "cusolver", "nccl"} <= libraries
+    sources = " ".join((CORPUS / p["file"]).read_text() for p in MANIFEST)
+    for needle in ("thrust::", "cub::", "cooperative_groups", "__half", "cudaCreateTextureObject",
+                   "__shfl_down_sync", "__ballot_sync", "atomicAdd", "cudaStreamBeginCapture", "curand_init",
+                   "__shared__", "cudaEventElapsedTime", "template <"):  # fmt: skip
+        assert needle in sources, needle
+    assert covered
+
+
+@pytest.fixture(scope="session")
+def corpus_results(open_devel_all: dict[str, Any], shared_tmp: Path) -> dict[str, dict[str, dict[str, Any]]]:
+    """Build and run the whole corpus once per target (two programs at a time)."""
+    image = str(open_devel_all["reference"])
+    work = shared_tmp / "corpus"
+    (work / "src").mkdir(parents=True)
+    for path in CORPUS.iterdir():
+        shutil.copy(path, work / "src")
+    shutil.copy(RUNNER, work / "runner.py")
+    (work / "manifest.json").write_text(json.dumps({"programs": MANIFEST}))
+    results: dict[str, dict[str, dict[str, Any]]] = {}
+    for gfx in TARGETS:
+        run = docker_run(
+            image,
+            f"python3 /w/runner.py /w/manifest.json /opt/moatbridge/targets/{gfx} /w/src /w/out-{gfx}",
+            "-v", f"{work}:/w",
+        )  # fmt: skip
+        assert run.returncode == 0, run.stderr[-4000:]
+        records = json.loads((work / f"out-{gfx}" / "results.json").read_text())
+        results[gfx] = {record["name"]: record for record in records}
+    return results
+
+
+@pytest.mark.parametrize("gfx", TARGETS)
+@pytest.mark.parametrize("program", [p["name"] for p in MANIFEST])
+def test_program_compiles_links_and_reaches_the_runtime(
+    corpus_results: dict[str, dict[str, dict[str, Any]]], program: str, gfx: str
+) -> None:
+    record = corpus_results[gfx][program]
+    assert record["compile_rc"] == 0, f"{' '.join(record['command'])}\n{record['compile_stderr']}"
+    assert record["bundle"] == sorted(["host-x86_64-unknown-linux", f"hipv4-amdgcn-amd-amdhsa--{gfx}"]), (
+        record["bundle"]
+    )
+    output = f"{record['run_stdout']}\n{record['run_stderr']}"
+    assert record["run_rc"] != "timeout"
+    assert 0 < int(record["run_rc"]) < 128, f"exit {record['run_rc']}:\n{output}"
+    assert any(message in output for message in NO_DEVICE), output
+    assert not any(sign in output for sign in CRASH_SIGNS), output

@@ -1,0 +1,351 @@
+"""The nvcc driver's pure parts: nvcc's option grammar, arch mapping, the clang commands it
+plans and the text build systems parse. The same code runs inside the open image, where
+tests/test_open_toolkit.py checks it against clang, CMake and make for real."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from cudacompat.generate import mappings
+from cudacompat.nvcc import archs, options, plan, ptx, report
+from cudacompat.nvcc.config import ToolkitConfig, full_cuda_version
+
+CONFIG = ToolkitConfig(
+    root="/opt/moatbridge/targets/gfx1030", gfx="gfx1030", cuda_version="11.8.89", mimic_cc=86
+)
+
+
+def _plan(*argv: str, rdc_objects: frozenset[str] = frozenset()) -> plan.Plan:
+    return plan.build(options.parse(list(argv)), CONFIG, "/work", rdc_objects)
+
+
+def _runs(result: plan.Plan) -> list[tuple[str, ...]]:
+    return [step.argv for step in result.steps if isinstance(step, plan.Run)]
+
+
+# --- the option grammar -------------------------------------------------------------------
+
+
+def test_values_after_space_or_equals_and_either_dash_count() -> None:
+    a = options.parse(
+        ["-o", "x", "--std=c++17", "-ccbin=/usr/bin/clang++-17", "--output-directory", "d", "in.cu"]
+    )
+    assert a.last("output-file") == "x"
+    assert a.last("std") == "c++17"
+    assert a.last("compiler-bindir") == "/usr/bin/clang++-17"
+    assert a.last("output-directory") == "d"
+    assert a.inputs == ("in.cu",)
+
+
+def test_list_options_split_commas_and_repeat() -> None:
+    a = options.parse(
+        ["-Xcompiler=-fPIC,-Wall", "-Xcompiler", "-O2", "-Iinc1,inc2", "-I", "inc3", "-lcublas,curand"]
+    )
+    assert a.values("compiler-options") == ["-fPIC", "-Wall", "-O2"]
+    assert a.values("include-path") == ["inc1", "inc2", "inc3"]
+    assert a.values("library") == ["cublas", "curand"]
+
+
+def test_gencode_is_not_split_at_its_inner_commas() -> None:
+    a = options.parse(
+        ["-gencode", "arch=compute_75,code=[sm_75,compute_75]", "--generate-code=arch=compute_86,code=sm_86"]
+    )
+    assert a.values("generate-code") == [
+        "arch=compute_75,code=[sm_75,compute_75]",
+        "arch=compute_86,code=sm_86",
+    ]
+
+
+def test_boolean_options_accept_nvcc_spellings() -> None:
+    assert options.parse(["-rdc=true"]).boolean("relocatable-device-code")
+    assert options.parse(["--relocatable-device-code", "false"]).boolean("relocatable-device-code") is False
+    with pytest.raises(options.NvccUsageError, match="Value 'maybe' is not defined for option 'rdc'"):
+        options.parse(["-rdc=maybe"])
+
+
+def test_unknown_option_is_an_error_unless_forwarded() -> None:
+    with pytest.raises(options.NvccUsageError, match=r"Unknown option '-fno-such-thing'"):
+        options.parse(["-fno-such-thing", "a.cu"])
+    forwarded = options.parse(["-forward-unknown-to-host-compiler", "-fvisibility=hidden", "a.cu"])
+    assert forwarded.forwarded == ("-fvisibility=hidden",)
+
+
+def test_options_with_no_amd_meaning_are_accepted_and_recorded() -> None:
+    a = options.parse(
+        ["-Xptxas", "-v", "-maxrregcount=32", "-Wno-deprecated-gpu-targets", "--threads", "4", "a.cu"]
+    )
+    assert a.inputs == ("a.cu",)
+    assert "-maxrregcount=32" in a.ignored and "--threads 4" in a.ignored
+
+
+def test_missing_value_is_an_error() -> None:
+    with pytest.raises(options.NvccUsageError, match="Option 'o' requires a value"):
+        options.parse(["a.cu", "-o"])
+
+
+def test_options_files_and_environment_flags_expand_in_place() -> None:
+    files = {"args.rsp": '-DNAME="a b" -I inc', "more.rsp": "--options-file args.rsp -c"}
+    expanded = options.expand_options_files(["-optf", "more.rsp", "x.cu"], files.__getitem__)
+    assert expanded == ["-DNAME=a b", "-I", "inc", "-c", "x.cu"]
+    env = {"NVCC_PREPEND_FLAGS": "-ccbin clang++-17", "NVCC_APPEND_FLAGS": "-lineinfo"}
+    assert options.environment_flags(env, "NVCC_PREPEND_FLAGS") == ["-ccbin", "clang++-17"]
+    assert options.environment_flags(env, "NVCC_APPEND_FLAGS") == ["-lineinfo"]
+
+
+# --- architectures ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        ([], (86,)),
+        (["-arch=sm_75"], (75,)),
+        (["-arch", "compute_70", "-code", "sm_70,compute_70"], (70,)),
+        (
+            ["-gencode", "arch=compute_80,code=[sm_80,compute_80]", "-gencode=arch=compute_90a,code=sm_90a"],
+            (80, 90),
+        ),
+        (["-arch=native"], (86,)),
+        (["-arch=all-major"], (50, 60, 70, 80, 90)),
+    ],
+)
+def test_requested_capabilities(argv: list[str], expected: tuple[int, ...]) -> None:
+    request = archs.requested(options.parse(argv), mimic=86, cuda_major=11)
+    assert request.capabilities == expected
+    assert request.gfx_targets == ()
+
+
+def test_all_covers_cuda_11_architectures_and_explicit_gfx_is_honoured() -> None:
+    request = archs.requested(options.parse(["-arch=all"]), 86, 11)
+    assert request.capabilities[0] == 35 and request.capabilities[-1] == 90
+    gfx = archs.requested(options.parse(["-arch", "gfx1100"]), 86, 11)
+    assert gfx.gfx_targets == ("gfx1100",)
+    with pytest.raises(options.NvccUsageError, match="not defined for option 'gpu-architecture'"):
+        archs.requested(options.parse(["-arch=kepler"]), 86, 11)
+
+
+def test_every_sm_value_compiles_for_the_directory_target() -> None:
+    (compile_step,) = _runs(_plan("-c", "-gencode", "arch=compute_52,code=sm_52", "-arch=sm_90", "k.cu"))
+    assert [a for a in compile_step if a.startswith("--offload-arch")] == ["--offload-arch=gfx1030"]
+    assert "-D__MOATBRIDGE_CUDA_ARCH__=900" in compile_step
+    assert "-D__CUDA_ARCH_LIST__=520,900" in compile_step
+
+
+# --- planned commands ---------------------------------------------------------------------
+
+
+def test_cuda_compile_uses_clang_hip_with_prelude_and_optimised_device_code() -> None:
+    result = _plan("-c", "-O0", "-std=c++17", "-DX=1", "-Iinc", "src/k.cu")
+    (argv,) = _runs(result)
+    assert argv[0] == "/usr/bin/clang++-17"
+    assert argv[1:3] == ("-x", "hip")
+    joined = " ".join(argv)
+    assert "-include moatbridge/nvcc_prelude.h" in joined
+    assert "-D__CUDACC_VER_MAJOR__=11 -D__CUDACC_VER_MINOR__=8 -D__CUDACC_VER_BUILD__=89" in joined
+    # host -O0 as asked; device -O3 after it, as nvcc always optimises device code
+    assert joined.index("-O0") < joined.index("-Xarch_device -O3")
+    assert argv[-4:] == ("-c", "src/k.cu", "-o", "k.o")
+    assert "-DX=1" in argv and "-Iinc" in argv
+
+
+def test_device_debug_turns_device_optimisation_off() -> None:
+    (argv,) = _runs(_plan("-c", "-G", "k.cu"))
+    assert "-Xarch_device -O0" in " ".join(argv) and "-D__CUDACC_DEBUG__=1" in argv
+    assert "-Xarch_device -O3" not in " ".join(argv)
+
+
+def test_flag_mapping() -> None:
+    (argv,) = _runs(
+        _plan(
+            "-c", "--use_fast_math", "--default-stream", "per-thread", "-lineinfo", "--extended-lambda",
+            "-Xcompiler", "-march=native,-fPIC", "-MD", "-MT", "k.o", "-MF", "k.d", "-Werror", "all-warnings", "k.cu",
+        )
+    )  # fmt: skip
+    joined = " ".join(argv)
+    assert "-Xarch_device -ffast-math -fgpu-flush-denormals-to-zero" in joined
+    assert "-fgpu-default-stream=per-thread" in argv
+    assert "-Xarch_device -gline-tables-only" in joined
+    assert "-D__CUDACC_EXTENDED_LAMBDA__=1" in argv
+    assert "-Xarch_host -march=native" in joined and "-fPIC" in argv
+    assert "-MD -MF k.d -MT k.o" in joined
+    assert "-Werror" in argv
+
+
+def test_rdc_compile_and_output_defaults() -> None:
+    (argv,) = _runs(_plan("-dc", "-odir", "objs", "dir/a.cu"))
+    assert "-fgpu-rdc" in argv and "-D__CUDACC_RDC__=1" in argv
+    assert argv[-2:] == ("-o", "objs/a.o")
+
+
+def test_preprocess_and_dependencies_are_host_only_to_stdout() -> None:
+    result = _plan("-E", "k.cu")
+    (argv,) = _runs(result)
+    assert "--cuda-host-only" in argv and "-E" in argv and "-o" not in argv
+    assert result.stdout_output
+    (deps,) = _runs(_plan("-M", "k.cu"))
+    assert "-M" in deps and "--cuda-host-only" in deps
+
+
+def test_host_sources_go_to_the_host_compiler_with_toolkit_includes() -> None:
+    (cxx,) = _runs(_plan("-c", "-ccbin", "/usr/bin/clang++-17", "host.cpp"))
+    assert cxx[0] == "/usr/bin/clang++-17" and "-x" not in cxx
+    assert cxx[1:3] == ("-isystem", "/opt/moatbridge/targets/gfx1030/include")
+    (c,) = _runs(_plan("-c", "plain.c"))
+    assert c[0] == "/usr/bin/clang-17"
+    (forced,) = _runs(_plan("-c", "-x", "cu", "kernel.cpp"))
+    assert forced[1:3] == ("-x", "hip")
+
+
+def test_link_uses_toolkit_libraries_static_runtime_by_default() -> None:
+    result = _plan("a.cu", "b.o", "-lcublas", "-Xlinker", "--as-needed", "-o", "app")
+    compile_step, link = _runs(result)
+    assert compile_step[-2:] == ("-o", "/work/a.o")
+    assert link[0] == "/usr/bin/clang++-17"
+    assert link[1:3] == ("b.o", "/work/a.o")
+    assert "-L/opt/moatbridge/targets/gfx1030/bin/../lib64" in link
+    assert "-lcublas" in link
+    assert link[link.index("-Xlinker") + 1] == "--as-needed"
+    assert list(link[-7:]) == ["-lcudadevrt", "-lcudart_static", "-lrt", "-lpthread", "-ldl", "-o", "app"]
+    shared = _runs(_plan("-cudart", "shared", "x.o"))[-1]
+    assert list(shared[-4:]) == ["-lcudadevrt", "-lcudart", "-o", "a.out"]
+
+
+def test_rdc_link_runs_a_device_link_first() -> None:
+    steps = _runs(_plan("-rdc=true", "a.cu", "b.cu", "-o", "app"))
+    tools = [argv[0].rsplit("/", 1)[-1] for argv in steps]
+    assert tools == [
+        "clang++-17", "clang++-17",
+        "clang-offload-bundler", "clang-offload-bundler", "lld", "clang-offload-bundler", "llvm-mc",
+        "clang++-17",
+    ]  # fmt: skip
+    assert "/work/a_dlink.o" in steps[-1]
+    lld = steps[4]
+    assert "-plugin-opt=mcpu=gfx1030" in lld and "--whole-archive" in lld
+    # objects that were compiled elsewhere with -dc are found by the caller and device-linked too
+    prebuilt = _runs(_plan("a.o", "libk.a", "-o", "app", rdc_objects=frozenset({"a.o", "libk.a"})))
+    assert any("-type=a" in argv for argv in prebuilt)
+
+
+def test_dlink_mode_writes_the_fatbin_wrapper_object() -> None:
+    result = _plan("-dlink", "a.o", "b.o", "-o", "dl.o")
+    writes = [step for step in result.steps if isinstance(step, plan.WriteText)]
+    assert len(writes) == 1 and ".incbin" in writes[0].text and "__hip_fatbin:" in writes[0].text
+    mc = _runs(result)[-1]
+    assert mc[0].endswith("/llvm-mc") and writes[0].path in mc
+    assert mc[mc.index("-o") + 1] == "dl.o"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["-ptx", "k.cu"], "AMD GPUs run no PTX"),
+        (["-c", "-o", "x.o", "a.cu", "b.cu"], "A single input file is required"),
+        (["-c"], "No input files specified"),
+        (["-c", "kernel.ptx"], "PTX, cubin and fatbin inputs"),
+        (["-c", "notes.txt"], "Don't know what to do with 'notes.txt'"),
+        (["-c", "--default-stream", "sideways", "k.cu"], "Value 'sideways'"),
+        (["-cudart", "dynamic", "k.o"], "Value 'dynamic'"),
+    ],
+)
+def test_bad_command_lines_get_nvcc_style_errors(argv: list[str], message: str) -> None:
+    with pytest.raises(options.NvccUsageError, match=re.escape(message)):
+        plan.build(options.parse(argv), CONFIG, "/work")
+
+
+# --- what CMake and FindCUDAToolkit parse -------------------------------------------------
+
+
+def test_version_text_matches_cmake_and_findcuda_regexes() -> None:
+    text = report.version_text(CONFIG)
+    assert re.search(r"nvcc: NVIDIA \(R\) Cuda compiler driver", text)
+    assert re.search(r" V([0-9]+\.[0-9]+\.[0-9]+)", text).group(1) == "11.8.89"  # type: ignore[union-attr]
+    assert re.search(r"release ([0-9]+)\.([0-9]+)", text).groups() == ("11", "8")  # type: ignore[union-attr]
+    assert full_cuda_version("12.1") == "12.1.105"
+
+
+def test_verbose_output_satisfies_cmakes_implicit_info_parser() -> None:
+    """Replays the logic of CMake's cmake_nvcc_parse_implicit_info on our -v output."""
+    result = _plan("a.cu", "-o", "a.out")
+    output = report.prologue(CONFIG, {"PATH": "/usr/bin"}) + report.virtual_arch_line(result.virtual_arch)
+    output += "".join(
+        report.render_command(step.argv, CONFIG) for step in result.steps if isinstance(step, plan.Run)
+    )
+    top = re.search(r"#\$ TOP=(.*)", output).group(1)  # type: ignore[union-attr]
+    assert top == "/opt/moatbridge/targets/gfx1030/bin/.."
+    assert re.search(r"#\$ NVVMIR_LIBRARY_DIR=(.*)nvvm/libdevice\n", output)
+    libraries = re.search(r"#\$ +LIBRARIES= *([^\n]*)", output).group(1)  # type: ignore[union-attr]
+    includes = re.search(r"#\$ +INCLUDES= *([^\n]*)", output).group(1)  # type: ignore[union-attr]
+    assert "-I/opt/moatbridge/targets/gfx1030/bin/../include" in includes
+    assert re.findall(r"-arch compute_([0-9]+)", output) == ["86"]
+    lines = [line for line in output.splitlines() if not re.match(r"#\$ [A-Za-z0-9_]+=", line)]
+    lines = [line.removeprefix("#$ ") for line in lines if not line.startswith("#$ nvlink")]
+    link_lines = [line for line in lines if libraries in line]
+    assert link_lines, "CMake: Failed to extract nvcc implicit link line"
+    launcher = link_lines[-1].split()[0]
+    assert launcher == "/usr/bin/clang++-17"
+    assert "-lcudart_static" in link_lines[-1]
+
+
+# --- inline PTX ---------------------------------------------------------------------------
+
+
+def test_inline_ptx_is_found_with_its_line() -> None:
+    source = (
+        "__device__ unsigned lane() {\n"
+        "  unsigned id;\n"
+        '  asm volatile("mov.u32 %0, %%laneid;" : "=r"(id));\n'
+        "  return id;\n"
+        "}\n"
+        '__device__ void nop() { asm volatile("s_nop 0"); }\n'
+    )
+    hits = ptx.find_inline_ptx(source)
+    assert [hit.line for hit in hits] == [3]
+    text = ptx.message("k.cu", hits)
+    assert text.startswith("k.cu:3: inline PTX") and "hint:" in text
+
+
+# --- mapping selection (hipify-perl's table) ----------------------------------------------
+
+HIPIFY_SAMPLE = """
+sub rocSubstitutions {
+    subst("cublasSgemm", "rocblas_sgemm", "library");
+}
+sub simpleSubstitutions {
+    subst("cuda_runtime.h", "hip\\/hip_runtime.h", "include_cuda_main_header");
+    subst("cudaMalloc", "hipMalloc", "memory");
+    subst("cublasSgemm_v2", "hipblasSgemm_v2", "library");
+    subst("cudnnCreate", "hipdnnCreate", "library");
+    subst("__half", "__half", "device_type");
+    subst("curand", "hiprand", "library");
+    subst("cudaDevAttrMaxSurface2DWidth", "hipDeviceAttributeMaxSurface2D", "numeric_literal");
+    subst("cudaDevAttrMaxSurface2DHeight", "hipDeviceAttributeMaxSurface2D", "numeric_literal");
+    subst("cudaMallocHost", "hipHostMalloc", "memory");
+}
+"""
+
+
+def test_mapping_selection_rules() -> None:
+    rows = mappings.parse_hipify(HIPIFY_SAMPLE)
+    assert ("cuda_runtime.h", "hip/hip_runtime.h", "include_cuda_main_header") in rows
+    assert all(hip != "rocblas_sgemm" for _, hip, _ in rows)
+    kept, dropped = mappings.select(rows)
+    by_name = {m.cuda: m for m in kept}
+    assert by_name["cudaMalloc"].hip == "hipMalloc" and by_name["cudaMalloc"].family == "runtime"
+    assert by_name["cublasSgemm_v2"].hip == "hipblasSgemm" and by_name["cublasSgemm_v2"].family == "cublas"
+    assert set(by_name) == {
+        "cudaMalloc",
+        "cublasSgemm_v2",
+    }  # identity, override, bare word, cuDNN, ambiguous out
+    reasons = {d.cuda: d.reason for d in dropped}
+    assert "share this HIP value" in reasons["cudaDevAttrMaxSurface2DWidth"]
+    assert "bare word" in reasons["curand"]
+    assert "cudnnCreate" in reasons
+
+
+def test_cusolver_hand_rule_maps_hipsolver_compat_names() -> None:
+    header = "hipsolverStatus_t hipsolverDnSgetrf(hipsolverDnHandle_t h); #define HIPSOLVER_STATUS_SUCCESS 0"
+    rules = {m.cuda: m.hip for m in mappings.cusolver_rules(header)}
+    assert rules["cusolverDnSgetrf"] == "hipsolverDnSgetrf"
+    assert rules["CUSOLVER_STATUS_SUCCESS"] == "HIPSOLVER_STATUS_SUCCESS"
+    assert rules["cusolverStatus_t"] == "hipsolverStatus_t"
