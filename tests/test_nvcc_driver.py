@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from cudacompat.generate import mappings
 from cudacompat.nvcc import archs, options, plan, ptx, report
 from cudacompat.nvcc.config import ToolkitConfig, full_cuda_version
