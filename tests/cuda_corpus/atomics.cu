@@ -57,8 +57,8 @@ int main()
 {
     const int n = 1 << 16;
     int* dData = nullptr;
-    CHECK(cudaMalloc(&dData, n * sizeof(int)));
     unsigned int* dBins = nullptr;
+    CHECK(cudaMalloc(&dData, n * sizeof(int)));
     CHECK(cudaMalloc(&dBins, NUM_BINS * sizeof(unsigned int)));
 
     std::vector<int> hData(n);
@@ -75,8 +75,7 @@ int main()
     CHECK(cudaMemcpy(hBins, dBins, sizeof(hBins), cudaMemcpyDeviceToHost));
 
     int errors = 0;
-    for (int b = 0; b < NUM_BINS; ++b)
-        if (hBins[b] != expectedBins[b]) ++errors;
+    for (int b = 0; b < NUM_BINS; ++b) errors += (hBins[b] != expectedBins[b]);
 
     // Float atomics: values are multiples of 0.25 so the sum is exact in any order.
     const int m = 4096;
@@ -86,13 +85,11 @@ int main()
     float *dX = nullptr, *dSum = nullptr, *dMax = nullptr;
     int *dMinIdx = nullptr, *dMaxIdx = nullptr;
     CHECK(cudaMalloc(&dX, m * sizeof(float)));
-    CHECK(cudaMalloc(&dSum, sizeof(float)));
-    CHECK(cudaMalloc(&dMax, sizeof(float)));
-    CHECK(cudaMalloc(&dMinIdx, sizeof(int)));
-    CHECK(cudaMalloc(&dMaxIdx, sizeof(int)));
+    CHECK(cudaMalloc(&dSum, sizeof(float)));  CHECK(cudaMalloc(&dMax, sizeof(float)));
+    CHECK(cudaMalloc(&dMinIdx, sizeof(int))); CHECK(cudaMalloc(&dMaxIdx, sizeof(int)));
     CHECK(cudaMemcpy(dX, hX.data(), m * sizeof(float), cudaMemcpyHostToDevice));
     const float zero = 0.0f, lowest = -1e30f;
-    const int bigIdx = 1 << 30, smallIdx = -1;
+    const int bigIdx = 1 << 30, smallIdx = -1;   // identities for min / max
     CHECK(cudaMemcpy(dSum, &zero, sizeof(float), cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(dMax, &lowest, sizeof(float), cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(dMinIdx, &bigIdx, sizeof(int), cudaMemcpyHostToDevice));
@@ -116,10 +113,7 @@ int main()
     CHECK(cudaFree(dData)); CHECK(cudaFree(dBins)); CHECK(cudaFree(dX)); CHECK(cudaFree(dSum));
     CHECK(cudaFree(dMax)); CHECK(cudaFree(dMinIdx)); CHECK(cudaFree(dMaxIdx));
 
-    if (errors) {
-        printf("FAILED: %d errors\n", errors);
-        return 1;
-    }
+    if (errors) { printf("FAILED: %d errors\n", errors); return 1; }
     printf("PASSED\n");
     return 0;
 }

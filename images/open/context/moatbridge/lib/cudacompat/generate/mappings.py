@@ -29,7 +29,9 @@ _DROPPED_PREFIXES = ("cudnn", "caffe2", "cub_", "thrust")
 # whose HIP target is known wrong for the headers we include.
 OVERRIDDEN = frozenset(
     {
-        "cudaMallocHost", "cudaGetDeviceProperties", "cudaDeviceGetAttribute",
+        "cudaMallocHost", "cudaGetDeviceProperties", "cudaDeviceGetAttribute", "cudaHostAlloc",
+        "cudaHostGetDevicePointer", "cudaFuncGetAttributes", "cudaFuncSetCacheConfig", "cudaFuncSetAttribute",
+        "cudaFuncSetSharedMemConfig",
         "__nv_bfloat16", "__nv_bfloat162", "nv_bfloat16", "nv_bfloat162",
         "__CUDACC__", "__CUDA_ARCH__", "CUDA_VERSION", "CUDART_VERSION",
     }

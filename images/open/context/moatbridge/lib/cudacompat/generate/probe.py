@@ -32,8 +32,8 @@ FAMILY_PREAMBLE: dict[str, str] = {
     "cusparse": "#include <hipsparse/hipsparse.h>\n",
     "curand": "#include <hiprand/hiprand.h>\n#include <hiprand/hiprand_kernel.h>\n",
     "cufft": "#include <hipfft/hipfft.h>\n#include <hipfft/hipfftXt.h>\n",
-    "cusolver": "#define ROCM_MATHLIBS_API_USE_HIP_COMPLEX 1\n#include <hipblas/hipblas.h>\n"
-    "#include <hipsolver/hipsolver.h>\n",
+    "cusolver": "#define ROCM_MATHLIBS_API_USE_HIP_COMPLEX 1\n#define HIPSOLVER_USE_HIPBLAS_ENUMS 1\n"
+    "#include <hipblas/hipblas.h>\n#include <hipsolver/hipsolver.h>\n",
     "nvrtc": "#include <hip/hiprtc.h>\n",
 }
 _ERROR_LINE = re.compile(r"^probe\.hip:(\d+):\d+: error:", re.MULTILINE)

@@ -2,6 +2,7 @@
    cuda_runtime.h. nvcc's identity macros come after the HIP headers: defined earlier,
    __NVCC__ would switch HIP to its NVIDIA platform. */
 #include <cuda_runtime.h>
+#include <moatbridge/device_printf.h>
 #ifndef __NVCC__
 #define __NVCC__ 1
 #endif
