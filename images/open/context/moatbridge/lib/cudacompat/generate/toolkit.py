@@ -183,7 +183,7 @@ def write_target(prefix: Path, shared: Path, config: ToolkitConfig) -> Path:
     _symlink(root / "lib", "lib64")
     _symlink(root / "targets" / "x86_64-linux" / "include", "../../include")
     _symlink(root / "targets" / "x86_64-linux" / "lib", "../../lib64")
-    write_text(root / CONFIG_RELATIVE, config.to_json())
+    write_text(root / CONFIG_RELATIVE, config.to_text())
     write_text(root / "version.txt", f"CUDA Version {config.cuda_version}\n")
     components = {
         name: {"name": label, "version": config.cuda_version}

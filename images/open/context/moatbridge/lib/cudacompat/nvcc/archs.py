@@ -9,8 +9,7 @@ Pure.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .options import CommandLine, NvccUsageError
 
@@ -18,12 +17,25 @@ from .options import CommandLine, NvccUsageError
 KNOWN_11 = (35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90)
 KNOWN_12 = (50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90)
 
-_NUMBERED = re.compile(r"^(?:sm|compute|lto)_(\d+)[af]?$")
-_GFX = re.compile(r"^gfx[0-9a-f]{3,4}(?::[a-z+-:]+)?$")
+# (No `re` here: the driver's start-up time is part of every compile.)
+_PREFIXES = ("sm_", "compute_", "lto_")
 
 
-@dataclass(frozen=True)
-class ArchRequest:
+def _number(value: str) -> int | None:
+    """sm_86, compute_90a, lto_80 -> the number; anything else -> None."""
+    for prefix in _PREFIXES:
+        if value.startswith(prefix):
+            digits = value[len(prefix) :].rstrip("af")
+            return int(digits) if digits.isdigit() else None
+    return None
+
+
+def _is_gfx(value: str) -> bool:
+    name = value.split(":", 1)[0]
+    return name.startswith("gfx") and 6 <= len(name) <= 7 and all(c in "0123456789abcdef" for c in name[3:])
+
+
+class ArchRequest(NamedTuple):
     capabilities: tuple[int, ...]  # requested virtual architectures, e.g. (75, 86)
     gfx_targets: tuple[str, ...]  # explicit AMD targets given instead of sm_NN
 
@@ -39,9 +51,9 @@ def _capability(value: str, mimic: int, cuda_major: int) -> list[int]:
         return [c for c in known if value == "all" or c % 10 == 0]
     if value == "native":
         return [mimic]
-    match = _NUMBERED.match(value)
-    if match:
-        return [int(match.group(1))]
+    number = _number(value)
+    if number is not None:
+        return [number]
     raise NvccUsageError(f"Value '{value}' is not defined for option 'gpu-architecture'")
 
 
@@ -49,10 +61,22 @@ def _gencode_parts(value: str) -> list[str]:
     """`arch=compute_86,code=[sm_86,compute_86]` -> ['compute_86', 'sm_86', 'compute_86']."""
     text = value.strip().strip('"').strip("'")
     parts: list[str] = []
-    for key, body in re.findall(r"(arch|code)=(\[[^\]]*\]|\"[^\"]*\"|'[^']*'|[^,]*)", text):
-        del key
-        body = body.strip("[]\"'")
+    rest = text
+    while rest:
+        key, equals, rest = rest.partition("=")
+        if not equals or key.strip() not in ("arch", "code"):
+            break
+        if rest[:1] in ("[", '"', "'"):
+            closing = {"[": "]", '"': '"', "'": "'"}[rest[0]]
+            end = rest.find(closing, 1)
+            body, rest = (rest[1:], "") if end < 0 else (rest[1:end], rest[end + 1 :])
+        else:
+            body, _, rest = rest.partition(",")
+            body = body.strip()
+            parts.extend([body] if body else [])
+            continue
         parts.extend(piece.strip() for piece in body.split(",") if piece.strip())
+        rest = rest.lstrip(",")
     if not parts:
         raise NvccUsageError(f"Value '{value}' is not defined for option 'generate-code'")
     return parts
@@ -65,7 +89,7 @@ def requested(cmdline: CommandLine, mimic: int, cuda_major: int) -> ArchRequest:
     for value in cmdline.values("generate-code"):
         raw.extend(_gencode_parts(value))
     for value in raw:
-        if _GFX.match(value):
+        if _is_gfx(value):
             gfx.append(value)
         else:
             capabilities.extend(_capability(value, mimic, cuda_major))

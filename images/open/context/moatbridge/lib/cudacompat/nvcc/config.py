@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from pathlib import Path
+import os
+from typing import NamedTuple
 
-CONFIG_RELATIVE = "share/moatbridge/target.json"
+# key=value lines (not JSON: the json module costs the driver start-up time on every compile)
+CONFIG_RELATIVE = "share/moatbridge/target.conf"
 
 # nvcc reports a build number after major.minor; these are the real releases' numbers.
 CUDA_BUILDS = {"11.8": 89, "12.1": 105, "12.0": 76, "11.7": 64}
 
 
-@dataclass(frozen=True)
-class ToolkitConfig:
+class ToolkitConfig(NamedTuple):
     root: str  # the toolkit directory, e.g. /opt/moatbridge/targets/gfx1030
     gfx: str
     cuda_version: str  # major.minor.build, e.g. 11.8.89
@@ -46,10 +45,9 @@ class ToolkitConfig:
     def tool(self, name: str) -> str:
         return f"{self.llvm_bin}/{name}"
 
-    def to_json(self) -> str:
-        fields = {"gfx": self.gfx, "cuda_version": self.cuda_version, "mimic_cc": self.mimic_cc,
-                  "clangxx": self.clangxx, "clang": self.clang, "llvm_bin": self.llvm_bin}  # fmt: skip
-        return json.dumps(fields, indent=2, sort_keys=True) + "\n"
+    def to_text(self) -> str:
+        keys = ("gfx", "cuda_version", "mimic_cc", "clangxx", "clang", "llvm_bin")
+        return "".join(f"{key}={getattr(self, key)}\n" for key in keys)
 
 
 def full_cuda_version(major_minor: str) -> str:
@@ -58,8 +56,9 @@ def full_cuda_version(major_minor: str) -> str:
     return f"{major_minor}.{CUDA_BUILDS.get(major_minor, 0)}"
 
 
-def load(root: Path) -> ToolkitConfig:
-    data = json.loads((root / CONFIG_RELATIVE).read_text(encoding="utf-8"))
+def load(root: str) -> ToolkitConfig:
+    with open(os.path.join(root, CONFIG_RELATIVE), encoding="utf-8") as handle:
+        data = dict(line.rstrip("\n").split("=", 1) for line in handle if "=" in line)
     return ToolkitConfig(
         root=str(root),
         gfx=str(data["gfx"]),

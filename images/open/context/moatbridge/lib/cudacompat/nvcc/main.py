@@ -1,15 +1,16 @@
-"""nvcc's entry point: expand, parse, plan, then run the steps (the only I/O in the driver)."""
+"""nvcc's entry point: expand, parse, plan, then run the steps (the only I/O in the driver).
+
+Start-up time is paid on every compile, so this module avoids heavy imports (subprocess,
+tempfile, pathlib, re, dataclasses): children are started with os.posix_spawn.
+"""
 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import tempfile
 from collections.abc import Mapping
-from pathlib import Path
 
-from . import archs, plan, ptx, report
+from . import archs, plan, report
 from .config import ToolkitConfig, load
 from .options import CommandLine, NvccUsageError, environment_flags, expand_options_files, parse
 
@@ -21,6 +22,9 @@ moatbridge's nvcc compiles CUDA for the AMD target of this toolkit directory wit
 are accepted and ignored, and every -arch/-gencode value compiles for this directory's
 target. See /opt/moatbridge/share/doc/nvcc.md.
 """
+# Modes that write only their named outputs: no scratch directory needed.
+_NO_SCRATCH = ("compile", "device-c", "device-w", "preprocess", "generate-dependencies",
+               "generate-nonsystem-dependencies")  # fmt: skip
 
 
 def _fatal(message: str) -> int:
@@ -29,57 +33,101 @@ def _fatal(message: str) -> int:
 
 
 def _read_text(path: str) -> str:
-    return Path(path).read_text(encoding="utf-8")
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def _spawn(argv: tuple[str, ...] | list[str], capture: str | None = None) -> tuple[int, bytes]:
+    """Run argv; capture "stdout" or "stderr" if asked. Returns (exit code, captured bytes)."""
+    actions = []
+    read_end = -1
+    if capture is not None:
+        read_end, write_end = os.pipe()
+        target = 1 if capture == "stdout" else 2
+        actions = [(os.POSIX_SPAWN_DUP2, write_end, target), (os.POSIX_SPAWN_CLOSE, read_end)]
+    try:
+        pid = os.posix_spawnp(argv[0], list(argv), dict(os.environ), file_actions=actions)
+    except OSError as error:
+        if capture is not None:
+            os.close(read_end)
+            os.close(write_end)
+        sys.stderr.write(f"nvcc fatal   : cannot run {argv[0]}: {error.strerror}\n")
+        return 127, b""
+    chunks: list[bytes] = []
+    if capture is not None:
+        os.close(write_end)
+        while chunk := os.read(read_end, 65536):
+            chunks.append(chunk)
+        os.close(read_end)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), b"".join(chunks)
 
 
 def _needs_device_link(config: ToolkitConfig, path: str) -> bool:
     """An object or archive with relocatable device code references an undefined __hip_fatbin."""
     if not path.endswith((".o", ".a", ".obj", ".lib")) or not os.path.isfile(path):
         return False
-    result = subprocess.run(
-        [config.tool("llvm-nm"), "--undefined-only", "--format=just-symbols", path],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    return "__hip_fatbin" in result.stdout.split()
+    _, out = _spawn([config.tool("llvm-nm"), "--undefined-only", "--format=just-symbols", path], "stdout")
+    return b"__hip_fatbin" in out.split()
 
 
 def _run_compile(step: plan.Run, verbose: bool) -> int:
     """Run a compile; on failure caused by inline PTX, say so instead of clang's error wall."""
-    result = subprocess.run(step.argv, stderr=subprocess.PIPE, check=False)
-    diagnostics = result.stderr.decode(errors="replace")
-    if result.returncode != 0 and step.compiles is not None:
+    code, captured = _spawn(step.argv, "stderr")
+    diagnostics = captured.decode(errors="replace")
+    if code != 0 and step.compiles is not None:
+        from . import ptx  # only on failure: it needs `re`
+
         try:
-            source = Path(step.compiles).read_text(encoding="utf-8", errors="replace")
-        except OSError:
+            source = _read_text(step.compiles)
+        except (OSError, UnicodeDecodeError):
             source = ""
         hits = ptx.find_inline_ptx(source)
         if hits:
             if verbose:
                 sys.stderr.write(diagnostics)
             sys.stderr.write(ptx.message(step.compiles, hits) + "\n")
-            return result.returncode
+            return code
     sys.stderr.write(diagnostics)
-    return result.returncode
+    return code
 
 
 def _execute(steps: tuple[plan.Step, ...], config: ToolkitConfig, verbose: bool, dry_run: bool) -> int:
     for step in steps:
         if isinstance(step, plan.WriteText):
             if not dry_run:
-                Path(step.path).write_text(step.text, encoding="utf-8")
+                with open(step.path, "w", encoding="utf-8") as handle:
+                    handle.write(step.text)
             continue
         if verbose or dry_run:
             sys.stderr.write(report.render_command(step.argv, config))
             sys.stderr.flush()
         if dry_run:
             continue
-        if step.compiles is not None:
-            code = _run_compile(step, verbose)
-        else:
-            code = subprocess.run(step.argv, check=False).returncode
+        sys.stdout.flush()
+        code = _run_compile(step, verbose) if step.compiles is not None else _spawn(step.argv)[0]
         if code != 0:
             return code if code > 0 else 128 - code
     return 0
+
+
+def _plan_and_run(
+    cmdline: CommandLine, config: ToolkitConfig, work_dir: str, verbose: bool, dry_run: bool
+) -> int:
+    try:
+        rdc_objects = frozenset(
+            path for path in cmdline.inputs
+            if plan.input_kind(path, None) == "object" and _needs_device_link(config, path)
+        )  # fmt: skip
+        steps = plan.build(cmdline, config, work_dir, rdc_objects)
+    except NvccUsageError as error:
+        return _fatal(str(error))
+    if verbose:
+        sys.stderr.write(report.virtual_arch_line(steps.virtual_arch))
+    missing = [p for p in cmdline.inputs if not os.path.exists(p)]
+    if missing and not dry_run:
+        return _fatal(f"Could not open input file '{missing[0]}'")
+    return _execute(steps.steps, config, verbose, dry_run)
 
 
 def run(argv: list[str], config: ToolkitConfig, environ: Mapping[str, str]) -> int:
@@ -90,7 +138,7 @@ def run(argv: list[str], config: ToolkitConfig, environ: Mapping[str, str]) -> i
             *environment_flags(dict(environ), "NVCC_APPEND_FLAGS"),
         ]
         args = expand_options_files(args, _read_text)
-        cmdline: CommandLine = parse(args)
+        cmdline = parse(args)
     except NvccUsageError as error:
         return _fatal(str(error))
     except OSError as error:
@@ -113,33 +161,28 @@ def run(argv: list[str], config: ToolkitConfig, environ: Mapping[str, str]) -> i
     if verbose:
         sys.stderr.write(report.prologue(config, dict(environ)))
         if cmdline.ignored:
-            ignored = " ".join(cmdline.ignored)
-            sys.stderr.write(f"#$ _MOATBRIDGE_IGNORED_={ignored}\n")
+            sys.stderr.write(f"#$ _MOATBRIDGE_IGNORED_={' '.join(cmdline.ignored)}\n")
 
     keep = cmdline.has("keep") or cmdline.has("save-temps")
-    keep_dir = cmdline.last("keep-dir") if keep else None
-    with tempfile.TemporaryDirectory(prefix="nvcc-") as scratch:
-        work_dir = keep_dir or (os.getcwd() if keep else scratch)
-        try:
-            os.makedirs(work_dir, exist_ok=True)
-            rdc_objects = frozenset(
-                path for path in cmdline.inputs
-                if plan.input_kind(path, None) == "object" and _needs_device_link(config, path)
-            )  # fmt: skip
-            steps = plan.build(cmdline, config, work_dir, rdc_objects)
-        except NvccUsageError as error:
-            return _fatal(str(error))
-        if verbose:
-            sys.stderr.write(report.virtual_arch_line(steps.virtual_arch))
-        missing = [p for p in cmdline.inputs if not os.path.exists(p)]
-        if missing and not dry_run:
-            return _fatal(f"Could not open input file '{missing[0]}'")
-        return _execute(steps.steps, config, verbose, dry_run)
+    if keep:
+        work_dir = cmdline.last("keep-dir") or os.getcwd()
+        os.makedirs(work_dir, exist_ok=True)
+        return _plan_and_run(cmdline, config, work_dir, verbose, dry_run)
+    if any(cmdline.has(mode) for mode in _NO_SCRATCH):
+        return _plan_and_run(cmdline, config, os.getcwd(), verbose, dry_run)
+    import shutil
+    import tempfile
+
+    scratch = tempfile.mkdtemp(prefix="nvcc-")
+    try:
+        return _plan_and_run(cmdline, config, scratch, verbose, dry_run)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def entry(argv: list[str], root: str) -> int:
     try:
-        config = load(Path(root))
+        config = load(root)
     except (OSError, ValueError, KeyError) as error:
         return _fatal(f"the toolkit directory {root} is damaged ({error}); rebuild the image")
     try:

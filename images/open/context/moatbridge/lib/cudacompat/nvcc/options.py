@@ -9,10 +9,8 @@ Pure: no I/O, so the grammar is unit-tested on the host.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Kind = Literal["flag", "value", "list", "bool"]
 
@@ -21,8 +19,7 @@ class NvccUsageError(Exception):
     """A command line nvcc itself would reject; the message mimics nvcc's."""
 
 
-@dataclass(frozen=True)
-class OptionSpec:
+class OptionSpec(NamedTuple):
     name: str  # canonical (nvcc's long spelling, without dashes)
     short: str | None
     kind: Kind
@@ -172,14 +169,13 @@ _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
 
 
-@dataclass(frozen=True)
-class CommandLine:
+class CommandLine(NamedTuple):
     """The parsed command line: options in order (canonical name, value) and the inputs."""
 
     options: tuple[tuple[str, str], ...] = ()
     inputs: tuple[str, ...] = ()
-    forwarded: tuple[str, ...] = field(default=())  # unknown options for the host compiler
-    ignored: tuple[str, ...] = field(default=())  # accepted options with no AMD meaning
+    forwarded: tuple[str, ...] = ()  # unknown options for the host compiler
+    ignored: tuple[str, ...] = ()  # accepted options with no AMD meaning
 
     def has(self, name: str) -> bool:
         return any(key == name for key, _ in self.options)
@@ -291,6 +287,8 @@ def expand_options_files(argv: Sequence[str], reader: Callable[[str], str]) -> l
                 index += 1
             else:
                 raise NvccUsageError(f"Option '{name}' requires a value")
+            import shlex  # only here: it pulls in `re`
+
             for path in files:
                 result.extend(expand_options_files(shlex.split(reader(path)), reader))
             continue
@@ -300,7 +298,12 @@ def expand_options_files(argv: Sequence[str], reader: Callable[[str], str]) -> l
 
 def environment_flags(environ: dict[str, str], key: str) -> list[str]:
     """NVCC_PREPEND_FLAGS / NVCC_APPEND_FLAGS, split like a shell would."""
-    return shlex.split(environ.get(key, ""))
+    value = environ.get(key, "")
+    if not value.strip():
+        return []
+    import shlex  # only when used: it pulls in `re`
+
+    return shlex.split(value)
 
 
 def join_values(values: Iterable[str]) -> str:

@@ -10,7 +10,7 @@ libraries; a device link (`-dlink`, or a link of relocatable device code) replay
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import archs
 from .config import ToolkitConfig
@@ -24,14 +24,12 @@ DEVICE_SUFFIXES = (".ptx", ".cubin", ".fatbin", ".fatbinary", ".optixir")
 _HOST_ONLY_PREFIXES = ("-m", "-fopenmp", "-fsanitize", "-pthread", "-rdynamic")
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(NamedTuple):
     argv: tuple[str, ...]
     compiles: str | None = None  # the source file a compile step reads (for diagnostics)
 
 
-@dataclass(frozen=True)
-class WriteText:
+class WriteText(NamedTuple):
     path: str
     text: str
 
@@ -39,8 +37,7 @@ class WriteText:
 Step = Run | WriteText
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     steps: tuple[Step, ...]
     virtual_arch: int  # printed as `-arch compute_NN` in -v output
     stdout_output: bool = False  # -E/-M without -o write to stdout

@@ -6,7 +6,6 @@ these; the shapes follow real nvcc 11.x/12.x output.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 
 from .config import ToolkitConfig
@@ -58,7 +57,17 @@ def virtual_arch_line(capability: int) -> str:
     return f"#$ _NVCC_VIRTUAL_ARCH_=-arch compute_{capability}\n"
 
 
+_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./-_")
+
+
+def _quote(arg: str) -> str:
+    """POSIX shell quoting, as shlex.quote does (shlex would pull `re` into every start)."""
+    if arg and all(c in _SAFE for c in arg):
+        return arg
+    return "'" + arg.replace("'", "'\"'\"'") + "'"
+
+
 def render_command(argv: Sequence[str], config: ToolkitConfig) -> str:
     verbatim = set(library_search_flags(config))
-    parts = [f'"{arg}"' if arg in verbatim else shlex.quote(arg) for arg in argv]
+    parts = [f'"{arg}"' if arg in verbatim else _quote(arg) for arg in argv]
     return "#$ " + " ".join(parts) + "\n"
