@@ -64,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_image_commands(verbs)
     _add_license_commands(verbs)
     _add_toolchain_commands(verbs)
+    _add_beyond_commands(verbs)
     return parser
 
 
@@ -74,7 +75,79 @@ MODULES = {
     "default": "toolchain_default",
     "uninstall": "toolchain_uninstall",
     "toolchain-warm": "toolchain_warm",
+    "ci": "ci_templates",
+    "export": "export_image",
 }
+
+
+def _toolchain_option(parser: _Parser) -> None:
+    parser.add_argument("-t", "--toolchain", metavar="NAME", help="toolchain (default: pin, env, default)")
+
+
+def _add_beyond_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
+    """Devcontainers, CI, air-gapped bundles and clusters (one module per verb)."""
+    devcontainer = verbs.add_parser(
+        "devcontainer", help="write .devcontainer/devcontainer.json for a toolchain"
+    )
+    _toolchain_option(devcontainer)
+    devcontainer.add_argument("--dir", default=".", metavar="PATH", help="project directory (default: .)")
+    devcontainer.add_argument("--force", action="store_true", help="replace an existing devcontainer.json")
+    devcontainer.add_argument(
+        "--dry-run", action="store_true", help="show the file and the diff, write nothing"
+    )
+
+    ci = verbs.add_parser("ci", help="write a CI workflow that builds the project in the toolchain image")
+    ci.add_argument("provider", choices=("github", "gitlab"))
+    _toolchain_option(ci)
+    ci.add_argument("--dir", default=".", metavar="PATH", help="project directory (default: .)")
+    ci.add_argument("--build", metavar="CMD", help="build command (default: CMake configure + build)")
+    ci.add_argument("--test", metavar="CMD", help="test command run on the GPU runner (default: ctest)")
+    ci.add_argument("--gpu-runner", metavar="LABEL", help="self-hosted runner label/tag with an AMD GPU")
+    ci.add_argument("--force", action="store_true", help="replace an existing file")
+    ci.add_argument("--dry-run", action="store_true", help="print the file, write nothing")
+
+    bundle = verbs.add_parser("bundle", help="save or load a toolchain as one file (air-gapped machines)")
+    actions = bundle.add_subparsers(dest="action", metavar="ACTION", required=True)
+    save = actions.add_parser("save", help="write the toolchain's image(s), manifest and checksums to FILE")
+    _toolchain_option(save)
+    save.add_argument("-o", "--output", required=True, metavar="FILE")
+    save.add_argument("--force", action="store_true", help="replace FILE if it exists")
+    load = actions.add_parser("load", help="verify FILE, load its image and register the toolchain")
+    load.add_argument("file", metavar="FILE")
+    load.add_argument("--name", metavar="NAME", help="register under this toolchain name")
+    load.add_argument("--dry-run", action="store_true", help="verify and say what would change")
+    inspect = actions.add_parser("inspect", help="show a bundle's manifest (verifies checksums)")
+    inspect.add_argument("file", metavar="FILE")
+    inspect.add_argument("--json", action="store_true", help="machine-readable output")
+
+    slurm = verbs.add_parser("slurm", help="a Slurm batch script that runs CMD in the toolchain")
+    _toolchain_option(slurm)
+    slurm.add_argument("-o", "--output", metavar="FILE", help="write the script here (default: print it)")
+    slurm.add_argument("--submit", action="store_true", help="submit it with sbatch")
+    slurm.add_argument("--runtime", choices=("docker", "podman", "apptainer"), default="docker")
+    slurm.add_argument("--gres", default="gpu:1", metavar="SPEC", help="GPUs to request ('' for none)")
+    slurm.add_argument("--partition", metavar="NAME")
+    slurm.add_argument("--time", metavar="D-HH:MM:SS")
+    slurm.add_argument("--job-name", metavar="NAME")
+    slurm.add_argument("--sif", metavar="FILE", help="apptainer: the converted image (see export apptainer)")
+    slurm.add_argument("command_args", nargs=argparse.REMAINDER, metavar="-- CMD ...")
+
+    k8s = verbs.add_parser("k8s", help="a Kubernetes Job manifest that runs CMD in the toolchain")
+    _toolchain_option(k8s)
+    k8s.add_argument("-o", "--output", metavar="FILE", help="write the manifest here (default: print it)")
+    k8s.add_argument("--gpus", type=int, default=1, metavar="N", help="amd.com/gpu to request (0: none)")
+    k8s.add_argument("--namespace", metavar="NS")
+    k8s.add_argument("--name", metavar="NAME", help="Job name (default: from the toolchain)")
+    k8s.add_argument(
+        "--image", metavar="REF", help="image reference the cluster pulls (e.g. a team registry)"
+    )
+    k8s.add_argument("command_args", nargs=argparse.REMAINDER, metavar="-- CMD ...")
+
+    export = verbs.add_parser("export", help="hand a toolchain image to another runtime")
+    targets = export.add_subparsers(dest="format", metavar="FORMAT", required=True)
+    apptainer = targets.add_parser("apptainer", help="an Apptainer definition file and conversion commands")
+    _toolchain_option(apptainer)
+    apptainer.add_argument("-o", "--output", metavar="FILE", help="write the definition file here")
 
 
 def _add_toolchain_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
