@@ -21,6 +21,7 @@ from moatbridge.adapters.toolchain_files import (
 )
 from moatbridge.core.activation import activation_plan, rc_block, render_fish, render_posix
 from moatbridge.core.detection import detect_devices
+from moatbridge.core.licences import LicenceNote
 from moatbridge.core.shims import (
     SCALE_TOOLS,
     TOOLS,
@@ -213,3 +214,17 @@ def resolve_toolchain(state: State, explicit: str | None, environ: dict[str, str
 
 def store(paths: Paths) -> StateStore:
     return StateStore(paths.state_file)
+
+
+def licence_note(state: State, toolchain: Toolchain) -> LicenceNote | None:
+    """What generated files (devcontainer, k8s, Slurm) say about the toolchain's licence:
+    its licence env is passed only when acceptance is recorded here."""
+    from moatbridge.core.licences import consent_status, load_licences
+
+    licence = load_licences().get(toolchain.licence)
+    if licence is None or not licence.acceptance_required:
+        return None
+    accepted = consent_status(licence, state.consent_for(licence.id)) == "accepted"
+    return LicenceNote(
+        licence.id, licence.name, licence.url, accepted, LICENCE_ENV.get(toolchain.flavour, ())
+    )

@@ -122,6 +122,17 @@ def load_licences(directory: Path | None = None) -> dict[str, Licence]:
     return records
 
 
+@dataclass(frozen=True)
+class LicenceNote:
+    """A toolchain's licence as generated files (devcontainer, k8s, Slurm) describe it."""
+
+    id: str
+    name: str
+    url: str
+    accepted: bool  # consent recorded on this machine
+    env: tuple[str, ...]  # e.g. ("SCALE_LICENSE_ACCEPT=1",), passed only when accepted
+
+
 def consent_status(licence: Licence, consent: Consent | None, licence_text: str | None = None) -> str:
     """ "not-required", "accepted", "missing" or "outdated" (terms changed since)."""
     if not licence.acceptance_required:

@@ -1,0 +1,212 @@
+"""`moatbridge devcontainer`: the generated files, and the real devcontainer CLI
+(@devcontainers/cli from npm, installed by .ci/run) building and entering them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from moatbridge.core.devcontainer import (
+    DevcontainerSpec,
+    DeviceNode,
+    devcontainer_json,
+    dockerfile,
+    strip_jsonc,
+)
+from moatbridge.core.licences import LicenceNote
+from moatbridge.core.toolkit_env import toolkit_env
+
+from conftest import docker_run
+
+SCALE_NOTE = LicenceNote("scale-free", "SCALE Free License", "https://example.invalid/terms", True,
+                         ("SCALE_LICENSE_ACCEPT=1",))  # fmt: skip
+
+
+def _spec(**changes: Any) -> DevcontainerSpec:
+    values: dict[str, Any] = dict(
+        toolchain="open-gfx1030", flavour="open", target="gfx1030", image="sha256:" + "ab" * 32,
+        image_tag="moatbridge/open:11.8-devel-trixie-gfx1030", uid=1000, gid=1000,
+        devices=(DeviceNode("/dev/kfd", 993), DeviceNode("/dev/dri", 992)), licence=None,
+    )  # fmt: skip
+    values.update(changes)
+    return DevcontainerSpec(**values)
+
+
+def _parsed(spec: DevcontainerSpec) -> dict[str, Any]:
+    return dict(json.loads(strip_jsonc(devcontainer_json(spec))))
+
+
+def test_gpu_access_without_privilege() -> None:
+    config = _parsed(_spec())
+    assert config["runArgs"] == [
+        "--device=/dev/kfd", "--device=/dev/dri", "--group-add=992", "--group-add=993",
+        "--security-opt=seccomp=unconfined",
+    ]  # fmt: skip
+    assert "--privileged" not in json.dumps(config)
+    no_gpu = _parsed(_spec(devices=()))
+    assert no_gpu["runArgs"] == []
+    assert "No /dev/kfd or /dev/dri" in devcontainer_json(_spec(devices=()))
+
+
+def test_activation_is_spelled_out_because_the_entrypoint_is_overridden() -> None:
+    config = _parsed(_spec())
+    env = toolkit_env("open", "gfx1030")
+    for key, value in env.variables:
+        assert config["containerEnv"][key] == value
+    assert config["remoteEnv"]["PATH"] == "/opt/moatbridge/targets/gfx1030/bin:${containerEnv:PATH}"
+    assert config["containerEnv"]["MOATBRIDGE_TOOLCHAIN"] == "open-gfx1030"
+
+
+def test_user_matches_the_host_user() -> None:
+    as_user = _spec(uid=1000, gid=1000)
+    config = _parsed(as_user)
+    assert config["build"] == {"dockerfile": "Dockerfile"} and "image" not in config
+    assert config["remoteUser"] == "dev" and config["updateRemoteUserUID"] is False
+    text = dockerfile(as_user)
+    assert text is not None and f"FROM {as_user.image}" in text and "USER_UID=1000" in text
+    as_root = _spec(uid=0, gid=0)
+    assert dockerfile(as_root) is None
+    assert _parsed(as_root)["image"] == as_root.image and _parsed(as_root)["remoteUser"] == "root"
+
+
+def test_licence_env_only_with_recorded_consent() -> None:
+    accepted = devcontainer_json(_spec(flavour="scale", licence=SCALE_NOTE))
+    assert json.loads(strip_jsonc(accepted))["containerEnv"]["SCALE_LICENSE_ACCEPT"] == "1"
+    assert "// Licence: SCALE Free License (scale-free), https://example.invalid/terms" in accepted
+    declined = devcontainer_json(
+        _spec(flavour="scale", licence=LicenceNote(**{**SCALE_NOTE.__dict__, "accepted": False}))
+    )
+    assert "SCALE_LICENSE_ACCEPT" not in strip_jsonc(declined)
+    assert "moatbridge license accept scale-free" in declined
+
+
+def test_editor_settings_for_cuda() -> None:
+    settings = _parsed(_spec())["customizations"]["vscode"]
+    assert "ms-vscode.cpptools" in settings["extensions"]
+    assert settings["settings"]["files.associations"]["*.cu"] == "cuda-cpp"
+
+
+# --- against the real engine and the real devcontainer CLI ------------------------------------
+
+
+@pytest.fixture
+def toolchain_home(
+    tmp_path: Path, open_devel_gfx1030: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.delenv("MOATBRIDGE_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    result = _mb("setup", "--yes", "--flavour", "open", "--target", "gfx1030", "--no-modify-rc")
+    assert result.returncode == 0, result.stderr
+    yield home
+    _mb("uninstall", "--all", "--keep-images")
+
+
+def _mb(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "moatbridge", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=900)  # fmt: skip
+
+
+def _devcontainer_cli() -> str:
+    found = shutil.which("devcontainer")
+    if found is None:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail("CI=true but the devcontainer CLI is missing; .ci/run installs @devcontainers/cli")
+        pytest.skip("the devcontainer CLI is not installed (npm install -g @devcontainers/cli)")
+    return found
+
+
+@pytest.mark.engine
+def test_never_overwrites_without_force_and_shows_the_diff(toolchain_home: Path, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".devcontainer").mkdir(parents=True)
+    mine = '{ "name": "mine", "image": "debian" }\n'
+    (project / ".devcontainer" / "devcontainer.json").write_text(mine)
+    refused = _mb("devcontainer", "--dir", str(project))
+    assert refused.returncode == 2
+    assert "already exists and differs" in refused.stderr and "--force" in refused.stderr
+    assert '-{ "name": "mine", "image": "debian" }' in refused.stderr  # the diff
+    assert (project / ".devcontainer" / "devcontainer.json").read_text() == mine
+    dry = _mb("devcontainer", "--dir", str(project), "--force", "--dry-run")
+    assert dry.returncode == 0 and (project / ".devcontainer" / "devcontainer.json").read_text() == mine
+    forced = _mb("devcontainer", "--dir", str(project), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert "moatbridge open-gfx1030" in (project / ".devcontainer" / "devcontainer.json").read_text()
+    again = _mb("devcontainer", "--dir", str(project))
+    assert again.returncode == 0 and "unchanged" in again.stdout
+
+
+@pytest.mark.engine
+def test_devcontainer_cli_builds_and_enters_it(toolchain_home: Path, tmp_path: Path) -> None:
+    cli = _devcontainer_cli()
+    project = tmp_path / "cuda project"
+    project.mkdir()
+    (project / "saxpy.cu").write_text(
+        "__global__ void saxpy(float a, float* x) { x[threadIdx.x] *= a; }\nint main() { return 0; }\n"
+    )
+    generated = _mb("devcontainer", "--dir", str(project))
+    assert generated.returncode == 0, generated.stderr
+    workspace = ["--workspace-folder", str(project)]
+    try:
+        build = subprocess.run([cli, "build", *workspace], capture_output=True, text=True, timeout=900)
+        assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+        up = subprocess.run([cli, "up", *workspace], capture_output=True, text=True, timeout=900)
+        assert up.returncode == 0, up.stdout[-3000:] + up.stderr[-3000:]
+        assert json.loads(up.stdout.strip().splitlines()[-1])["outcome"] == "success"
+        version = subprocess.run([cli, "exec", *workspace, "nvcc", "--version"], capture_output=True, text=True,
+                                 timeout=300)  # fmt: skip
+        assert version.returncode == 0, version.stderr
+        assert "Cuda compilation tools, release 11.8" in version.stdout
+        compiled = subprocess.run([cli, "exec", *workspace, "nvcc", "-o", "saxpy", "saxpy.cu"],
+                                  capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert compiled.returncode == 0, compiled.stderr
+        built = project / "saxpy"
+        assert built.exists() and built.stat().st_uid == os.getuid()
+    finally:
+        containers = subprocess.run(
+            ["docker", "ps", "-aq", "--filter", f"label=devcontainer.local_folder={project}"],
+            capture_output=True, text=True, check=False,
+        ).stdout.split()  # fmt: skip
+        if containers:
+            subprocess.run(["docker", "rm", "-f", *containers], capture_output=True, check=False)
+
+
+@pytest.mark.engine
+def test_generated_dockerfile_gives_the_user_its_host_uid(
+    open_devel_gfx1030: dict[str, Any], tmp_path: Path
+) -> None:
+    spec = _spec(image=str(open_devel_gfx1030["id"]), uid=4242, gid=4243, devices=())
+    text = dockerfile(spec)
+    assert text is not None
+    (tmp_path / "Dockerfile").write_text(text)
+    tag = "moatbridge-test/devcontainer-user:latest"
+    build = subprocess.run(["docker", "build", "-q", "--network", "host", "-t", tag, str(tmp_path)],
+                           capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert build.returncode == 0, build.stderr
+    try:
+        result = docker_run(tag, "id -u dev; id -g dev; getent passwd dev | cut -d: -f6")
+        assert result.stdout.split() == ["4242", "4243", "/home/dev"], result.stderr
+    finally:
+        subprocess.run(["docker", "rmi", "-f", tag], capture_output=True, check=False)
+
+
+@pytest.mark.engine
+def test_toolkit_env_matches_what_the_activate_script_exports(open_devel_gfx1030: dict[str, Any]) -> None:
+    result = docker_run(
+        str(open_devel_gfx1030["reference"]), "set -eu; . /opt/moatbridge/bin/activate gfx1030; env"
+    )
+    exported = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
+    env = toolkit_env("open", "gfx1030")
+    for key, value in env.variables:
+        assert exported.get(key) == value, key
+    assert exported["PATH"].split(":")[0] == env.path_prepend
+    assert exported["LIBRARY_PATH"].split(":")[0] == env.library_path
