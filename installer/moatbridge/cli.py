@@ -103,6 +103,9 @@ def _add_beyond_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     ci.add_argument("--build", metavar="CMD", help="build command (default: CMake configure + build)")
     ci.add_argument("--test", metavar="CMD", help="test command run on the GPU runner (default: ctest)")
     ci.add_argument("--gpu-runner", metavar="LABEL", help="self-hosted runner label/tag with an AMD GPU")
+    ci.add_argument(
+        "--image", metavar="REF", help="image reference the runners pull (default: the toolchain's)"
+    )
     ci.add_argument("--force", action="store_true", help="replace an existing file")
     ci.add_argument("--dry-run", action="store_true", help="print the file, write nothing")
 

@@ -37,6 +37,9 @@ def toolkit_env(flavour: str, target: str) -> ToolkitEnv:
             ("HIP_PLATFORM", "amd"),
             ("HCC_AMDGPU_TARGET", target),
             ("CMAKE_HIP_ARCHITECTURES", target),
+            # clang-17 is the image's only C/C++ compiler and has no cc/c++ alternatives.
+            ("CC", "clang-17"),
+            ("CXX", "clang++-17"),
         ]
     variables += [
         ("CUDA_HOME", root), ("CUDA_PATH", root), ("CUDA_ROOT", root), ("CUDA_DIR", root),

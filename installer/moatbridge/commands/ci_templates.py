@@ -1,0 +1,40 @@
+"""`moatbridge ci github|gitlab [-t NAME] [--dir PATH] [--build CMD] [--test CMD] [--gpu-runner LABEL]`."""
+
+from __future__ import annotations
+
+import os
+from argparse import Namespace
+from pathlib import Path
+
+from moatbridge.commands import _toolchain as tc
+from moatbridge.commands._project_files import write_project_file
+from moatbridge.core.ci_templates import DEFAULT_BUILD, DEFAULT_TEST, CiSpec, github_workflow, gitlab_ci
+from moatbridge.errors import InputError
+from moatbridge.paths import Paths
+
+FILES = {"github": ".github/workflows/moatbridge-cuda.yml", "gitlab": ".gitlab-ci.yml"}
+
+
+def run(args: Namespace) -> int:
+    project = Path(args.dir).resolve()
+    if not project.is_dir():
+        raise InputError(f"{args.dir} is not a directory.", "pass the project directory with --dir")
+    paths = Paths.from_environ(os.environ)
+    state = tc.store(paths).read()
+    toolchain = tc.resolve_toolchain(state, args.toolchain, os.environ)
+    spec = CiSpec(
+        toolchain=toolchain.name,
+        flavour=toolchain.flavour,
+        target=toolchain.target,
+        image=args.image or toolchain.image,
+        build=(args.build,) if args.build else DEFAULT_BUILD,
+        test=(args.test,) if args.test else DEFAULT_TEST,
+        gpu_runner=args.gpu_runner,
+    )
+    text = github_workflow(spec) if args.provider == "github" else gitlab_ci(spec)
+    target = project / FILES[args.provider]
+    outcome = write_project_file(target, text, args.force, args.dry_run, f"{args.provider} CI file")
+    print(f"{outcome}: {target}")
+    if "/" not in spec.image.split(":")[0] or spec.image.startswith("moatbridge/"):
+        print(f"note: runners pull {spec.image}; push it to a registry they reach and pass --image REF")
+    return 0

@@ -1,0 +1,33 @@
+"""`moatbridge export apptainer [-t NAME] [-o FILE]`: hand a toolchain to Apptainer sites."""
+
+from __future__ import annotations
+
+import os
+import sys
+from argparse import Namespace
+from pathlib import Path
+
+from moatbridge.commands import _toolchain as tc
+from moatbridge.commands._project_files import write_project_file
+from moatbridge.core.apptainer import ApptainerSpec, conversion_commands, definition
+from moatbridge.paths import Paths
+
+
+def run(args: Namespace) -> int:
+    paths = Paths.from_environ(os.environ)
+    state = tc.store(paths).read()
+    toolchain = tc.resolve_toolchain(state, args.toolchain, os.environ)
+    note = tc.licence_note(state, toolchain)
+    spec = ApptainerSpec(
+        toolchain=toolchain.name, flavour=toolchain.flavour, target=toolchain.target, image=toolchain.image,
+        image_id=toolchain.image_id, licence_id=note.id if note else (toolchain.licence or None),
+    )  # fmt: skip
+    text = definition(spec)
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    outcome = write_project_file(Path(args.output), text, force=False, dry_run=False, what="definition file")
+    print(f"{outcome}: {args.output}")
+    for line in conversion_commands(spec, args.output):
+        print(line)
+    return 0
