@@ -1,0 +1,89 @@
+"""The host shims (`cmake`, `make`, `nvcc`) run the CMake and Makefile projects of
+test_open_toolkit.py from the host, through the warm toolchain container."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import REPO
+
+pytestmark = pytest.mark.engine
+
+PROJECTS = REPO / "tests" / "cuda_projects"
+NO_DEVICE = ("no ROCm-capable device is detected", "invalid device ordinal")
+
+
+@pytest.fixture
+def home(
+    tmp_path: Path, open_devel_gfx1030: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.delenv("MOATBRIDGE_HOME", raising=False)
+    for key in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    setup = subprocess.run(
+        [sys.executable, "-m", "moatbridge", "setup", "--yes", "--flavour", "open", "--target", "gfx1030",
+         "--no-modify-rc"],
+        capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert setup.returncode == 0, setup.stderr
+    yield home
+    subprocess.run(
+        [sys.executable, "-m", "moatbridge", "uninstall", "--all", "--keep-images"], capture_output=True
+    )
+    subprocess.run(["docker", "rm", "-f", f"moatbridge-open-gfx1030-{os.getuid()}"], capture_output=True)
+
+
+def _host_shell(home: Path, script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """A host bash with the env file sourced: every tool below is a moatbridge shim."""
+    return subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", f'. "$HOME/.local/share/moatbridge/env"\n{script}'],
+        capture_output=True, text=True, cwd=cwd, timeout=1800,
+    )  # fmt: skip
+
+
+def test_cmake_project_builds_through_the_host_shims(home: Path) -> None:
+    project = home / "src" / "cmake app"
+    shutil.copytree(PROJECTS / "cmake_app", project)
+    result = _host_shell(
+        home,
+        """
+        command -v cmake nvcc
+        cmake -S . -B build -G Ninja -DCMAKE_CUDA_ARCHITECTURES=86
+        cmake --build build
+        ./build/saxpy || echo "saxpy rc=$?"
+        """,
+        project,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    shims = result.stdout.splitlines()[:2]
+    assert all(line.startswith(str(home / ".local/share/moatbridge/cuda/bin/")) for line in shims), shims
+    assert "The CUDA compiler identification is NVIDIA 11.8.89" in result.stdout
+    assert "saxpy rc=" in result.stdout  # ran on the host: no GPU, no HIP runtime here
+    built = project / "build" / "saxpy"
+    assert built.exists() and built.stat().st_uid == os.getuid()
+
+
+def test_makefile_project_builds_through_the_host_shims(home: Path) -> None:
+    project = home / "src" / "make_app"
+    shutil.copytree(PROJECTS / "make_app", project)
+    result = _host_shell(home, "make\nnvcc --version | tail -1", project)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "nvcc -O2 -std=c++17 -arch=sm_80" in result.stdout  # make's echo: the shim was called as nvcc
+    assert "Build cuda_11.8" in result.stdout
+    run = subprocess.run(
+        [sys.executable, "-m", "moatbridge", "run", "--", "./histogram"],
+        capture_output=True, text=True, cwd=project, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 1
+    assert any(message in run.stderr for message in NO_DEVICE), run.stderr
