@@ -56,7 +56,9 @@ print(json.dumps({name: statistics.median(values) for name, values in times.item
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--image", default="moatbridge/open:11.8-devel-trixie-gfx1030")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--json", metavar="FILE")
@@ -76,7 +78,11 @@ def main() -> int:
     for name, seconds in medians.items():
         print(f"{name:>10}: {seconds * 1000:7.1f} ms (median of {args.runs})")
     for name, ratio in ratios.items():
-        verdict = ("meets" if ratio <= GOAL else "misses") + f" goal <= {GOAL:.2f}x" if name.endswith("clang") else ""
+        verdict = (
+            ("meets" if ratio <= GOAL else "misses") + f" goal <= {GOAL:.2f}x"
+            if name.endswith("clang")
+            else ""
+        )
         print(f"{name:>18}: {ratio:.3f}x {verdict}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as handle:

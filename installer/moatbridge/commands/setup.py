@@ -29,14 +29,14 @@ from moatbridge.core.toolchains import Toolchain
 from moatbridge.errors import MoatbridgeError, UsageError
 from moatbridge.paths import Paths
 
-SAMPLE_HIP = r"""
-#include <hip/hip_runtime.h>
+SAMPLE_CUDA = r"""
+#include <cuda_runtime.h>
 __global__ void scale(float* x, float a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) x[i] *= a;
 }
 // Exit 0 without a GPU (compile check only); with one, the device must answer.
-int main() { int n = 0; return hipGetDeviceCount(&n) == hipSuccess && n > 0 ? 0 : 1; }
+int main() { int n = 0; return cudaGetDeviceCount(&n) == cudaSuccess && n > 0 ? 0 : 1; }
 """
 
 
@@ -177,8 +177,10 @@ def verify(reference: str, plan: SetupPlan, gpu_args: tuple[str, ...] = ()) -> N
     else:
         code, output = _in_image(
             reference,
-            f"cat > /tmp/moatbridge-sample.hip <<'EOF'\n{SAMPLE_HIP}\nEOF\n"
-            f"hipcc --offload-arch={target} -o /tmp/moatbridge-sample /tmp/moatbridge-sample.hip"
+            # The toolchain's promise: unmodified CUDA through its nvcc, for this target.
+            f"cat > /tmp/moatbridge-sample.cu <<'EOF'\n{SAMPLE_CUDA}\nEOF\n"
+            f". /opt/moatbridge/bin/activate {target} && "
+            "nvcc -o /tmp/moatbridge-sample /tmp/moatbridge-sample.cu"
             + (" && /tmp/moatbridge-sample" if gpu_args else ""),
             gpu_args,
         )

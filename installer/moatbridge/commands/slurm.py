@@ -1,0 +1,110 @@
+"""`moatbridge slurm [-t NAME] [-o FILE] [--submit] ... -- CMD`: a batch job in the toolchain.
+
+Prints the script, writes it to FILE (never over a file moatbridge did not write), and
+with --submit hands it to sbatch and prints the job id.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from argparse import Namespace
+from pathlib import Path
+
+from moatbridge.adapters.proc import CommandFailed, run_streaming
+from moatbridge.adapters.toolchain_files import write_owned
+from moatbridge.commands import _toolchain as tc
+from moatbridge.core.licences import consent_status, load_licences
+from moatbridge.core.slurm import SlurmJob, job_image, licence_env_for, render
+from moatbridge.core.toolchains import State, Toolchain
+from moatbridge.errors import MoatbridgeError, UsageError
+from moatbridge.paths import Paths
+
+_JOB_ID = re.compile(r"^(\d+)(?:;\S+)?$")
+
+
+def _consent(state: State, toolchain: Toolchain) -> str:
+    """The toolchain's licence consent, as `moatbridge run` checks it; raises when missing."""
+    licence = load_licences().get(toolchain.licence)
+    if licence is None:
+        return "not-required"
+    status = consent_status(licence, state.consent_for(licence.id))
+    if status in ("missing", "outdated"):
+        raise MoatbridgeError(
+            f"Toolchain {toolchain.name} needs your acceptance of the {licence.name}.",
+            f"read 'moatbridge license show {licence.id}', then 'moatbridge license accept {licence.id}'",
+        )
+    return status
+
+
+def build_job(args: Namespace, command: list[str]) -> SlurmJob:
+    state = tc.store(Paths.from_environ(os.environ)).read()
+    toolchain = tc.resolve_toolchain(state, args.toolchain, os.environ)
+    consent = _consent(state, toolchain)
+    return SlurmJob(
+        toolchain=toolchain.name,
+        image=job_image(toolchain),
+        target=toolchain.target,
+        activate=tc.ACTIVATORS.get(toolchain.flavour, tc.ACTIVATORS["open"]),
+        command=tuple(command),
+        runtime=args.runtime,
+        gres=args.gres,
+        partition=args.partition,
+        time=args.time,
+        job_name=args.job_name,
+        sif=os.path.abspath(args.sif) if args.sif else None,
+        licence_env=licence_env_for(tc.LICENCE_ENV.get(toolchain.flavour, ()), consent),
+    )
+
+
+def submit(script: Path) -> str:
+    """sbatch the script (from this directory, which becomes the job's); returns the job id."""
+    if shutil.which("sbatch") is None:
+        raise MoatbridgeError(
+            "sbatch is not installed here, so the job cannot be submitted.",
+            "run this on a Slurm login node (or install slurm-client); without --submit the script "
+            "is printed or written for you to submit",
+        )
+    lines: list[str] = []
+    try:
+        run_streaming(["sbatch", "--parsable", str(script)], lines.append, what="sbatch")
+    except CommandFailed as failed:
+        said = "\n".join(line for line in lines[-10:] if line.strip()) or "(nothing)"
+        raise CommandFailed(
+            f"sbatch refused the job ({failed.message.rstrip('.')}).",
+            f"sbatch said:\n{said}\ncheck --gres (default gpu:1; '' for none), --partition and --time "
+            "against this cluster (sinfo shows its partitions)",
+        ) from None
+    for line in reversed(lines):
+        match = _JOB_ID.match(line.strip())
+        if match:
+            return match[1]
+    raise MoatbridgeError("sbatch did not report a job id.", "its output was:\n" + "\n".join(lines[-20:]))
+
+
+def run(args: Namespace) -> int:
+    command = list(args.command_args)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        raise UsageError("Name the command the job runs.", "moatbridge slurm --gres gpu:1 -- make -j8")
+    script = render(build_job(args, command))
+    if args.output:
+        path = Path(args.output)
+        write_owned(path, script, "slurm", 0o755)
+        print(f"Wrote {path}" + ("" if args.submit else f"; submit it with: sbatch {path}"))
+    if not args.submit:
+        if not args.output:
+            print(script, end="")
+        return 0
+    if args.output:
+        job_id = submit(Path(args.output))
+    else:
+        with tempfile.TemporaryDirectory(prefix="moatbridge-slurm-") as directory:
+            temporary = Path(directory) / "job.sh"
+            temporary.write_text(script, encoding="utf-8")
+            job_id = submit(temporary)  # sbatch keeps its own copy: the file can go
+    print(f"Submitted batch job {job_id}")
+    return 0

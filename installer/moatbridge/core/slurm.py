@@ -1,0 +1,221 @@
+"""Slurm batch scripts that run one command in a toolchain image (pure text, no I/O).
+
+The script runs on a compute node, so everything that differs between nodes — which
+GPU device nodes exist and which groups own them — is looked up there, when the job
+starts, not on the machine that wrote the script.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+from moatbridge.core.activation import MARKER
+from moatbridge.core.references import parse_reference
+from moatbridge.core.toolchains import Toolchain
+from moatbridge.errors import InputError
+
+RUNTIMES = ("docker", "podman", "apptainer")
+DEFAULT_OUTPUT = "slurm-%j.out"
+# Variables passed from the job into the container when set: Slurm's GPU selection
+# (with AMD GPUs in gres.conf it sets ROCR_VISIBLE_DEVICES) and what a build may read.
+JOB_ENV = (
+    "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
+    "SLURM_JOB_ID", "SLURM_JOB_NAME", "SLURM_SUBMIT_DIR", "SLURM_CPUS_ON_NODE", "SLURM_CPUS_PER_TASK",
+    "SLURM_NTASKS", "SLURM_NODEID", "SLURM_PROCID",
+)  # fmt: skip
+
+# #SBATCH values are read by sbatch's own option parser, not by a shell: keep them to
+# characters that need no quoting at all.
+_GRES = re.compile(r"^[A-Za-z0-9_:.,/=+()-]*$")
+_PARTITION = re.compile(r"^[A-Za-z0-9_.,-]+$")
+_TIME = re.compile(r"^(?:\d+(?:-\d+)?(?::\d+){0,2}|UNLIMITED|unlimited|INFINITE|infinite)$")
+_JOB_NAME = re.compile(r"^[A-Za-z0-9_.+:@-]{1,128}$")
+_OUTPUT = re.compile(r"^[A-Za-z0-9_.,%/+:@=-]+$")
+
+
+@dataclass(frozen=True)
+class SlurmJob:
+    """What the batch script does: the toolchain's image, the command, the job's resources."""
+
+    toolchain: str
+    image: str  # the recorded image ID, or repository@digest for a pulled image
+    target: str  # gfx target the activation selects
+    activate: str  # sh prefix, e.g. ". /opt/moatbridge/bin/activate"
+    command: tuple[str, ...]
+    runtime: str = "docker"
+    gres: str = ""  # the site's syntax (gpu:1, gpu:mi250:2); empty: no --gres line
+    partition: str | None = None
+    time: str | None = None
+    job_name: str | None = None
+    output: str = DEFAULT_OUTPUT
+    sif: str | None = None  # apptainer: the converted image
+    licence_env: tuple[str, ...] = ()  # e.g. ("SCALE_LICENSE_ACCEPT=1",): only with recorded consent
+
+    @property
+    def name(self) -> str:
+        """The job name: given, else the command's program name."""
+        if self.job_name:
+            return self.job_name
+        program = re.sub(r"[^A-Za-z0-9_.+-]", "_", self.command[0].rsplit("/", 1)[-1]) if self.command else ""
+        return program[:128] or "moatbridge"
+
+
+def job_image(toolchain: Toolchain) -> str:
+    """The exact image the toolchain recorded.
+
+    A pulled image is named by repository@digest, which any node can pull and which
+    cannot move; a locally built one by its image ID (the node must hold that image).
+    """
+    if toolchain.digest:
+        try:
+            reference = parse_reference(toolchain.image)
+        except InputError:
+            reference = None
+        if reference is not None:
+            return f"{reference.repository}@{toolchain.digest}"
+    return toolchain.image_id or toolchain.image
+
+
+def licence_env_for(flavour_env: tuple[str, ...], consent: str) -> tuple[str, ...]:
+    """Licence variables go into the job only when a consent is recorded ("accepted")."""
+    return flavour_env if consent == "accepted" else ()
+
+
+def validate(job: SlurmJob) -> None:
+    def bad(option: str, value: str, example: str) -> InputError:
+        return InputError(f"{option} {value!r} cannot go into a batch script.", f"write it like {example}")
+
+    if not job.command:
+        raise InputError("Name the command the job runs.", "moatbridge slurm -- make -j8")
+    if job.runtime not in RUNTIMES:
+        raise InputError(f"Unknown runtime {job.runtime!r}.", f"choose one of {', '.join(RUNTIMES)}")
+    if job.runtime == "apptainer" and not job.sif:
+        raise InputError(
+            "--runtime apptainer needs the toolchain converted to a SIF file: pass --sif FILE.",
+            f"'moatbridge export apptainer -t {job.toolchain}' shows how to make one",
+        )
+    if not _GRES.match(job.gres):
+        raise bad("--gres", job.gres, "gpu:1 or gpu:mi250:2 ('' for none)")
+    if job.partition is not None and not _PARTITION.match(job.partition):
+        raise bad("--partition", job.partition, "gpu")
+    if job.time is not None and not _TIME.match(job.time):
+        raise bad("--time", job.time, "1:00:00 or 2-00:00:00")
+    if job.job_name is not None and not _JOB_NAME.match(job.job_name):
+        raise bad("--job-name", job.job_name, "build-cuda (no spaces or quotes)")
+    if not _OUTPUT.match(job.output):
+        raise bad("output file", job.output, DEFAULT_OUTPUT)
+    for text in (job.image, job.target, job.activate, job.sif or "", *job.licence_env):
+        if "\n" in text or "\r" in text:
+            raise InputError(f"{text!r} cannot go into a batch script.", "check the toolchain's state")
+
+
+def _header(job: SlurmJob) -> list[str]:
+    lines = [
+        "#!/bin/bash",
+        f"{MARKER}: Slurm batch script for toolchain {job.toolchain} ({job.runtime}); submit with sbatch",
+        f"#SBATCH --job-name={job.name}",
+        f"#SBATCH --output={job.output}",
+    ]
+    if job.gres:
+        lines.append(f"#SBATCH --gres={job.gres}")
+    if job.partition:
+        lines.append(f"#SBATCH --partition={job.partition}")
+    if job.time:
+        lines.append(f"#SBATCH --time={job.time}")
+    return [
+        *lines,
+        "",
+        "# Runs one command in the toolchain's image on the compute node, in the directory the",
+        "# job was submitted from, as the job's own user.",
+        "set -uo pipefail",
+        "",
+        "# sbatch's working directory, mounted at the same path so that paths in the command and",
+        "# in build files mean the same thing inside the container as outside.",
+        'workdir=${SLURM_SUBMIT_DIR:-$PWD}',
+    ]  # fmt: skip
+
+
+def _in_image(job: SlurmJob) -> str:
+    """bash -c arguments: activate the toolchain for the target ($0), then exec the command."""
+    script = f'{job.activate} "$0" >/dev/null && exec "$@"'
+    command = " ".join(shlex.quote(word) for word in job.command)
+    return f"-c {shlex.quote(script)} {shlex.quote(job.target)} \\\n    {command}"
+
+
+def _container_body(job: SlurmJob) -> list[str]:
+    engine = job.runtime
+    env = [" ".join(f"--env {name}" for name in JOB_ENV[i : i + 4]) for i in range(0, len(JOB_ENV), 4)]
+    licence = "".join(f" --env {shlex.quote(item)}" for item in job.licence_env)
+    lines = [
+        "# Exactly the image the toolchain recorded (by ID or digest), not a tag that may have moved.",
+        f"image={shlex.quote(job.image)}",
+        "",
+        "# GPU access without --privileged: the device nodes this node has, and the groups that",
+        "# own them by number, looked up here at job time (nodes differ; the image has no host",
+        "# group names). The root group is never added: it would open far more than the GPU.",
+        "gpu_args=()",
+        "for node in /dev/kfd /dev/dri; do",
+        '    if [ -e "$node" ]; then gpu_args+=(--device "$node"); fi',
+        "done",
+        "group_args=()",
+        "for gid in $(stat -c %g /dev/kfd /dev/dri/renderD* 2>/dev/null | sort -un); do",
+        '    if [ "$gid" != 0 ]; then group_args+=(--group-add "$gid"); fi',
+        "done",
+        'user_args=(--user "$(id -u):$(id -g)")',
+    ]
+    if engine == "podman":
+        lines += [
+            'if [ "$(id -u)" != 0 ]; then',
+            "    # Rootless podman: host uids and gids exist in the container only through keep-id,",
+            "    # and the user's device groups (render, video) only through keep-groups.",
+            "    user_args=(--userns=keep-id)",
+            "    if [ ${#group_args[@]} -gt 0 ]; then group_args=(--group-add keep-groups); fi",
+            "fi",
+        ]
+    lines += [
+        "",
+        "# The container is the engine daemon's child, not this script's: name it after the job so",
+        "# that scancel and the time limit, which signal this script, can stop it too.",
+        'container="moatbridge-slurm-${SLURM_JOB_ID:-$$}"',
+        f"trap '{engine} stop --time 10 \"$container\" >/dev/null 2>&1' TERM INT",
+        "",
+        "# The job's uid has no home in the image: HOME=/tmp gives tools a writable one.",
+        f'{engine} run --rm --name "$container" --network host "${{user_args[@]}}" \\',
+        '    "${gpu_args[@]}" "${group_args[@]}" -v "$workdir:$workdir" -w "$workdir" \\',
+        f"    --env HOME=/tmp{licence} \\",
+        *(f"    {line} \\" for line in env),
+        '    --entrypoint bash "$image" \\',
+        f"    {_in_image(job)} &",
+        "child=$!",
+        'wait "$child"',
+        "status=$?",
+        "# A trapped signal ends the wait early: wait again for the command's own exit status.",
+        'while kill -0 "$child" 2>/dev/null; do',
+        '    wait "$child"',
+        "    status=$?",
+        "done",
+        'exit "$status"',
+    ]
+    return lines
+
+
+def _apptainer_body(job: SlurmJob) -> list[str]:
+    licence = "".join(f" --env {shlex.quote(item)}" for item in job.licence_env)
+    return [
+        "# The toolchain converted to a SIF file (moatbridge export apptainer). Apptainer runs the",
+        "# command as the job's own process and user; --rocm binds the GPU device nodes and the",
+        "# host's driver interface, so no groups or privileges are needed.",
+        f"sif={shlex.quote(job.sif or '')}",
+        "",
+        f'exec apptainer exec --rocm --bind "$workdir" --pwd "$workdir"{licence} "$sif" \\',
+        f"    bash -l {_in_image(job)}",
+    ]
+
+
+def render(job: SlurmJob) -> str:
+    """The batch script (validated first: raises InputError for values it cannot hold)."""
+    validate(job)
+    body = _apptainer_body(job) if job.runtime == "apptainer" else _container_body(job)
+    return "\n".join([*_header(job), "", *body, ""])
