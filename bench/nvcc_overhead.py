@@ -34,14 +34,16 @@ int launch(int n, float a, const float* x, float* y) {
     return cudaGetLastError() == cudaSuccess ? 0 : 1;
 }
 '''
-hip = '#include <hip/hip_runtime.h>\n' + cuda.replace('cudaGetLastError', 'hipGetLastError').replace('cudaSuccess', 'hipSuccess')
+hip = cuda.replace('cudaGetLastError', 'hipGetLastError').replace('cudaSuccess', 'hipSuccess')
+hip = '#include <hip/hip_runtime.h>\n' + hip
 open('/tmp/saxpy.cu', 'w').write(cuda)
 open('/tmp/saxpy.hip', 'w').write(hip)
 nvcc = ['/opt/moatbridge/targets/gfx1030/bin/nvcc', '-c', '/tmp/saxpy.cu', '-o', '/tmp/a.o']
 dry = subprocess.run(nvcc + ['--dryrun'], capture_output=True, text=True, check=True).stderr
 line = [l for l in dry.splitlines() if l.startswith('#$ /usr/bin/clang++-17')][-1]
 clang = shlex.split(line[3:])
-plain = ['/usr/bin/clang++-17', '-x', 'hip', '--offload-arch=gfx1030', '-O3', '-c', '/tmp/saxpy.hip', '-o', '/tmp/c.o']
+plain = ['/usr/bin/clang++-17', '-x', 'hip', '--offload-arch=gfx1030', '-O3', '-c', '/tmp/saxpy.hip',
+         '-o', '/tmp/c.o']
 commands = {'nvcc': nvcc, 'its clang': clang, 'plain HIP': plain}
 times = {name: [] for name in commands}
 for name, argv in commands.items():
