@@ -7,6 +7,7 @@ import shutil
 import sys
 from argparse import Namespace
 from contextlib import ExitStack
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -36,6 +37,38 @@ GB = 1_000_000_000
 
 class InsufficientSpace(MoatbridgeError):
     exit_code = 6
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """What a build was asked for: `image build`'s flags, or what setup/upgrade decided."""
+
+    flavour: str
+    variant: str | None = None
+    target: tuple[str, ...] | None = None
+    cuda_version: str | None = None
+    distro: str | None = None
+    base: str = "auto"
+    mirror: str | None = None
+    dry_run: bool = False
+    json: bool = False
+    verbose: bool = False
+    no_cache: bool = False
+    no_space_check: bool = False
+    base_image: str | None = None
+    repo_url: str | None = None
+    commercial: bool = False
+    customer: str | None = None
+    credentials_file: str | None = None
+    build_arg: tuple[str, ...] = ()
+
+    @classmethod
+    def from_args(cls, args: Namespace) -> BuildOptions:
+        values: dict[str, Any] = {f.name: getattr(args, f.name) for f in fields(cls) if hasattr(args, f.name)}
+        if values.get("target") is not None:
+            values["target"] = tuple(values["target"])
+        values["build_arg"] = tuple(values.get("build_arg") or ())
+        return cls(**values)
 
 
 def ensure_base(
@@ -105,22 +138,22 @@ def check_space(client: Any, needed: int, what: str) -> None:
         )
 
 
-def plan_from_args(args: Namespace, catalog: Catalog, client: Any, say: Any) -> tuple[BuildPlan, Flavour]:
-    flavour = catalog.flavour(args.flavour)
+def plan_for(options: BuildOptions, catalog: Catalog, client: Any, say: Any) -> tuple[BuildPlan, Flavour]:
+    flavour = catalog.flavour(options.flavour)
     request = BuildRequest(
         flavour=flavour.name,
-        variant=args.variant,
-        targets=tuple(args.target or ("all",)),
-        cuda_version=args.cuda_version,
-        distro=args.distro,
+        variant=options.variant,
+        targets=tuple(options.target or ("all",)),
+        cuda_version=options.cuda_version,
+        distro=options.distro,
     )
-    distro = flavour.distro(args.distro)
+    distro = flavour.distro(options.distro)
     context = catalog.images_dir / Path(distro.recipe).parent
     if flavour.name == "scale":
-        return _plan_scale(args, catalog, flavour, request, client, say), flavour
+        return _plan_scale(options, catalog, flavour, request, client, say), flavour
     # Validate everything cheap before touching the base image.
     plan_open_build(flavour, request, catalog.images_dir, catalog.local_repository, "base", "id", "ctx")
-    base_ref, base_id = ensure_base(client, distro, args.base, args.mirror, say, args.dry_run)
+    base_ref, base_id = ensure_base(client, distro, options.base, options.mirror, say, options.dry_run)
     plan = plan_open_build(
         flavour,
         request,
@@ -136,7 +169,7 @@ def plan_from_args(args: Namespace, catalog: Catalog, client: Any, say: Any) -> 
 _SECRET_WORDS = ("PASSWORD", "PASSWD", "TOKEN", "SECRET", "CREDENTIAL", "AUTH")
 
 
-def _extra_build_args(values: list[str] | None) -> tuple[tuple[str, str], ...]:
+def _extra_build_args(values: tuple[str, ...] | None) -> tuple[tuple[str, str], ...]:
     pairs = []
     for value in values or ():
         name, sep, content = value.partition("=")
@@ -154,21 +187,21 @@ def _extra_build_args(values: list[str] | None) -> tuple[tuple[str, str], ...]:
 
 
 def _plan_scale(
-    args: Namespace, catalog: Catalog, flavour: Flavour, request: BuildRequest, client: Any, say: Any
+    options: BuildOptions, catalog: Catalog, flavour: Flavour, request: BuildRequest, client: Any, say: Any
 ) -> BuildPlan:
-    distro = flavour.distro(args.distro or "ubuntu24.04")
+    distro = flavour.distro(options.distro or "ubuntu24.04")
     request = BuildRequest(
         request.flavour, request.variant, request.targets, request.cuda_version, distro.name
     )
     repositories = dict(flavour.repositories)
-    if args.repo_url:
-        upstream = args.repo_url
-    elif args.commercial:
-        if not args.customer:
+    if options.repo_url:
+        upstream = options.repo_url
+    elif options.commercial:
+        if not options.customer:
             raise InputError(
                 "The commercial SCALE repository needs your customer name.", "pass --customer NAME"
             )
-        upstream = repositories["commercial"].format(customer=args.customer)
+        upstream = repositories["commercial"].format(customer=options.customer)
     else:
         upstream = repositories["free"]
     parts = urlsplit(upstream)
@@ -177,10 +210,10 @@ def _plan_scale(
             "The repository URL must not contain credentials: build args are stored in the image history.",
             "put them in a file (mode 600) and pass --credentials-file",
         )
-    base_ref = args.base_image or distro.base_image
+    base_ref = options.base_image or distro.base_image
     local = docker_api.inspect_image(client, base_ref)
     if local is None:
-        if args.dry_run:
+        if options.dry_run:
             base_id = "not-yet-pulled"
         else:
             repository, _, tag = base_ref.rpartition(":")
@@ -192,20 +225,20 @@ def _plan_scale(
     context = catalog.images_dir / Path(distro.recipe).parent
     return plan_scale_build(
         flavour, request, catalog.images_dir, catalog.local_repository, base_ref, base_id,
-        tree_digest(context), upstream, commercial=bool(args.commercial or args.credentials_file),
-        extra_args=_extra_build_args(args.build_arg),
+        tree_digest(context), upstream, commercial=bool(options.commercial or options.credentials_file),
+        extra_args=_extra_build_args(options.build_arg),
     )  # fmt: skip
 
 
-def _credentials(args: Namespace) -> Credentials | None:
-    if args.credentials_file:
-        return load_credentials(Path(args.credentials_file))
-    if args.commercial:
+def _credentials(options: BuildOptions) -> Credentials | None:
+    if options.credentials_file:
+        return load_credentials(Path(options.credentials_file))
+    if options.commercial:
         return load_credentials(Paths.from_environ(os.environ).credentials / "scale.json")
     return None
 
 
-def build(args: Namespace, quiet: bool = False) -> dict[str, Any]:
+def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
     """Plan, skip when the recipe digest exists, else build. Returns the result record
     (``action``: would-build / up-to-date / built) with a human ``text``."""
     catalog = load_catalog()
@@ -213,14 +246,14 @@ def build(args: Namespace, quiet: bool = False) -> dict[str, Any]:
 
     def say(text: str) -> None:
         if not quiet:
-            print(text, file=sys.stderr if args.json else sys.stdout, flush=True)
+            print(text, file=sys.stderr if options.json else sys.stdout, flush=True)
 
-    plan, flavour = plan_from_args(args, catalog, client, say)
+    plan, flavour = plan_for(options, catalog, client, say)
     for warning in plan.warnings:
         say(f"warning: {warning}")
     existing = _find_by_digest(client, plan.recipe_digest)
     result: dict[str, Any] = {"reference": plan.reference, "recipe_digest": plan.recipe_digest}
-    if args.dry_run:
+    if options.dry_run:
         result.update(action="would-build" if existing is None else "up-to-date")
         result.update(buildargs=dict(plan.buildargs), labels=dict(plan.labels))
         if existing is not None:
@@ -230,7 +263,7 @@ def build(args: Namespace, quiet: bool = False) -> dict[str, Any]:
             else f"{plan.reference} is up to date"
         )  # fmt: skip
         return result
-    if existing is not None and not args.no_cache:
+    if existing is not None and not options.no_cache:
         if plan.reference not in (existing.get("RepoTags") or []):
             repository, _, tag = plan.reference.rpartition(":")
             docker_api.tag_image(client, existing["Id"], repository, tag)
@@ -238,10 +271,10 @@ def build(args: Namespace, quiet: bool = False) -> dict[str, Any]:
         result["text"] = f"{plan.reference} is up to date (recipe {plan.recipe_digest[:12]})"
         _check_pinned(client, flavour, str(existing["Id"]), result, say)
         return result
-    if not args.no_space_check:
+    if not options.no_space_check:
         check_space(client, required_bytes(plan, flavour), f"Building {plan.reference}")
     previous = docker_api.inspect_image(client, plan.reference)
-    credentials = _credentials(args) if plan.flavour == "scale" else None
+    credentials = _credentials(options) if plan.flavour == "scale" else None
     with ExitStack() as stack:
         buildargs = dict(plan.buildargs)
         if credentials is not None:
@@ -250,7 +283,7 @@ def build(args: Namespace, quiet: bool = False) -> dict[str, Any]:
                 serve_repo_proxy(buildargs["SCALE_REPO_URL"], credentials)
             )
         view = stack.enter_context(
-            BuildView(f"Building {plan.reference}", verbose=args.verbose, json=args.json or quiet)
+            BuildView(f"Building {plan.reference}", verbose=options.verbose, json=options.json or quiet)
         )
         image_id = docker_api.build(
             client,
@@ -261,7 +294,7 @@ def build(args: Namespace, quiet: bool = False) -> dict[str, Any]:
             buildargs=buildargs,
             labels=dict(plan.labels),
             on_event=view,
-            nocache=args.no_cache,
+            nocache=options.no_cache,
         )
     image = docker_api.inspect_image(client, image_id) or {}
     labels = (image.get("Config") or {}).get("Labels") or {}
@@ -298,7 +331,7 @@ def _toolchain_images() -> set[str]:
 
 
 def run(args: Namespace) -> int:
-    result = build(args)
+    result = build(BuildOptions.from_args(args))
     text = result.pop("text")
     if args.json:
         print_json(result)

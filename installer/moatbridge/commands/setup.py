@@ -128,16 +128,15 @@ def _ensure_image(
             return reference, "", "would pull", None
         image_id, digest = pull_reference(client, reference, retries=4, stall_timeout=60, quiet=args.json)
         return reference, image_id, "pulled", digest
-    build_args = Namespace(
+    options = image_build.BuildOptions(
         flavour=plan.flavour, variant=plan.variant, cuda_version=plan.cuda_version,
         # SCALE images hold every target's toolkit; the toolchain picks its target at activation.
-        target=None if plan.flavour == "scale" else list(plan.targets),
-        distro=None, base=args.base, mirror=args.mirror, dry_run=dry_run, json=True, verbose=False,
-        no_cache=rebuild, no_space_check=False, base_image=getattr(args, "base_image", None),
-        repo_url=getattr(args, "repo_url", None), commercial=False, customer=None, credentials_file=None,
-        build_arg=getattr(args, "build_arg", None),
+        target=None if plan.flavour == "scale" else plan.targets,
+        base=args.base, mirror=args.mirror, dry_run=dry_run, json=True, no_cache=rebuild,
+        base_image=getattr(args, "base_image", None), repo_url=getattr(args, "repo_url", None),
+        build_arg=tuple(getattr(args, "build_arg", None) or ()),
     )  # fmt: skip
-    result = image_build.build(build_args, quiet=args.json)
+    result = image_build.build(options, quiet=args.json)
     return str(result["reference"]), str(result.get("id", "")), str(result["action"]), None
 
 
