@@ -172,3 +172,28 @@ def debian_base(engine_version: str) -> str:
     finally:
         client.close()
     return reference
+
+
+def mb(*args: str, cwd: Path | None = None, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    """The CLI in a fresh interpreter, with the test's environment (HOME, ...)."""
+    return subprocess.run(
+        [sys.executable, "-m", "moatbridge", *args], capture_output=True, text=True, cwd=cwd, timeout=timeout
+    )
+
+
+@pytest.fixture
+def toolchain_home(
+    tmp_path: Path, open_devel_gfx1030: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """A throwaway HOME with the open gfx1030 toolchain set up (no rc edits); removed after."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.delenv("MOATBRIDGE_HOME", raising=False)
+    for key in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    setup = mb("setup", "--yes", "--flavour", "open", "--target", "gfx1030", "--no-modify-rc")
+    assert setup.returncode == 0, setup.stderr
+    yield home
+    mb("uninstall", "--all", "--keep-images")
+    subprocess.run(["docker", "rm", "-f", f"moatbridge-open-gfx1030-{os.getuid()}"], capture_output=True)

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +13,7 @@ import yaml
 
 from moatbridge.core.ci_templates import CiSpec, github_workflow, gitlab_ci
 
-from conftest import REPO
+from conftest import REPO, mb
 
 SPEC = CiSpec("open-gfx1030", "open", "gfx1030", "registry.example.com/team/open:11.8-devel-trixie-gfx1030")
 
@@ -48,32 +46,13 @@ def test_gitlab_structure() -> None:
     assert document["test-gpu"]["tags"] == ["amd-gpu"] and document["test-gpu"]["needs"] == ["build"]
 
 
-@pytest.fixture
-def toolchain_home(
-    tmp_path: Path, open_devel_gfx1030: dict[str, Any], monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Path]:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.delenv("MOATBRIDGE_HOME", raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    assert _mb("setup", "--yes", "--flavour", "open", "--target", "gfx1030", "--no-modify-rc").returncode == 0
-    yield home
-    _mb("uninstall", "--all", "--keep-images")
-
-
-def _mb(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "moatbridge", *args], capture_output=True, text=True, timeout=900
-    )
-
-
 @pytest.mark.engine
 def test_generated_github_build_steps_run_in_the_image_with_ccache(
     toolchain_home: Path, tmp_path: Path, open_devel_gfx1030: dict[str, Any]
 ) -> None:
     project = tmp_path / "project"
     shutil.copytree(REPO / "tests" / "cuda_projects" / "cmake_app", project)
-    result = _mb("ci", "github", "--dir", str(project), "--image", str(open_devel_gfx1030["reference"]))
+    result = mb("ci", "github", "--dir", str(project), "--image", str(open_devel_gfx1030["reference"]))
     assert result.returncode == 0, result.stderr
     workflow = yaml.safe_load((project / ".github/workflows/moatbridge-cuda.yml").read_text())
     build = workflow["jobs"]["build"]
@@ -103,10 +82,10 @@ def test_gitlab_file_is_written_and_never_clobbered(toolchain_home: Path, tmp_pa
     project = tmp_path / "project"
     project.mkdir()
     (project / ".gitlab-ci.yml").write_text("stages: [mine]\n")
-    refused = _mb("ci", "gitlab", "--dir", str(project))
+    refused = mb("ci", "gitlab", "--dir", str(project))
     assert refused.returncode == 2 and "--force" in refused.stderr
     assert (project / ".gitlab-ci.yml").read_text() == "stages: [mine]\n"
-    forced = _mb("ci", "gitlab", "--dir", str(project), "--force", "--gpu-runner", "amd")
+    forced = mb("ci", "gitlab", "--dir", str(project), "--force", "--gpu-runner", "amd")
     assert forced.returncode == 0, forced.stderr
     document = yaml.safe_load((project / ".gitlab-ci.yml").read_text())
     assert document["test-gpu"]["tags"] == ["amd"]

@@ -7,8 +7,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +22,7 @@ from moatbridge.core.devcontainer import (
 from moatbridge.core.licences import LicenceNote
 from moatbridge.core.toolkit_env import toolkit_env
 
-from conftest import docker_run
+from conftest import docker_run, mb
 
 SCALE_NOTE = LicenceNote("scale-free", "SCALE Free License", "https://example.invalid/terms", True,
                          ("SCALE_LICENSE_ACCEPT=1",))  # fmt: skip
@@ -97,25 +95,6 @@ def test_editor_settings_for_cuda() -> None:
 # --- against the real engine and the real devcontainer CLI ------------------------------------
 
 
-@pytest.fixture
-def toolchain_home(
-    tmp_path: Path, open_devel_gfx1030: dict[str, Any], monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Path]:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.delenv("MOATBRIDGE_HOME", raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    result = _mb("setup", "--yes", "--flavour", "open", "--target", "gfx1030", "--no-modify-rc")
-    assert result.returncode == 0, result.stderr
-    yield home
-    _mb("uninstall", "--all", "--keep-images")
-
-
-def _mb(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "moatbridge", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=900)  # fmt: skip
-
-
 def _devcontainer_cli() -> str:
     found = shutil.which("devcontainer")
     if found is None:
@@ -131,17 +110,17 @@ def test_never_overwrites_without_force_and_shows_the_diff(toolchain_home: Path,
     (project / ".devcontainer").mkdir(parents=True)
     mine = '{ "name": "mine", "image": "debian" }\n'
     (project / ".devcontainer" / "devcontainer.json").write_text(mine)
-    refused = _mb("devcontainer", "--dir", str(project))
+    refused = mb("devcontainer", "--dir", str(project))
     assert refused.returncode == 2
     assert "already exists and differs" in refused.stderr and "--force" in refused.stderr
     assert '-{ "name": "mine", "image": "debian" }' in refused.stderr  # the diff
     assert (project / ".devcontainer" / "devcontainer.json").read_text() == mine
-    dry = _mb("devcontainer", "--dir", str(project), "--force", "--dry-run")
+    dry = mb("devcontainer", "--dir", str(project), "--force", "--dry-run")
     assert dry.returncode == 0 and (project / ".devcontainer" / "devcontainer.json").read_text() == mine
-    forced = _mb("devcontainer", "--dir", str(project), "--force")
+    forced = mb("devcontainer", "--dir", str(project), "--force")
     assert forced.returncode == 0, forced.stderr
     assert "moatbridge open-gfx1030" in (project / ".devcontainer" / "devcontainer.json").read_text()
-    again = _mb("devcontainer", "--dir", str(project))
+    again = mb("devcontainer", "--dir", str(project))
     assert again.returncode == 0 and "unchanged" in again.stdout
 
 
@@ -153,7 +132,7 @@ def test_devcontainer_cli_builds_and_enters_it(toolchain_home: Path, tmp_path: P
     (project / "saxpy.cu").write_text(
         "__global__ void saxpy(float a, float* x) { x[threadIdx.x] *= a; }\nint main() { return 0; }\n"
     )
-    generated = _mb("devcontainer", "--dir", str(project))
+    generated = mb("devcontainer", "--dir", str(project))
     assert generated.returncode == 0, generated.stderr
     workspace = ["--workspace-folder", str(project)]
     try:

@@ -6,42 +6,16 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, mb
 
 pytestmark = pytest.mark.engine
 
 PROJECTS = REPO / "tests" / "cuda_projects"
 NO_DEVICE = ("no ROCm-capable device is detected", "invalid device ordinal")
-
-
-@pytest.fixture
-def home(
-    tmp_path: Path, open_devel_gfx1030: dict[str, Any], monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Path]:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.delenv("MOATBRIDGE_HOME", raising=False)
-    for key in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    setup = subprocess.run(
-        [sys.executable, "-m", "moatbridge", "setup", "--yes", "--flavour", "open", "--target", "gfx1030",
-         "--no-modify-rc"],
-        capture_output=True, text=True, timeout=900,
-    )  # fmt: skip
-    assert setup.returncode == 0, setup.stderr
-    yield home
-    subprocess.run(
-        [sys.executable, "-m", "moatbridge", "uninstall", "--all", "--keep-images"], capture_output=True
-    )
-    subprocess.run(["docker", "rm", "-f", f"moatbridge-open-gfx1030-{os.getuid()}"], capture_output=True)
 
 
 def _host_shell(home: Path, script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -52,7 +26,8 @@ def _host_shell(home: Path, script: str, cwd: Path) -> subprocess.CompletedProce
     )  # fmt: skip
 
 
-def test_cmake_project_builds_through_the_host_shims(home: Path) -> None:
+def test_cmake_project_builds_through_the_host_shims(toolchain_home: Path) -> None:
+    home = toolchain_home
     project = home / "src" / "cmake app"
     shutil.copytree(PROJECTS / "cmake_app", project)
     result = _host_shell(
@@ -74,16 +49,14 @@ def test_cmake_project_builds_through_the_host_shims(home: Path) -> None:
     assert built.exists() and built.stat().st_uid == os.getuid()
 
 
-def test_makefile_project_builds_through_the_host_shims(home: Path) -> None:
+def test_makefile_project_builds_through_the_host_shims(toolchain_home: Path) -> None:
+    home = toolchain_home
     project = home / "src" / "make_app"
     shutil.copytree(PROJECTS / "make_app", project)
     result = _host_shell(home, "make\nnvcc --version | tail -1", project)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "nvcc -O2 -std=c++17 -arch=sm_80" in result.stdout  # make's echo: the shim was called as nvcc
     assert "Build cuda_11.8" in result.stdout
-    run = subprocess.run(
-        [sys.executable, "-m", "moatbridge", "run", "--", "./histogram"],
-        capture_output=True, text=True, cwd=project, timeout=300,
-    )  # fmt: skip
+    run = mb("run", "--", "./histogram", cwd=project, timeout=300)
     assert run.returncode == 1
     assert any(message in run.stderr for message in NO_DEVICE), run.stderr

@@ -27,8 +27,8 @@ import pytest
 
 from moatbridge.adapters.statestore import StateStore
 from moatbridge.core.licences import Consent, load_licences
-from moatbridge.core.slurm import SlurmJob, job_image, licence_env_for, render
-from moatbridge.core.toolchains import State, Toolchain
+from moatbridge.core.slurm import SlurmJob, licence_env_for, render
+from moatbridge.core.toolchains import State, Toolchain, pinned_image
 from moatbridge.errors import InputError
 
 IMAGE_ID = "sha256:" + "ab" * 32
@@ -139,11 +139,11 @@ def test_values_that_cannot_go_into_a_script(change: dict[str, Any]) -> None:
 
 
 def test_job_image_is_exact() -> None:
-    assert job_image(OPEN) == IMAGE_ID
+    assert pinned_image(OPEN) == IMAGE_ID
     digest = "sha256:" + "cd" * 32
     pulled = replace(OPEN, image="registry.example:5000/team/open:11.8", digest=digest)
-    assert job_image(pulled) == f"registry.example:5000/team/open@{digest}"
-    assert job_image(replace(OPEN, image_id="")) == OPEN.image
+    assert pinned_image(pulled) == f"registry.example:5000/team/open@{digest}"
+    assert pinned_image(replace(OPEN, image_id="")) == OPEN.image
 
 
 @pytest.mark.parametrize("runtime", ["docker", "podman", "apptainer"])

@@ -212,6 +212,12 @@ def resolve_toolchain(state: State, explicit: str | None, environ: dict[str, str
     return state.toolchain(name)
 
 
+def current_toolchain(explicit: str | None) -> tuple[State, Toolchain]:
+    """The state and the toolchain a command acts on (-t NAME, pin, env, default)."""
+    state = store(Paths.from_environ(os.environ)).read()
+    return state, resolve_toolchain(state, explicit, os.environ)
+
+
 def store(paths: Paths) -> StateStore:
     return StateStore(paths.state_file)
 

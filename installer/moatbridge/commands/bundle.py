@@ -20,6 +20,7 @@ from moatbridge import __version__
 from moatbridge.adapters import bundle_archive, docker_api
 from moatbridge.adapters.console import print_json, stdout_console
 from moatbridge.commands import _toolchain as tc
+from moatbridge.commands.setup import group_by_directory
 from moatbridge.core.bundle import IMAGE, Manifest, build_manifest, toolchain_from
 from moatbridge.core.licences import LicenceError, consent_status, load_licences
 from moatbridge.core.toolchains import State, Toolchain, validate_name
@@ -43,15 +44,6 @@ def _size(count: int) -> str:
     if count < 1e6:
         return f"{count} bytes"
     return f"{count / 1e9:.2f} GB" if count >= 1e9 else f"{count / 1e6:.1f} MB"
-
-
-def _group(files: list[str]) -> list[str]:
-    """One line per directory, as setup's summary shows them."""
-    by_dir: dict[str, list[str]] = {}
-    for path in files:
-        directory, _, name = path.rpartition("/")
-        by_dir.setdefault(directory, []).append(name)
-    return [f"{d}/: {', '.join(names)}" for d, names in by_dir.items()]
 
 
 class _Bytes:
@@ -194,7 +186,7 @@ def _plan_lines(verified: bundle_archive.Verified, toolchain: Toolchain, present
         f"  image   {toolchain.image} ({toolchain.image_id[:19]}, "
         + ("already in the engine)" if present else f"load {_size(image.size)})"),
         f"  licence {toolchain.licence}",
-        "  write   " + ("\n          ".join(_group(files)) if files else "(nothing new)"),
+        "  write   " + ("\n          ".join(group_by_directory(files)) if files else "(nothing new)"),
     ]
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from argparse import Namespace
 from pathlib import Path
 
@@ -10,7 +9,6 @@ from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._project_files import write_project_file
 from moatbridge.core.ci_templates import DEFAULT_BUILD, DEFAULT_TEST, CiSpec, github_workflow, gitlab_ci
 from moatbridge.errors import InputError
-from moatbridge.paths import Paths
 
 FILES = {"github": ".github/workflows/moatbridge-cuda.yml", "gitlab": ".gitlab-ci.yml"}
 
@@ -19,9 +17,7 @@ def run(args: Namespace) -> int:
     project = Path(args.dir).resolve()
     if not project.is_dir():
         raise InputError(f"{args.dir} is not a directory.", "pass the project directory with --dir")
-    paths = Paths.from_environ(os.environ)
-    state = tc.store(paths).read()
-    toolchain = tc.resolve_toolchain(state, args.toolchain, os.environ)
+    _, toolchain = tc.current_toolchain(args.toolchain)
     spec = CiSpec(
         toolchain=toolchain.name,
         flavour=toolchain.flavour,

@@ -9,19 +9,8 @@ from pathlib import Path
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._project_files import write_project_file
 from moatbridge.core.devcontainer import DevcontainerSpec, DeviceNode, devcontainer_json, dockerfile
-from moatbridge.core.toolchains import Toolchain
+from moatbridge.core.toolchains import pinned_image
 from moatbridge.errors import InputError
-from moatbridge.paths import Paths
-
-
-def pinned_image(toolchain: Toolchain) -> str:
-    """A registry digest when the image came from one, else the local image ID."""
-    if toolchain.digest and "@" not in toolchain.image:
-        repository = (
-            toolchain.image.rsplit(":", 1)[0] if ":" in toolchain.image.split("/")[-1] else toolchain.image
-        )
-        return f"{repository}@{toolchain.digest}"
-    return toolchain.image_id or toolchain.image
 
 
 def host_device_nodes() -> tuple[DeviceNode, ...]:
@@ -41,9 +30,7 @@ def run(args: Namespace) -> int:
     project = Path(args.dir).resolve()
     if not project.is_dir():
         raise InputError(f"{args.dir} is not a directory.", "pass the project directory with --dir")
-    paths = Paths.from_environ(os.environ)
-    state = tc.store(paths).read()
-    toolchain = tc.resolve_toolchain(state, args.toolchain, os.environ)
+    state, toolchain = tc.current_toolchain(args.toolchain)
     spec = DevcontainerSpec(
         toolchain=toolchain.name,
         flavour=toolchain.flavour,

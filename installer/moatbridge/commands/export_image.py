@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from argparse import Namespace
 from pathlib import Path
@@ -10,13 +9,10 @@ from pathlib import Path
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._project_files import write_project_file
 from moatbridge.core.apptainer import ApptainerSpec, conversion_commands, definition
-from moatbridge.paths import Paths
 
 
 def run(args: Namespace) -> int:
-    paths = Paths.from_environ(os.environ)
-    state = tc.store(paths).read()
-    toolchain = tc.resolve_toolchain(state, args.toolchain, os.environ)
+    state, toolchain = tc.current_toolchain(args.toolchain)
     note = tc.licence_note(state, toolchain)
     spec = ApptainerSpec(
         toolchain=toolchain.name, flavour=toolchain.flavour, target=toolchain.target, image=toolchain.image,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from argparse import Namespace
 from pathlib import Path
@@ -13,7 +12,6 @@ from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._project_files import write_project_file
 from moatbridge.core.k8s import JobSpec, job_manifest, job_name, valid_name
 from moatbridge.errors import InputError, UsageError
-from moatbridge.paths import Paths
 
 
 def run(args: Namespace) -> int:
@@ -24,9 +22,7 @@ def run(args: Namespace) -> int:
         raise UsageError("Name the command the Job runs.", "moatbridge k8s -- make -j8")
     if args.gpus < 0:
         raise InputError("--gpus cannot be negative.", "use 0 for a Job without GPUs")
-    paths = Paths.from_environ(os.environ)
-    state = tc.store(paths).read()
-    toolchain = tc.resolve_toolchain(state, args.toolchain, os.environ)
+    state, toolchain = tc.current_toolchain(args.toolchain)
     name = args.name or job_name(f"moatbridge-{toolchain.name}")
     if not valid_name(name):
         raise InputError(

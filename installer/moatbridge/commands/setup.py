@@ -86,7 +86,7 @@ def gather(args: Namespace, paths: Paths, report: Any) -> Answers:
     return merge(*layers)
 
 
-def _group(files: list[str]) -> list[str]:
+def group_by_directory(files: list[str]) -> list[str]:
     """One line per directory: 'DIR/: a, b, c' keeps a 30-file summary readable."""
     by_dir: dict[str, list[str]] = {}
     for path in files:
@@ -101,7 +101,7 @@ def summary(plan: SetupPlan, image: str, action: str, files: list[str], rcs: lis
         f"CUDA {plan.cuda_version}",
         f"  image   {image} ({action})",
         f"  licence {plan.licence} ({plan.use} use)",
-        "  write   " + ("\n          ".join(_group(files)) if files else "(nothing new)"),
+        "  write   " + ("\n          ".join(group_by_directory(files)) if files else "(nothing new)"),
         "  rc      " + ("\n          ".join(rcs) if rcs else "(not modified)"),
     ]
     return "\n".join(lines + [f"  warning: {w}" for w in plan.warnings])

@@ -17,8 +17,8 @@ from moatbridge.adapters.proc import CommandFailed, run_streaming
 from moatbridge.adapters.toolchain_files import write_owned
 from moatbridge.commands import _toolchain as tc
 from moatbridge.core.licences import consent_status, load_licences
-from moatbridge.core.slurm import SlurmJob, job_image, licence_env_for, render
-from moatbridge.core.toolchains import State, Toolchain
+from moatbridge.core.slurm import SlurmJob, licence_env_for, render
+from moatbridge.core.toolchains import State, Toolchain, pinned_image
 from moatbridge.errors import MoatbridgeError, UsageError
 from moatbridge.paths import Paths
 
@@ -45,7 +45,7 @@ def build_job(args: Namespace, command: list[str]) -> SlurmJob:
     consent = _consent(state, toolchain)
     return SlurmJob(
         toolchain=toolchain.name,
-        image=job_image(toolchain),
+        image=pinned_image(toolchain),
         target=toolchain.target,
         activate=tc.ACTIVATORS.get(toolchain.flavour, tc.ACTIVATORS["open"]),
         command=tuple(command),

@@ -12,8 +12,6 @@ import shlex
 from dataclasses import dataclass
 
 from moatbridge.core.activation import MARKER
-from moatbridge.core.references import parse_reference
-from moatbridge.core.toolchains import Toolchain
 from moatbridge.errors import InputError
 
 RUNTIMES = ("docker", "podman", "apptainer")
@@ -60,22 +58,6 @@ class SlurmJob:
             return self.job_name
         program = re.sub(r"[^A-Za-z0-9_.+-]", "_", self.command[0].rsplit("/", 1)[-1]) if self.command else ""
         return program[:128] or "moatbridge"
-
-
-def job_image(toolchain: Toolchain) -> str:
-    """The exact image the toolchain recorded.
-
-    A pulled image is named by repository@digest, which any node can pull and which
-    cannot move; a locally built one by its image ID (the node must hold that image).
-    """
-    if toolchain.digest:
-        try:
-            reference = parse_reference(toolchain.image)
-        except InputError:
-            reference = None
-        if reference is not None:
-            return f"{reference.repository}@{toolchain.digest}"
-    return toolchain.image_id or toolchain.image
 
 
 def licence_env_for(flavour_env: tuple[str, ...], consent: str) -> tuple[str, ...]:

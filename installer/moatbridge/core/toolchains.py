@@ -29,6 +29,24 @@ def validate_name(name: str) -> str:
     return name
 
 
+def pinned_image(toolchain: Toolchain) -> str:
+    """The exact image the toolchain recorded, for files other machines or tools run.
+
+    A pulled image is named by repository@digest, which any node can pull and which
+    cannot move; a locally built one by its image ID (the machine must hold that image).
+    """
+    from moatbridge.core.references import parse_reference
+
+    if toolchain.digest:
+        try:
+            reference = parse_reference(toolchain.image)
+        except InputError:
+            reference = None
+        if reference is not None:
+            return f"{reference.repository}@{toolchain.digest}"
+    return toolchain.image_id or toolchain.image
+
+
 def default_name(flavour: str, targets: tuple[str, ...]) -> str:
     return validate_name(f"{flavour}-{'_'.join(targets)}")
 
