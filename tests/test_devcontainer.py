@@ -14,7 +14,6 @@ import pytest
 
 from moatbridge.core.devcontainer import (
     DevcontainerSpec,
-    DeviceNode,
     devcontainer_json,
     dockerfile,
     strip_jsonc,
@@ -32,7 +31,7 @@ def _spec(**changes: Any) -> DevcontainerSpec:
     values: dict[str, Any] = dict(
         toolchain="open-gfx1030", flavour="open", target="gfx1030", image="sha256:" + "ab" * 32,
         image_tag="moatbridge/open:11.8-devel-trixie-gfx1030", uid=1000, gid=1000,
-        devices=(DeviceNode("/dev/kfd", 993), DeviceNode("/dev/dri", 992)), licence=None,
+        devices=("/dev/kfd", "/dev/dri"), group_adds=(993, 992), licence=None,
     )  # fmt: skip
     values.update(changes)
     return DevcontainerSpec(**values)
@@ -49,9 +48,9 @@ def test_gpu_access_without_privilege() -> None:
         "--security-opt=seccomp=unconfined",
     ]  # fmt: skip
     assert "--privileged" not in json.dumps(config)
-    no_gpu = _parsed(_spec(devices=()))
+    no_gpu = _parsed(_spec(devices=(), group_adds=()))
     assert no_gpu["runArgs"] == []
-    assert "No /dev/kfd or /dev/dri" in devcontainer_json(_spec(devices=()))
+    assert "No /dev/kfd or /dev/dri" in devcontainer_json(_spec(devices=(), group_adds=()))
 
 
 def test_activation_is_spelled_out_because_the_entrypoint_is_overridden() -> None:
@@ -163,7 +162,7 @@ def test_devcontainer_cli_builds_and_enters_it(toolchain_home: Path, tmp_path: P
 def test_generated_dockerfile_gives_the_user_its_host_uid(
     open_devel_gfx1030: dict[str, Any], tmp_path: Path
 ) -> None:
-    spec = _spec(image=str(open_devel_gfx1030["id"]), uid=4242, gid=4243, devices=())
+    spec = _spec(image=str(open_devel_gfx1030["id"]), uid=4242, gid=4243, devices=(), group_adds=())
     text = dockerfile(spec)
     assert text is not None
     (tmp_path / "Dockerfile").write_text(text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from argparse import Namespace
+from collections.abc import Sequence
 
 from moatbridge.adapters.hostfs import HostFS
 from moatbridge.errors import InputError
@@ -17,3 +18,9 @@ def host_from_args(args: Namespace) -> HostFS:
             "point --root at the top of a system tree (the folder holding sys/, proc/, dev/)",
         )
     return HostFS(root)
+
+
+def command_after_separator(words: Sequence[str]) -> list[str]:
+    """`... -- CMD ARGS`: argparse's REMAINDER keeps the `--`; the command is what follows."""
+    command = list(words)
+    return command[1:] if command and command[0] == "--" else command

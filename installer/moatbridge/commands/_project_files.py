@@ -14,6 +14,14 @@ from moatbridge.adapters.filesystem import atomic_write_text
 from moatbridge.errors import InputError
 
 
+def project_directory(value: str) -> Path:
+    """--dir: the project the files are written into (it must exist)."""
+    project = Path(value).resolve()
+    if not project.is_dir():
+        raise InputError(f"{value} is not a directory.", "pass the project directory with --dir")
+    return project
+
+
 def unified_diff(path: Path, old: str, new: str) -> str:
     lines = difflib.unified_diff(
         old.splitlines(keepends=True), new.splitlines(keepends=True), f"{path} (now)", f"{path} (generated)"

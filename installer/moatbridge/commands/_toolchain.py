@@ -49,12 +49,18 @@ def work_roots() -> tuple[str, ...]:
     return (os.path.realpath(os.path.expanduser("~")),)
 
 
-def runtime_for(toolchain: Toolchain, paths: Paths, licence_required: bool) -> ToolchainRuntime:
-    host = HostFS("/")
-    kfd, render_nodes = detect_devices(host, [])
+def host_gpu_access() -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The GPU device paths a container needs (/dev/kfd, /dev/dri, those present) and the
+    numeric groups owning /dev/kfd and the render nodes, for --device/--group-add."""
+    kfd, render_nodes = detect_devices(HostFS("/"), [])
     nodes = [n for n in (kfd, *render_nodes) if n.exists]
     groups = tuple(sorted({n.gid for n in nodes if n.gid is not None}))
     devices = tuple(p for p in ("/dev/kfd", "/dev/dri") if os.path.exists(p))
+    return devices, groups
+
+
+def runtime_for(toolchain: Toolchain, paths: Paths, licence_required: bool) -> ToolchainRuntime:
+    devices, groups = host_gpu_access()
     return ToolchainRuntime(
         name=toolchain.name,
         image=toolchain.image_id or toolchain.image,

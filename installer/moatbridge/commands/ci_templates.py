@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 from argparse import Namespace
-from pathlib import Path
 
 from moatbridge.commands import _toolchain as tc
-from moatbridge.commands._project_files import write_project_file
+from moatbridge.commands._project_files import project_directory, write_project_file
 from moatbridge.core.ci_templates import DEFAULT_BUILD, DEFAULT_TEST, CiSpec, github_workflow, gitlab_ci
-from moatbridge.errors import InputError
 
 FILES = {"github": ".github/workflows/moatbridge-cuda.yml", "gitlab": ".gitlab-ci.yml"}
 
 
 def run(args: Namespace) -> int:
-    project = Path(args.dir).resolve()
-    if not project.is_dir():
-        raise InputError(f"{args.dir} is not a directory.", "pass the project directory with --dir")
+    project = project_directory(args.dir)
     _, toolchain = tc.current_toolchain(args.toolchain)
     spec = CiSpec(
         toolchain=toolchain.name,

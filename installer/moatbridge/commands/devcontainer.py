@@ -4,33 +4,17 @@ from __future__ import annotations
 
 import os
 from argparse import Namespace
-from pathlib import Path
 
 from moatbridge.commands import _toolchain as tc
-from moatbridge.commands._project_files import write_project_file
-from moatbridge.core.devcontainer import DevcontainerSpec, DeviceNode, devcontainer_json, dockerfile
+from moatbridge.commands._project_files import project_directory, write_project_file
+from moatbridge.core.devcontainer import DevcontainerSpec, devcontainer_json, dockerfile
 from moatbridge.core.toolchains import pinned_image
-from moatbridge.errors import InputError
-
-
-def host_device_nodes() -> tuple[DeviceNode, ...]:
-    nodes = []
-    for path in ("/dev/kfd", "/dev/dri"):
-        if os.path.exists(path):
-            gid = os.stat(path).st_gid
-            if path == "/dev/dri":
-                # The render nodes' group (render), not the directory's (root).
-                render = sorted(Path(path).glob("renderD*"))
-                gid = os.stat(render[0]).st_gid if render else gid
-            nodes.append(DeviceNode(path, gid))
-    return tuple(nodes)
 
 
 def run(args: Namespace) -> int:
-    project = Path(args.dir).resolve()
-    if not project.is_dir():
-        raise InputError(f"{args.dir} is not a directory.", "pass the project directory with --dir")
+    project = project_directory(args.dir)
     state, toolchain = tc.current_toolchain(args.toolchain)
+    devices, groups = tc.host_gpu_access()
     spec = DevcontainerSpec(
         toolchain=toolchain.name,
         flavour=toolchain.flavour,
@@ -39,7 +23,8 @@ def run(args: Namespace) -> int:
         image_tag=toolchain.image,
         uid=os.getuid(),
         gid=os.getgid(),
-        devices=host_device_nodes(),
+        devices=devices,
+        group_adds=groups,
         licence=tc.licence_note(state, toolchain),
     )
     outcomes = []

@@ -12,11 +12,10 @@ from moatbridge.core.apptainer import ApptainerSpec, conversion_commands, defini
 
 
 def run(args: Namespace) -> int:
-    state, toolchain = tc.current_toolchain(args.toolchain)
-    note = tc.licence_note(state, toolchain)
+    _, toolchain = tc.current_toolchain(args.toolchain)
     spec = ApptainerSpec(
         toolchain=toolchain.name, flavour=toolchain.flavour, target=toolchain.target, image=toolchain.image,
-        image_id=toolchain.image_id, licence_id=note.id if note else (toolchain.licence or None),
+        image_id=toolchain.image_id, licence_id=toolchain.licence or None,
     )  # fmt: skip
     text = definition(spec)
     if args.output is None:

@@ -9,15 +9,14 @@ from pathlib import Path
 import yaml
 
 from moatbridge.commands import _toolchain as tc
+from moatbridge.commands._common import command_after_separator
 from moatbridge.commands._project_files import write_project_file
 from moatbridge.core.k8s import JobSpec, job_manifest, job_name, valid_name
 from moatbridge.errors import InputError, UsageError
 
 
 def run(args: Namespace) -> int:
-    command = list(args.command_args)
-    if command and command[0] == "--":
-        command = command[1:]
+    command = command_after_separator(args.command_args)
     if not command:
         raise UsageError("Name the command the Job runs.", "moatbridge k8s -- make -j8")
     if args.gpus < 0:

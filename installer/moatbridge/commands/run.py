@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from moatbridge.commands import _toolchain as tc
+from moatbridge.commands._common import command_after_separator
 from moatbridge.core.licences import consent_status, load_licences
 from moatbridge.errors import MoatbridgeError, UsageError
 from moatbridge.paths import Paths
@@ -38,9 +39,7 @@ def exec_in_toolchain(toolchain_name: str | None, argv: list[str]) -> NoReturn:
 
 
 def run(args: Namespace) -> int:
-    command = list(args.command_args)
-    if command and command[0] == "--":
-        command = command[1:]
+    command = command_after_separator(args.command_args)
     if not command:
         raise UsageError("Name the command to run.", "moatbridge run -- make -j8")
     return exec_in_toolchain(args.toolchain, command)

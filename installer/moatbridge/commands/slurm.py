@@ -16,6 +16,7 @@ from pathlib import Path
 from moatbridge.adapters.proc import CommandFailed, run_streaming
 from moatbridge.adapters.toolchain_files import write_owned
 from moatbridge.commands import _toolchain as tc
+from moatbridge.commands._common import command_after_separator
 from moatbridge.core.licences import consent_status, load_licences
 from moatbridge.core.slurm import SlurmJob, licence_env_for, render
 from moatbridge.core.toolchains import State, Toolchain, pinned_image
@@ -85,9 +86,7 @@ def submit(script: Path) -> str:
 
 
 def run(args: Namespace) -> int:
-    command = list(args.command_args)
-    if command and command[0] == "--":
-        command = command[1:]
+    command = command_after_separator(args.command_args)
     if not command:
         raise UsageError("Name the command the job runs.", "moatbridge slurm --gres gpu:1 -- make -j8")
     script = render(build_job(args, command))

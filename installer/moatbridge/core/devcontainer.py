@@ -20,12 +20,6 @@ EXTENSIONS = ("ms-vscode.cpptools", "ms-vscode.cmake-tools", "ms-vscode.makefile
 
 
 @dataclass(frozen=True)
-class DeviceNode:
-    path: str  # /dev/kfd or /dev/dri
-    gid: int | None  # the group owning it on this host (render, video)
-
-
-@dataclass(frozen=True)
 class DevcontainerSpec:
     toolchain: str
     flavour: str
@@ -34,7 +28,8 @@ class DevcontainerSpec:
     image_tag: str  # the human-readable tag, for the comment
     uid: int
     gid: int
-    devices: tuple[DeviceNode, ...]  # only nodes present on this host
+    devices: tuple[str, ...]  # /dev/kfd, /dev/dri: only those present on this host
+    group_adds: tuple[int, ...]  # numeric groups owning /dev/kfd and the render nodes
     licence: LicenceNote | None
 
 
@@ -61,12 +56,9 @@ def dockerfile(spec: DevcontainerSpec) -> str | None:
 
 
 def run_args(spec: DevcontainerSpec) -> list[str]:
-    args: list[str] = []
-    for node in spec.devices:
-        args.append(f"--device={node.path}")
-    for gid in sorted({node.gid for node in spec.devices if node.gid is not None}):
-        args.append(f"--group-add={gid}")
-    if any(node.path == "/dev/kfd" for node in spec.devices):
+    args = [f"--device={path}" for path in spec.devices]
+    args += [f"--group-add={gid}" for gid in sorted(spec.group_adds)]
+    if "/dev/kfd" in spec.devices:
         # ROCm's runtime queries NUMA memory policy (get_mempolicy/mbind), which Docker's
         # default seccomp profile denies; only needed where a GPU is passed in.
         args.append("--security-opt=seccomp=unconfined")

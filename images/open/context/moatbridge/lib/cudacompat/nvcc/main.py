@@ -115,10 +115,12 @@ def _plan_and_run(
     cmdline: CommandLine, config: ToolkitConfig, work_dir: str, verbose: bool, dry_run: bool
 ) -> int:
     try:
+        # Only a link device-links prebuilt objects itself (-dlink takes all it is given):
+        # do not run llvm-nm over every object of a -dlink or -lib command.
         rdc_objects = frozenset(
             path for path in cmdline.inputs
             if plan.input_kind(path, None) == "object" and _needs_device_link(config, path)
-        )  # fmt: skip
+        ) if plan.mode_of(cmdline) == "link" else frozenset()  # fmt: skip
         steps = plan.build(cmdline, config, work_dir, rdc_objects)
     except NvccUsageError as error:
         return _fatal(str(error))
@@ -131,11 +133,12 @@ def _plan_and_run(
 
 
 def run(argv: list[str], config: ToolkitConfig, environ: Mapping[str, str]) -> int:
+    env = dict(environ)
     try:
         args = [
-            *environment_flags(dict(environ), "NVCC_PREPEND_FLAGS"),
+            *environment_flags(env, "NVCC_PREPEND_FLAGS"),
             *argv,
-            *environment_flags(dict(environ), "NVCC_APPEND_FLAGS"),
+            *environment_flags(env, "NVCC_APPEND_FLAGS"),
         ]
         args = expand_options_files(args, _read_text)
         cmdline = parse(args)
@@ -159,7 +162,7 @@ def run(argv: list[str], config: ToolkitConfig, environ: Mapping[str, str]) -> i
     dry_run = cmdline.has("dryrun")
     verbose = cmdline.has("verbose") or dry_run
     if verbose:
-        sys.stderr.write(report.prologue(config, dict(environ)))
+        sys.stderr.write(report.prologue(config, env))
         if cmdline.ignored:
             sys.stderr.write(f"#$ _MOATBRIDGE_IGNORED_={' '.join(cmdline.ignored)}\n")
 

@@ -9,7 +9,7 @@ Pure: no I/O, so the grammar is unit-tested on the host.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal, NamedTuple
 
 Kind = Literal["flag", "value", "list", "bool"]
@@ -304,7 +304,3 @@ def environment_flags(environ: dict[str, str], key: str) -> list[str]:
     import shlex  # only when used: it pulls in `re`
 
     return shlex.split(value)
-
-
-def join_values(values: Iterable[str]) -> str:
-    return ",".join(values)

@@ -65,7 +65,7 @@ def _stem(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0]
 
 
-def _gfx_targets(cmdline: CommandLine, config: ToolkitConfig, request: archs.ArchRequest) -> tuple[str, ...]:
+def _gfx_targets(config: ToolkitConfig, request: archs.ArchRequest) -> tuple[str, ...]:
     return request.gfx_targets or (config.gfx,)
 
 
@@ -141,7 +141,7 @@ def cuda_compile_flags(
     arch_value = archs.cuda_arch_macro(request)
     arch_list = ",".join(str(c * 10) for c in request.capabilities)
     flags = ["-x", "hip"]
-    flags += [f"--offload-arch={gfx}" for gfx in _gfx_targets(cmdline, config, request)]
+    flags += [f"--offload-arch={gfx}" for gfx in _gfx_targets(config, request)]
     if rdc:
         flags += ["-fgpu-rdc", "-D__CUDACC_RDC__=1"]
     # The thrust shadow tree must win over /usr/include/thrust (it hides __CUDACC__ from
@@ -238,7 +238,8 @@ def _output_for(cmdline: CommandLine, source: str, suffix: str) -> str:
     return os.path.join(directory, name) if directory else name
 
 
-def _mode(cmdline: CommandLine) -> str:
+def mode_of(cmdline: CommandLine) -> str:
+    """What the command line asks for: preprocess, dependencies, compile, device-link, lib or link."""
     for flag in ("ptx", "cubin", "fatbin", "optix-ir"):
         if cmdline.has(flag):
             raise NvccUsageError(
@@ -388,11 +389,11 @@ def build(
     `rdc_objects` are object inputs that still need a device link (found by the caller)."""
     request = archs.requested(cmdline, config.mimic_cc, config.cuda_major)
     virtual_arch = max(request.capabilities)
-    gfx_targets = _gfx_targets(cmdline, config, request)
+    gfx_targets = _gfx_targets(config, request)
     language = cmdline.last("x")
     if language is not None and language not in ("cu", "c++", "c"):
         raise NvccUsageError(f"Value '{language}' is not defined for option 'x'")
-    mode = _mode(cmdline)
+    mode = mode_of(cmdline)
     keep = cmdline.has("keep") or cmdline.has("save-temps")
     rdc = rdc_requested(cmdline)
     sources: list[tuple[str, str]] = []
