@@ -24,7 +24,7 @@ target. See /opt/moatbridge/share/doc/nvcc.md.
 """
 # Modes that write only their named outputs: no scratch directory needed.
 _NO_SCRATCH = ("compile", "device-c", "device-w", "preprocess", "generate-dependencies",
-               "generate-nonsystem-dependencies")  # fmt: skip
+               "generate-nonsystem-dependencies", "cuda", "fdevice-syntax-only")  # fmt: skip
 
 
 def _fatal(message: str) -> int:
@@ -121,7 +121,7 @@ def _plan_and_run(
             path for path in cmdline.inputs
             if plan.input_kind(path, None) == "object" and _needs_device_link(config, path)
         ) if plan.mode_of(cmdline) == "link" else frozenset()  # fmt: skip
-        steps = plan.build(cmdline, config, work_dir, rdc_objects)
+        steps = plan.build(cmdline, config, work_dir, rdc_objects, is_directory=os.path.isdir)
     except NvccUsageError as error:
         return _fatal(str(error))
     if verbose:

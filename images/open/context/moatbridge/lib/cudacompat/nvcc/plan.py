@@ -10,6 +10,7 @@ libraries; a device link (`-dlink`, or a link of relocatable device code) replay
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import NamedTuple
 
 from . import archs
@@ -111,14 +112,27 @@ def _dependency_flags(cmdline: CommandLine) -> list[str]:
     return flags
 
 
+# -Werror kinds with a clang diagnostic of the same meaning; the others (launch bounds,
+# default-stream launches, lambda captures of `this`, cross-execution-space calls) are
+# checks of nvcc's own front end that clang lacks. nvcc checks initialiser order for device
+# code only, so the host side stays as with nvcc.
+_WERROR = {
+    "all-warnings": ["-Werror"],
+    "deprecated-declarations": ["-Werror=deprecated-declarations"],
+    "reorder": ["-Xarch_device", "-Werror=reorder"],
+}
+
+
 def _warning_flags(cmdline: CommandLine) -> list[str]:
     flags: list[str] = []
-    if "all-warnings" in cmdline.values("Werror"):
-        flags.append("-Werror")
+    for kind in dict.fromkeys(cmdline.values("Werror")):
+        flags += _WERROR.get(kind, [])
     if cmdline.has("disable-warnings"):
         flags.append("-w")
     if cmdline.has("Wno-deprecated-declarations"):
         flags.append("-Wno-deprecated-declarations")
+    if cmdline.has("Wreorder"):
+        flags += ["-Xarch_device", "-Wreorder"]
     return flags
 
 
@@ -130,6 +144,14 @@ def _common_host_flags(cmdline: CommandLine) -> list[str]:
         flags.append(f"-O{level}")
     if cmdline.has("debug"):
         flags.append("-g")
+    if cmdline.has("profile"):
+        flags.append("-pg")
+    if cmdline.has("no-exceptions"):
+        flags.append("-fno-exceptions")
+    if (depth := cmdline.last("ftemplate-depth")) is not None:
+        flags.append(f"-ftemplate-depth-{depth}")  # nvcc's spelling for gcc; clang knows it too
+    if (limit := cmdline.last("ftemplate-backtrace-limit")) is not None:
+        flags.append(f"-ftemplate-backtrace-limit={limit}")
     return flags
 
 
@@ -168,8 +190,8 @@ def cuda_compile_flags(
     flags += _common_host_flags(cmdline)
     flags += _dependency_flags(cmdline)
     # nvcc optimises device code whatever the host -O; clang only does so when asked.
-    if cmdline.has("device-debug"):
-        flags += ["-D__CUDACC_DEBUG__=1", "-g", "-Xarch_device", "-O0"]
+    if cmdline.has("device-debug"):  # device debug information; the host's is -g's business
+        flags += ["-D__CUDACC_DEBUG__=1", "-Xarch_device", "-g", "-Xarch_device", "-O0"]
     else:
         flags += ["-Xarch_device", "-O3"]
     if cmdline.has("generate-line-info") and not cmdline.has("device-debug"):
@@ -201,15 +223,34 @@ def host_compile_flags(cmdline: CommandLine, config: ToolkitConfig) -> list[str]
     return flags
 
 
-def host_compiler(cmdline: CommandLine, config: ToolkitConfig, kind: str) -> str:
-    """-ccbin names the host compiler for host-only sources and links; .cu always uses clang."""
+def _is_dir_name(path: str) -> bool:
+    """The pure default for "is -ccbin a directory": the driver passes os.path.isdir."""
+    return path.endswith("/")
+
+
+# nvcc links with the C++ driver when -ccbin names a C one (`-ccbin gcc` links with g++).
+_CXX_SIBLINGS = {"gcc": "g++", "clang": "clang++", "cc": "c++"}
+# ... and a C source handed to a C++ driver is compiled by its C sibling.
+_C_SIBLINGS = {"g++": "gcc", "clang++": "clang", "c++": "cc"}
+
+
+def host_compiler(
+    cmdline: CommandLine, config: ToolkitConfig, kind: str, is_directory: Callable[[str], bool] = _is_dir_name
+) -> str:
+    """-ccbin names the host compiler for host-only sources and links; .cu always uses clang
+    (the device compiler). `kind` is "c", "c++" or "link". A directory means the gcc/g++ in
+    it, as with nvcc; without -ccbin the toolkit's clang is the host compiler."""
     ccbin = cmdline.last("compiler-bindir")
-    if ccbin and not ccbin.endswith("/"):
-        base = os.path.basename(ccbin)
-        if kind == "c" and ("clang++" in base or "g++" in base or base == "c++"):
-            return config.clang
-        return ccbin
-    return config.clang if kind == "c" else config.clangxx
+    if not ccbin:
+        return config.clang if kind == "c" else config.clangxx
+    if is_directory(ccbin):
+        return os.path.join(ccbin, "gcc" if kind == "c" else "g++")
+    directory, base = os.path.split(ccbin)
+    if kind == "link" and base in _CXX_SIBLINGS:
+        return os.path.join(directory, _CXX_SIBLINGS[base])
+    if kind == "c" and base in _C_SIBLINGS:
+        return os.path.join(directory, _C_SIBLINGS[base])
+    return ccbin
 
 
 def library_search_flags(config: ToolkitConfig) -> list[str]:
@@ -221,7 +262,9 @@ def runtime_libraries(cmdline: CommandLine) -> list[str]:
     cudart = (cmdline.last("cudart") or "static").lower()
     if cudart not in ("static", "shared", "none"):
         raise NvccUsageError(f"Value '{cudart}' is not defined for option 'cudart'")
-    libs = ["-lcudadevrt"]
+    if cudart == "none":  # nvcc links neither the runtime nor cudadevrt then
+        return []
+    libs = [] if cmdline.last("cudadevrt") == "none" else ["-lcudadevrt"]
     if cudart == "static":
         libs += ["-lcudart_static", "-lrt", "-lpthread", "-ldl"]
     elif cudart == "shared":
@@ -246,7 +289,21 @@ def mode_of(cmdline: CommandLine) -> str:
                 f"-{flag} is not supported by moatbridge's open toolkit: AMD GPUs run no PTX or cubin; "
                 "compile with -c for an object that carries the AMD code object"
             )
-    if cmdline.has("preprocess"):
+    if cmdline.has("qpp-config"):
+        raise NvccUsageError("--qpp-config needs a QNX host compiler (qcc/q++)")
+    if cmdline.has("compile-as-tools-patch"):
+        raise NvccUsageError("--compile-as-tools-patch requires -ptx, -cubin or -fatbin")
+    if cmdline.has("dependency-output") and not any(
+        cmdline.has(flag) for flag in ("generate-dependencies", "generate-nonsystem-dependencies",
+                                       "generate-dependencies-with-compile",
+                                       "generate-nonsystem-dependencies-with-compile")
+    ):  # fmt: skip
+        raise NvccUsageError(
+            "Option '--dependency-output' requires one of '-M', '-MM', '-MD' or '-MMD' to be specified"
+        )
+    if cmdline.has("gpu-code") and not cmdline.has("gpu-architecture"):
+        raise NvccUsageError("-arch option not specified")
+    if cmdline.has("preprocess") or cmdline.has("cuda"):
         return "preprocess"
     if cmdline.has("generate-dependencies") or cmdline.has("generate-nonsystem-dependencies"):
         return "dependencies"
@@ -254,7 +311,7 @@ def mode_of(cmdline: CommandLine) -> str:
         return "device-link"
     if cmdline.has("lib"):
         return "lib"
-    if cmdline.has("compile") or cmdline.has("device-c") or cmdline.has("device-w"):
+    if any(cmdline.has(flag) for flag in ("compile", "device-c", "device-w", "fdevice-syntax-only")):
         return "compile"
     return "link"
 
@@ -262,12 +319,14 @@ def mode_of(cmdline: CommandLine) -> str:
 def rdc_requested(cmdline: CommandLine) -> bool:
     if cmdline.has("device-w"):
         return False
-    return cmdline.has("device-c") or cmdline.boolean("relocatable-device-code")
+    # -lto (and -dlto) compile relocatable device code for a link-time device link
+    lto = cmdline.has("lto") and cmdline.last("relocatable-device-code") is None
+    return cmdline.has("device-c") or cmdline.boolean("relocatable-device-code") or lto
 
 
 def _compile_step(
     cmdline: CommandLine, config: ToolkitConfig, request: archs.ArchRequest, source: str, kind: str,
-    output: str, action: list[str], rdc: bool, keep: bool,
+    output: str, action: list[str], rdc: bool, keep: bool, is_directory: Callable[[str], bool],
 ) -> Run:  # fmt: skip
     if kind == "cu":
         flags = cuda_compile_flags(cmdline, config, request, rdc)
@@ -277,7 +336,7 @@ def _compile_step(
             flags.append("-save-temps=obj")
         argv = [config.clangxx, *flags, *action, source]
     else:
-        compiler = host_compiler(cmdline, config, kind)
+        compiler = host_compiler(cmdline, config, kind, is_directory)
         argv = [compiler, *host_compile_flags(cmdline, config), *action, source]
     if output != "-":
         argv += ["-o", output]
@@ -383,10 +442,12 @@ def fatbin_wrapper_assembly(fatbin_path: str) -> str:
 
 
 def build(
-    cmdline: CommandLine, config: ToolkitConfig, work_dir: str, rdc_objects: frozenset[str] = frozenset()
-) -> Plan:
+    cmdline: CommandLine, config: ToolkitConfig, work_dir: str, rdc_objects: frozenset[str] = frozenset(),
+    is_directory: Callable[[str], bool] = _is_dir_name,
+) -> Plan:  # fmt: skip
     """The steps for this command line. `work_dir` holds intermediates (--keep-dir or a temp dir);
-    `rdc_objects` are object inputs that still need a device link (found by the caller)."""
+    `rdc_objects` are object inputs that still need a device link (found by the caller);
+    `is_directory` tells whether a -ccbin value names a directory."""
     request = archs.requested(cmdline, config.mimic_cc, config.cuda_major)
     virtual_arch = max(request.capabilities)
     gfx_targets = _gfx_targets(config, request)
@@ -420,23 +481,34 @@ def build(
             raise NvccUsageError(
                 "A single input file is required for a non-link phase when an outputfile is specified"
             )
+        syntax_only = cmdline.has("fdevice-syntax-only")
         for source, kind in sources:
-            if mode == "preprocess":
+            if mode == "preprocess" and cmdline.has("cuda"):  # -cuda: <file>.cpp.ii, host side
+                directory = cmdline.last("output-directory") or ""
+                default = os.path.join(directory, os.path.basename(source) + ".cpp.ii")
+                action, output = ["-E"], explicit_output or default
+            elif mode == "preprocess":
                 action, output = ["-E"], explicit_output or "-"
             elif mode == "dependencies":
                 action = ["-MM"] if cmdline.has("generate-nonsystem-dependencies") else ["-M"]
                 output = explicit_output or "-"
+            elif syntax_only:  # checks the code, writes nothing
+                action, output = ["-fsyntax-only"], "-"
             else:
                 action, output = ["-c"], _output_for(cmdline, source, ".o")
-            steps.append(_compile_step(cmdline, config, request, source, kind, output, action, rdc, keep))
-        stdout_output = mode != "compile" and explicit_output is None
+            steps.append(
+                _compile_step(cmdline, config, request, source, kind, output, action, rdc, keep, is_directory)
+            )
+        stdout_output = mode != "compile" and explicit_output is None and not cmdline.has("cuda")
         return Plan(tuple(steps), virtual_arch, stdout_output)
 
     # Every other mode compiles sources to intermediate objects first.
     compiled: list[str] = []
     for index, (source, kind) in enumerate(sources):
         obj = os.path.join(work_dir, f"{_stem(source)}{'' if index == 0 else f'-{index}'}.o")
-        steps.append(_compile_step(cmdline, config, request, source, kind, obj, ["-c"], rdc, keep))
+        steps.append(
+            _compile_step(cmdline, config, request, source, kind, obj, ["-c"], rdc, keep, is_directory)
+        )
         compiled.append(obj)
     all_objects = [*objects, *compiled]
 
@@ -449,20 +521,21 @@ def build(
 
     if mode == "lib":
         output = explicit_output or "a.a"
-        steps.append(
-            Run((config.tool("llvm-ar"), "rcs", *cmdline.values("archive-options"), output, *all_objects))
-        )
+        archiver = cmdline.last("archiver-binary") or config.tool("llvm-ar")
+        steps.append(Run((archiver, "rcs", *cmdline.values("archive-options"), output, *all_objects)))
         return Plan(tuple(steps), virtual_arch)
 
     # link: a device link first when relocatable device code is involved (nvcc does it too)
     link_inputs = list(all_objects)
-    needs_device_link = (rdc and compiled) or any(obj in rdc_objects for obj in objects)
+    needs_device_link = not cmdline.has("no-device-link") and (
+        (rdc and compiled) or any(obj in rdc_objects for obj in objects)
+    )
     if needs_device_link:
         dlink_object = os.path.join(work_dir, "a_dlink.o")
         device_inputs = [o for o in all_objects if o in compiled or o in rdc_objects]
         steps += device_link_steps(config, gfx_targets, device_inputs, dlink_object, work_dir)
         link_inputs.append(dlink_object)
-    linker = host_compiler(cmdline, config, "c++")
+    linker = host_compiler(cmdline, config, "link", is_directory)
     argv = [linker]
     if cmdline.has("shared"):
         argv.append("-shared")
@@ -470,15 +543,21 @@ def build(
     argv += library_search_flags(config)
     argv += [f"-L{path}" for path in cmdline.values("library-path")]
     argv += [f"-l{lib}" for lib in cmdline.values("library")]
-    for value in cmdline.values("linker-options"):
-        argv += ["-Xlinker", value]
+    argv += cmdline.values("linker-options")  # already `-Xlinker piece` words
+    for option in cmdline.forwarded_to_linker:
+        argv += ["-Xlinker", option]
     argv += cmdline.values("compiler-options") + list(cmdline.forwarded)
+    if (level := cmdline.last("optimize")) is not None:
+        argv.append(f"-O{level}")  # as nvcc: the host link sees the host optimisation level
     if cmdline.has("debug"):
         argv.append("-g")
+    if cmdline.has("profile"):
+        argv.append("-pg")
     argv += runtime_libraries(cmdline)
     argv += ["-o", explicit_output or "a.out"]
     steps.append(Run(tuple(argv)))
     if cmdline.has("run"):
         output = explicit_output or "a.out"
-        steps.append(Run((output if os.sep in output else f"./{output}",)))
+        program = output if os.sep in output else f"./{output}"
+        steps.append(Run((program, *cmdline.values("run-args"))))
     return Plan(tuple(steps), virtual_arch)

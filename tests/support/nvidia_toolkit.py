@@ -1,0 +1,109 @@
+"""NVIDIA's real CUDA toolkit as Debian packages it (trixie non-free, CUDA 12.4): the oracle
+that the open toolkit's nvcc and headers are measured against.
+
+The packages are fetched with a private apt configuration (its own sources list, lists and
+cache directories under the test cache) and unpacked with `dpkg-deb -x`: nothing is
+installed, and the machine's own apt sources never gain `contrib`/`non-free`. Only this
+test process reads the unpacked files; none of their text goes into the repository.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+CACHE = Path(os.environ.get("MOATBRIDGE_TEST_CACHE", "/var/tmp/moatbridge-test-cache"))
+MIRROR = os.environ.get("MOATBRIDGE_DEBIAN_MIRROR", "http://deb.debian.org/debian")
+SUITE = "trixie"
+# nvcc alone (its --dryrun and --help need no GPU, no headers and no libraries).
+COMPILER_PACKAGES = ("nvidia-cuda-toolkit",)
+# The public headers (include/, crt/, cooperative_groups/, nvtx3/, the CUDA-X libraries').
+HEADER_PACKAGES = ("nvidia-cuda-dev", "libcub-dev", "libthrust-dev", "libcu++-dev")
+SAMPLE_PACKAGES = ("nvidia-cuda-samples",)
+
+
+class ToolkitUnavailable(RuntimeError):
+    """The Debian mirror could not provide the packages."""
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+def _apt_options(root: Path) -> list[str]:
+    return [
+        "-o", f"Dir::Etc::sourcelist={root / 'sources.list'}",
+        "-o", "Dir::Etc::sourceparts=-",
+        "-o", f"Dir::State::Lists={root / 'lists'}",
+        "-o", f"Dir::Cache={root / 'cache'}",
+        "-o", "Dir::State::status=/dev/null",
+        "-o", "APT::Sandbox::User=root",
+        "-o", "Debug::NoLocking=1",
+    ]  # fmt: skip
+
+
+def _apt(root: Path, *args: str, cwd: Path | None = None) -> None:
+    result = subprocess.run(
+        ["apt-get", "-q", *_apt_options(root), *args], capture_output=True, text=True, cwd=cwd, timeout=1800
+    )
+    if result.returncode != 0:
+        raise ToolkitUnavailable(f"apt-get {' '.join(args)} failed:\n{result.stderr[-3000:]}")
+
+
+def unpacked(packages: tuple[str, ...], name: str) -> Path:
+    """Download `packages` (no dependencies) and unpack them into CACHE/name; returns that root."""
+    target = CACHE / name
+    marker = target / ".complete"
+    with _locked(CACHE / f"{name}.lock"):
+        if marker.exists() and marker.read_text() == " ".join(packages):
+            return target
+        apt_root = CACHE / "apt-nonfree"
+        for sub in ("lists/partial", "cache/archives/partial", "debs"):
+            (apt_root / sub).mkdir(parents=True, exist_ok=True)
+        (apt_root / "sources.list").write_text(f"deb {MIRROR} {SUITE} main contrib non-free\n")
+        lists = apt_root / "lists"
+        if not any(lists.glob("*_Packages*")):
+            _apt(apt_root, "update")
+        debs = apt_root / "debs"
+        missing = [p for p in packages if not any(debs.glob(f"{_deb_prefix(p)}_*.deb"))]
+        if missing:
+            _apt(apt_root, "download", *missing, cwd=debs)
+        staging = CACHE / f"{name}.partial"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        for package in packages:
+            (deb,) = sorted(debs.glob(f"{_deb_prefix(package)}_*.deb"))[-1:]
+            subprocess.run(["dpkg-deb", "-x", str(deb), str(staging)], check=True, timeout=1800)
+        shutil.rmtree(target, ignore_errors=True)
+        staging.rename(target)
+        marker.write_text(" ".join(packages))
+        return target
+
+
+def _deb_prefix(package: str) -> str:
+    return package.replace("+", "?")  # glob: libcu++-dev files are named libcu++-dev_...
+
+
+def real_nvcc() -> Path:
+    """The real nvcc driver (Debian wraps it in /usr/bin/nvcc; the binary lives here)."""
+    root = unpacked(COMPILER_PACKAGES, "nvidia-cuda-toolkit")
+    return root / "usr/lib/nvidia-cuda-toolkit/bin/nvcc"
+
+
+def real_include_dir() -> Path:
+    return unpacked(HEADER_PACKAGES, "nvidia-cuda-headers") / "usr/include"
+
+
+def samples_dir() -> Path:
+    """NVIDIA's cuda-samples as Debian ships them (Makefile projects, unmodified)."""
+    root = unpacked(SAMPLE_PACKAGES, "nvidia-cuda-samples")
+    return root / "usr/share/doc/nvidia-cuda-toolkit/examples"
