@@ -121,6 +121,10 @@ BUILD_SYSTEM_LINES: list[tuple[str, list[str]]] = [
 
 # Where we differ from real nvcc on purpose: id -> (only in real, only in ours, why).
 DIFFERENCES: dict[str, tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]], str]] = {
+    "samples-compile": (
+        {"compile": ("-std=c++11",)}, {"compile": ("-std=c++17", "-Wno-register")},
+        "ROCm 5.7's HIP and rocThrust headers need C++17; CUDA sources asking for less get C++17",
+    ),
     "cuda-output": (
         {}, {}, "nvcc's -cuda output is its front end's C++ translation; ours is clang's host-side "
         "preprocessed source, under the same name",
@@ -186,7 +190,7 @@ _SAMPLE_VALUES = {
     "<specification>,...": "arch=compute_75,code=sm_75", "entry,...": "k", "<amount>": "32",
     "<error-number>,...": "177",
 }  # fmt: skip
-_VALUE_OVERRIDES = {"Werror": "reorder", "std": "c++17", "x": "cu", "cudart": "shared", "dopt": "on"}
+_VALUE_OVERRIDES = {"Werror": "reorder", "std": "c++11", "x": "cu", "cudart": "shared", "dopt": "on"}
 # Options whose test line is not "-c k.cu": modes, and options that need a link.
 _MODE_OPTIONS = {"cuda", "cubin", "fatbin", "ptx", "optix-ir", "preprocess", "generate-dependencies",
                  "generate-nonsystem-dependencies", "compile", "device-c", "device-w", "device-link",
@@ -199,8 +203,11 @@ REFUSED_ON_PURPOSE = {
 }  # fmt: skip
 # Accepted by ours, refused by real nvcc here, on purpose (none today).
 ACCEPTED_ON_PURPOSE: dict[str, str] = {}
-# Interpreted differently on purpose: option -> why (none today).
-HELP_DIFFERENCES: dict[str, str] = {}
+# Interpreted differently on purpose: option -> why.
+HELP_DIFFERENCES: dict[str, str] = {
+    "std": "ROCm 5.7's HIP and rocThrust headers need C++17: `--std c++03/11/14` compiles CUDA "
+    "sources as C++17 (host-only sources keep the standard asked for)",
+}
 
 
 def _help_options(real_nvcc: Path, workdir: Path) -> Iterator[tuple[str, list[str]]]:

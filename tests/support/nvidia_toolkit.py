@@ -59,12 +59,14 @@ def _apt(root: Path, *args: str, cwd: Path | None = None) -> None:
         raise ToolkitUnavailable(f"apt-get {' '.join(args)} failed:\n{result.stderr[-3000:]}")
 
 
-def unpacked(packages: tuple[str, ...], name: str) -> Path:
-    """Download `packages` (no dependencies) and unpack them into CACHE/name; returns that root."""
+def unpacked(packages: tuple[str, ...], name: str, keep: str | None = None) -> Path:
+    """Download `packages` (no dependencies) and unpack them into CACHE/name; returns that root.
+    With `keep` (a directory such as "usr/include"), everything else is deleted after unpacking."""
     target = CACHE / name
     marker = target / ".complete"
     with _locked(CACHE / f"{name}.lock"):
-        if marker.exists() and marker.read_text() == " ".join(packages):
+        wanted = " ".join(packages) + (f" keep={keep}" if keep else "")
+        if marker.exists() and marker.read_text() == wanted:
             return target
         apt_root = CACHE / "apt-nonfree"
         for sub in ("lists/partial", "cache/archives/partial", "debs"):
@@ -83,9 +85,16 @@ def unpacked(packages: tuple[str, ...], name: str) -> Path:
         for package in packages:
             (deb,) = sorted(debs.glob(f"{_deb_prefix(package)}_*.deb"))[-1:]
             subprocess.run(["dpkg-deb", "-x", str(deb), str(staging)], check=True, timeout=1800)
+        if keep is not None:  # e.g. nvidia-cuda-dev's 2.5 GB are libraries; the headers are 50 MB
+            kept = CACHE / f"{name}.kept"
+            shutil.rmtree(kept, ignore_errors=True)
+            (staging / keep).rename(kept)
+            shutil.rmtree(staging)
+            (staging / keep).parent.mkdir(parents=True)
+            kept.rename(staging / keep)
         shutil.rmtree(target, ignore_errors=True)
         staging.rename(target)
-        marker.write_text(" ".join(packages))
+        marker.write_text(wanted)
         return target
 
 
@@ -100,7 +109,7 @@ def real_nvcc() -> Path:
 
 
 def real_include_dir() -> Path:
-    return unpacked(HEADER_PACKAGES, "nvidia-cuda-headers") / "usr/include"
+    return unpacked(HEADER_PACKAGES, "nvidia-cuda-headers", keep="usr/include") / "usr/include"
 
 
 def samples_dir() -> Path:

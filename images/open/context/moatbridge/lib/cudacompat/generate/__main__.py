@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from ..nvcc.config import ToolkitConfig, full_cuda_version
-from . import mappings, probe, toolkit
+from . import headers, inventory, mappings, probe, toolkit
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -27,6 +27,9 @@ def main(argv: list[str] | None = None) -> int:
 
     shared = args.prefix / "toolkit"
     include = shared / "include"
+    cuda_version = full_cuda_version(args.cuda_version)
+    # before anything is generated into include/: what the image context brought
+    header_plans = headers.plan(inventory.load(), toolkit.hand_written_headers(include), cuda_version)
     rows = mappings.parse_hipify(args.hipify.read_text(encoding="utf-8"))
     kept, dropped = mappings.select(rows)
     solver_text = "".join(p.read_text(encoding="utf-8") for p in sorted(args.hipsolver_include.rglob("*.h")))
@@ -45,7 +48,6 @@ def main(argv: list[str] | None = None) -> int:
             toolkit.mapping_header(family, result.resolved, source),
         )
         print(f"{family}: {len(result.resolved)} mappings, {len(result.unresolved)} unresolved", flush=True)
-    cuda_version = full_cuda_version(args.cuda_version)
     toolkit.write_text(
         include / "moatbridge" / "generated" / "version.h",
         toolkit.version_header(cuda_version, args.mimic_cc),
@@ -58,7 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         shared / "nvvm" / "libdevice" / "README",
         "CUDA's libdevice has no meaning on AMD GPUs; this directory exists because CMake checks for it.\n",
     )
-    toolkit.write_report(shared, emitted, unresolved, dropped)
+    toolkit.write_headers(include, header_plans)
+    provided = sum(1 for p in header_plans if p.kind != "unsupported")
+    print(f"CUDA headers: {provided} of {len(header_plans)} provided (cuda_headers.tsv)", flush=True)
+    toolkit.write_report(shared, emitted, unresolved, dropped, header_plans)
     targets = [t for t in args.targets.split(",") if t]
     for gfx in targets:
         config = ToolkitConfig(

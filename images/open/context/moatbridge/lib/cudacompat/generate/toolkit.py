@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ..nvcc.config import CONFIG_RELATIVE, ToolkitConfig
+from . import headers
 from .mappings import Dropped, Mapping
 
 # lib64 entries: CUDA library name -> what it really is here.
@@ -94,9 +95,35 @@ def version_header(cuda_version: str, mimic_cc: int) -> str:
     )
 
 
+def hand_written_headers(include: Path) -> list[str]:
+    """The CUDA headers copied from the image context (not moatbridge's own, not generated)."""
+    return sorted(
+        path.relative_to(include).as_posix()
+        for path in include.rglob("*")
+        if path.is_file() and not path.relative_to(include).as_posix().startswith("moatbridge/")
+    )
+
+
+_BLOCK_START = "/* moatbridge: what NVIDIA's header of this name makes visible"
+
+
+def write_headers(include: Path, plans: Iterable[headers.HeaderPlan]) -> None:
+    """Runtime-part and alias headers written; hand-written ones get their macro block (once:
+    a rerun replaces it)."""
+    for plan in plans:
+        path = include / plan.path
+        if plan.kind in ("runtime", "alias"):
+            write_text(path, headers.generated_header(plan))
+        elif plan.kind == "hand" and (plan.defines or plan.includes):
+            text = path.read_text(encoding="utf-8")
+            text = text.split(_BLOCK_START, 1)[0].rstrip("\n") + "\n"
+            write_text(path, text + headers.defines_block(plan))
+
+
 def report_markdown(
-    resolved: dict[str, int], unresolved: Iterable[Mapping], dropped: Iterable[Dropped]
-) -> str:
+    resolved: dict[str, int], unresolved: Iterable[Mapping], dropped: Iterable[Dropped],
+    header_plans: Iterable[headers.HeaderPlan] = (),
+) -> str:  # fmt: skip
     lines = ["# CUDA -> HIP mappings left out of the compatibility headers", ""]
     lines.append("| family | emitted |")
     lines.append("|---|---|")
@@ -105,19 +132,27 @@ def report_markdown(
     lines += [f"- `{m.cuda}` -> `{m.hip}` ({m.family})" for m in unresolved]
     lines += ["", "## Not emitted by rule", ""]
     lines += [f"- `{d.cuda}` -> `{d.hip}`: {d.reason}" for d in dropped]
+    lines += ["", *headers.report_lines(header_plans)]
     return "\n".join(lines) + "\n"
 
 
 def write_report(
-    shared: Path, resolved: dict[str, int], unresolved: list[Mapping], dropped: list[Dropped]
-) -> None:
+    shared: Path, resolved: dict[str, int], unresolved: list[Mapping], dropped: list[Dropped],
+    header_plans: list[headers.HeaderPlan] | None = None,
+) -> None:  # fmt: skip
+    plans = header_plans or []
     data = {
         "emitted": resolved,
         "unresolved": [{"cuda": m.cuda, "hip": m.hip, "family": m.family} for m in unresolved],
         "dropped": [{"cuda": d.cuda, "hip": d.hip, "reason": d.reason} for d in dropped],
+        "headers": {
+            "provided": {p.path: p.kind for p in plans if p.kind != "unsupported"},
+            "unsupported": {p.path: p.reason for p in plans if p.kind == "unsupported"},
+            "defines": {p.path: [name for name, _ in p.defines] for p in plans if p.defines},
+        },
     }
     write_text(shared / "compat-report.json", json.dumps(data, indent=1, sort_keys=True) + "\n")
-    write_text(shared / "compat-report.md", report_markdown(resolved, unresolved, dropped))
+    write_text(shared / "compat-report.md", report_markdown(resolved, unresolved, dropped, plans))
 
 
 def write_shadow_tree(include: Path, system_dir: Path, library: str) -> int:

@@ -71,10 +71,35 @@ def _needs_device_link(config: ToolkitConfig, path: str) -> bool:
     return b"__hip_fatbin" in out.split()
 
 
-def _run_compile(step: plan.Run, verbose: bool) -> int:
+def _unsupported_header_hint(diagnostics: str, config: ToolkitConfig) -> str:
+    """For `'cublasLt.h' file not found`: the compat report's reason that header is missing."""
+    marker = "' file not found"
+    if marker not in diagnostics:
+        return ""
+    import json  # only on failure: start-up time matters on every compile
+
+    report = os.path.join(os.path.realpath(os.path.join(config.root, "include")), "..", "compat-report.json")
+    try:
+        with open(report, encoding="utf-8") as handle:
+            unsupported = json.load(handle)["headers"]["unsupported"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+    hints = []
+    for line in diagnostics.splitlines():
+        if marker in line and "fatal error: '" in line:
+            name = line.split("fatal error: '", 1)[1].split(marker, 1)[0]
+            if isinstance(unsupported, dict) and name in unsupported:
+                reason = unsupported[name]
+                hints.append(f"nvcc: {name} is a CUDA header the open toolkit does not provide: {reason}\n")
+    return "".join(hints)
+
+
+def _run_compile(step: plan.Run, verbose: bool, config: ToolkitConfig) -> int:
     """Run a compile; on failure caused by inline PTX, say so instead of clang's error wall."""
     code, captured = _spawn(step.argv, "stderr")
     diagnostics = captured.decode(errors="replace")
+    if code != 0:
+        diagnostics += _unsupported_header_hint(diagnostics, config)
     if code != 0 and step.compiles is not None:
         from . import ptx  # only on failure: it needs `re`
 
@@ -105,7 +130,7 @@ def _execute(steps: tuple[plan.Step, ...], config: ToolkitConfig, verbose: bool,
         if dry_run:
             continue
         sys.stdout.flush()
-        code = _run_compile(step, verbose) if step.compiles is not None else _spawn(step.argv)[0]
+        code = _run_compile(step, verbose, config) if step.compiles is not None else _spawn(step.argv)[0]
         if code != 0:
             return code if code > 0 else 128 - code
     return 0

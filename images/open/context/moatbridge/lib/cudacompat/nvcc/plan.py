@@ -136,10 +136,25 @@ def _warning_flags(cmdline: CommandLine) -> list[str]:
     return flags
 
 
-def _common_host_flags(cmdline: CommandLine) -> list[str]:
+# ROCm 5.7's HIP headers need C++14 and its rocThrust/hipCUB C++17; NVIDIA's headers accept
+# C++11, so CUDA code (cuda-samples pass --std=c++11) asks for less than ours need.
+_OLDER_THAN_17 = ("c++98", "c++03", "c++11", "c++14", "gnu++98", "gnu++03", "gnu++11", "gnu++14")
+
+
+def cuda_language_standard(requested: str | None) -> list[str]:
+    """The -std a CUDA source is compiled with: as asked, but C++17 at least (with
+    `register`, which C++17 removed, still accepted)."""
+    if requested is None:
+        return []
+    if requested in _OLDER_THAN_17:
+        return [f"-std={'gnu' if requested.startswith('gnu') else 'c'}++17", "-Wno-register"]
+    return [f"-std={requested}"]
+
+
+def _common_host_flags(cmdline: CommandLine, cuda: bool = False) -> list[str]:
     flags: list[str] = []
     if (std := cmdline.last("std")) is not None:
-        flags.append(f"-std={std}")
+        flags += cuda_language_standard(std) if cuda else [f"-std={std}"]
     if (level := cmdline.last("optimize")) is not None:
         flags.append(f"-O{level}")
     if cmdline.has("debug"):
@@ -187,7 +202,7 @@ def cuda_compile_flags(
     # HIP's API is [[nodiscard]]; CUDA's is not, so unchecked calls must not warn.
     flags += ["-Wno-unused-result", "-Wno-unknown-cuda-version"]
     flags += _warning_flags(cmdline)
-    flags += _common_host_flags(cmdline)
+    flags += _common_host_flags(cmdline, cuda=True)
     flags += _dependency_flags(cmdline)
     # nvcc optimises device code whatever the host -O; clang only does so when asked.
     if cmdline.has("device-debug"):  # device debug information; the host's is -g's business

@@ -14,6 +14,7 @@
 #include <moatbridge/overrides.h>
 #if defined(__HIP__)
 #include <moatbridge/warp_sync.h>
+#include <moatbridge/intrinsics.h>
 #endif
 #ifndef CUDART_VERSION
 #define CUDART_VERSION MOATBRIDGE_CUDA_VERSION_NUMBER

@@ -1,0 +1,198 @@
+/* moatbridge: CUDA device intrinsics HIP 5.7 lacks, written over clang's AMDGPU builtins.
+   Integer dot products, __nanosleep, cache-hinted loads/stores (the hint has no AMD
+   meaning: a plain access), warp match/reduce, address-space predicates, traps, __fns and
+   the SIMD-within-a-word ("video") intrinsics. Lane masks follow warp_sync.h. */
+#pragma once
+#if defined(__HIP__) && !defined(MOATBRIDGE_NO_INTRINSICS)
+#include <moatbridge/warp_sync.h>
+
+/* --- integer dot products (sm_61) ---------------------------------------------------- */
+__device__ inline int __dp4a(int a, int b, int c) {
+    int sum = c;
+    for (int i = 0; i < 4; ++i) sum += (signed char)(a >> (8 * i)) * (signed char)(b >> (8 * i));
+    return sum;
+}
+__device__ inline unsigned int __dp4a(unsigned int a, unsigned int b, unsigned int c) {
+    unsigned int sum = c;
+    for (int i = 0; i < 4; ++i) sum += ((a >> (8 * i)) & 0xffu) * ((b >> (8 * i)) & 0xffu);
+    return sum;
+}
+__device__ inline int __dp4a(char4 a, char4 b, int c) {
+    return c + a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
+__device__ inline unsigned int __dp4a(uchar4 a, uchar4 b, unsigned int c) {
+    return c + a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;
+}
+/* __dp2a_lo/hi: two 16-bit lanes of a times the low or high two bytes of b */
+__device__ inline int __dp2a_lo(int a, int b, int c) {
+    return c + (short)(a & 0xffff) * (signed char)(b & 0xff) + (short)(a >> 16) * (signed char)((b >> 8) & 0xff);
+}
+__device__ inline int __dp2a_hi(int a, int b, int c) {
+    return c + (short)(a & 0xffff) * (signed char)((b >> 16) & 0xff) + (short)(a >> 16) * (signed char)(b >> 24);
+}
+__device__ inline unsigned int __dp2a_lo(unsigned int a, unsigned int b, unsigned int c) {
+    return c + (a & 0xffffu) * (b & 0xffu) + (a >> 16) * ((b >> 8) & 0xffu);
+}
+__device__ inline unsigned int __dp2a_hi(unsigned int a, unsigned int b, unsigned int c) {
+    return c + (a & 0xffffu) * ((b >> 16) & 0xffu) + (a >> 16) * (b >> 24);
+}
+
+/* --- sleeping: s_sleep 1 waits about 64 clocks ----------------------------------------- */
+__device__ inline void __nanosleep(unsigned int ns) {
+    for (unsigned int slept = 0; slept < ns; slept += 64) __builtin_amdgcn_s_sleep(1);
+}
+
+/* --- cache-hinted loads and stores (sm_35+): the hints have no AMD counterpart ------------ */
+template <class T> __device__ inline T __ldlu(const T* p) { return *p; }
+template <class T> __device__ inline T __ldcv(const T* p) { return *(const volatile T*)p; }
+template <class T> __device__ inline void __stwb(T* p, T value) { *p = value; }
+template <class T> __device__ inline void __stcg(T* p, T value) { *p = value; }
+template <class T> __device__ inline void __stcs(T* p, T value) { *p = value; }
+template <class T> __device__ inline void __stwt(T* p, T value) { *(volatile T*)p = value; }
+
+/* --- warp match and reduce (sm_70/sm_80) -------------------------------------------------- */
+template <class T>
+__device__ inline moatbridge_lanemask_t __match_any_sync(unsigned long long mask, T value) {
+    moatbridge_lanemask_t same = 0;
+    for (int lane = 0; lane < warpSize; ++lane) {
+        T other = __shfl(value, lane);
+        if (((mask >> lane) & 1ull) && other == value) same |= (moatbridge_lanemask_t)1 << lane;
+    }
+    return same;
+}
+template <class T>
+__device__ inline moatbridge_lanemask_t __match_all_sync(unsigned long long mask, T value, int* pred) {
+    moatbridge_lanemask_t same = __match_any_sync(mask, value);
+    moatbridge_lanemask_t wanted = (moatbridge_lanemask_t)mask & (moatbridge_lanemask_t)__ballot(1);
+    *pred = (same & wanted) == wanted;
+    return *pred ? wanted : 0;
+}
+#define MOATBRIDGE_WARP_REDUCE(name, type, op)                                      \
+    __device__ inline type name(unsigned long long mask, type value) {              \
+        (void)mask;                                                                 \
+        for (int offset = warpSize / 2; offset > 0; offset /= 2) {                  \
+            type other = __shfl_xor(value, offset);                                 \
+            value = op;                                                             \
+        }                                                                           \
+        return value;                                                               \
+    }
+MOATBRIDGE_WARP_REDUCE(__reduce_add_sync, unsigned int, value + other)
+MOATBRIDGE_WARP_REDUCE(__reduce_add_sync, int, value + other)
+MOATBRIDGE_WARP_REDUCE(__reduce_min_sync, unsigned int, (other < value ? other : value))
+MOATBRIDGE_WARP_REDUCE(__reduce_min_sync, int, (other < value ? other : value))
+MOATBRIDGE_WARP_REDUCE(__reduce_max_sync, unsigned int, (other > value ? other : value))
+MOATBRIDGE_WARP_REDUCE(__reduce_max_sync, int, (other > value ? other : value))
+MOATBRIDGE_WARP_REDUCE(__reduce_and_sync, unsigned int, value & other)
+MOATBRIDGE_WARP_REDUCE(__reduce_or_sync, unsigned int, value | other)
+MOATBRIDGE_WARP_REDUCE(__reduce_xor_sync, unsigned int, value ^ other)
+#undef MOATBRIDGE_WARP_REDUCE
+
+/* --- address spaces ----------------------------------------------------------------------- */
+__device__ inline unsigned int __isShared(const void* p) { return __builtin_amdgcn_is_shared(p); }
+__device__ inline unsigned int __isLocal(const void* p) { return __builtin_amdgcn_is_private(p); }
+__device__ inline unsigned int __isConstant(const void* p) { (void)p; return 0; }
+__device__ inline unsigned int __isGlobal(const void* p) { return !__isShared(p) && !__isLocal(p); }
+__device__ inline size_t __cvta_generic_to_shared(const void* p) {
+    return (size_t)(__attribute__((address_space(3))) const void*)p;
+}
+__device__ inline size_t __cvta_generic_to_global(const void* p) { return (size_t)p; }
+
+/* --- traps and markers --------------------------------------------------------------------- */
+__device__ inline void __trap() { __builtin_trap(); }
+__device__ inline void __brkpt() { __builtin_debugtrap(); }
+__device__ inline void __prof_trigger(int counter) { (void)counter; }
+
+/* __fns: the position of the offset-th set bit of mask, counting from base (0xffffffff if none) */
+__device__ inline unsigned int __fns(unsigned int mask, unsigned int base, int offset) {
+    if (offset == 0) return ((mask >> base) & 1u) ? base : 0xffffffffu;
+    int step = offset > 0 ? 1 : -1;
+    int remaining = offset > 0 ? offset : -offset;
+    for (int bit = (int)base + step; bit >= 0 && bit < 32; bit += step) {
+        if ((mask >> bit) & 1u && --remaining == 0) return (unsigned int)bit;
+    }
+    return 0xffffffffu;
+}
+
+/* --- SIMD within a word: 2 x 16-bit or 4 x 8-bit lanes of an unsigned int ------------------- */
+#define MOATBRIDGE_SIMD(name, bits, body)                                             \
+    __device__ inline unsigned int name(unsigned int a, unsigned int b) {             \
+        unsigned int result = 0;                                                      \
+        const unsigned int lane_mask = (1u << bits) - 1u;                             \
+        for (int shift = 0; shift < 32; shift += bits) {                              \
+            unsigned int ua = (a >> shift) & lane_mask, ub = (b >> shift) & lane_mask; \
+            int sa = (int)(ua << (32 - bits)) >> (32 - bits);                         \
+            int sb = (int)(ub << (32 - bits)) >> (32 - bits);                         \
+            (void)sa; (void)sb;                                                       \
+            result |= ((unsigned int)(body) & lane_mask) << shift;                    \
+        }                                                                             \
+        return result;                                                                \
+    }
+#define MOATBRIDGE_SIMD_BOTH(stem, body) MOATBRIDGE_SIMD(stem##2, 16, body) MOATBRIDGE_SIMD(stem##4, 8, body)
+#define MOATBRIDGE_SAT_S(value, bits) \
+    ((value) > (1 << (bits - 1)) - 1 ? (1 << (bits - 1)) - 1 : (value) < -(1 << (bits - 1)) ? -(1 << (bits - 1)) : (value))
+#define MOATBRIDGE_SAT_U(value, bits) ((value) > (1 << bits) - 1 ? (1 << bits) - 1 : (value) < 0 ? 0 : (value))
+MOATBRIDGE_SIMD(__vadd2, 16, ua + ub)
+MOATBRIDGE_SIMD(__vadd4, 8, ua + ub)
+MOATBRIDGE_SIMD(__vsub2, 16, ua - ub)
+MOATBRIDGE_SIMD(__vsub4, 8, ua - ub)
+MOATBRIDGE_SIMD(__vaddss2, 16, MOATBRIDGE_SAT_S(sa + sb, 16))
+MOATBRIDGE_SIMD(__vaddss4, 8, MOATBRIDGE_SAT_S(sa + sb, 8))
+MOATBRIDGE_SIMD(__vaddus2, 16, MOATBRIDGE_SAT_U((int)ua + (int)ub, 16))
+MOATBRIDGE_SIMD(__vaddus4, 8, MOATBRIDGE_SAT_U((int)ua + (int)ub, 8))
+MOATBRIDGE_SIMD(__vsubss2, 16, MOATBRIDGE_SAT_S(sa - sb, 16))
+MOATBRIDGE_SIMD(__vsubss4, 8, MOATBRIDGE_SAT_S(sa - sb, 8))
+MOATBRIDGE_SIMD(__vsubus2, 16, MOATBRIDGE_SAT_U((int)ua - (int)ub, 16))
+MOATBRIDGE_SIMD(__vsubus4, 8, MOATBRIDGE_SAT_U((int)ua - (int)ub, 8))
+MOATBRIDGE_SIMD_BOTH(__vavgs, (sa + sb + ((sa + sb) >= 0 ? 1 : 0)) >> 1)
+MOATBRIDGE_SIMD_BOTH(__vavgu, (ua + ub + 1) >> 1)
+MOATBRIDGE_SIMD_BOTH(__vhaddu, (ua + ub) >> 1)
+MOATBRIDGE_SIMD_BOTH(__vabsdiffs, (sa > sb ? sa - sb : sb - sa))
+MOATBRIDGE_SIMD_BOTH(__vabsdiffu, (ua > ub ? ua - ub : ub - ua))
+MOATBRIDGE_SIMD_BOTH(__vmaxs, (sa > sb ? sa : sb))
+MOATBRIDGE_SIMD_BOTH(__vmaxu, (ua > ub ? ua : ub))
+MOATBRIDGE_SIMD_BOTH(__vmins, (sa < sb ? sa : sb))
+MOATBRIDGE_SIMD_BOTH(__vminu, (ua < ub ? ua : ub))
+MOATBRIDGE_SIMD_BOTH(__vcmpeq, (ua == ub ? ~0u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vcmpne, (ua != ub ? ~0u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vcmpges, (sa >= sb ? ~0u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vcmpgeu, (ua >= ub ? ~0u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vcmpgts, (sa > sb ? ~0u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vcmpgtu, (ua > ub ? ~0u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vcmples, (sa <= sb ? ~0u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vcmpleu, (ua <= ub ? ~0u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vcmplts, (sa < sb ? ~0u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vcmpltu, (ua < ub ? ~0u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vseteq, (ua == ub ? 1u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vsetne, (ua != ub ? 1u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vsetges, (sa >= sb ? 1u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vsetgeu, (ua >= ub ? 1u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vsetgts, (sa > sb ? 1u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vsetgtu, (ua > ub ? 1u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vsetles, (sa <= sb ? 1u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vsetleu, (ua <= ub ? 1u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vsetlts, (sa < sb ? 1u : 0u))
+MOATBRIDGE_SIMD_BOTH(__vsetltu, (ua < ub ? 1u : 0u))
+#undef MOATBRIDGE_SIMD_BOTH
+__device__ inline unsigned int __vabs2(unsigned int a) { return __vabsdiffs2(a, 0u); }
+__device__ inline unsigned int __vabs4(unsigned int a) { return __vabsdiffs4(a, 0u); }
+__device__ inline unsigned int __vneg2(unsigned int a) { return __vsub2(0u, a); }
+__device__ inline unsigned int __vneg4(unsigned int a) { return __vsub4(0u, a); }
+__device__ inline unsigned int __vnegss2(unsigned int a) { return __vsubss2(0u, a); }
+__device__ inline unsigned int __vnegss4(unsigned int a) { return __vsubss4(0u, a); }
+__device__ inline unsigned int __vabsss2(unsigned int a) { return __vmaxs2(a, __vnegss2(a)); }
+__device__ inline unsigned int __vabsss4(unsigned int a) { return __vmaxs4(a, __vnegss4(a)); }
+#define MOATBRIDGE_SAD(name, bits, diff)                                              \
+    __device__ inline unsigned int name(unsigned int a, unsigned int b) {             \
+        unsigned int d = diff(a, b), sum = 0;                                         \
+        for (int shift = 0; shift < 32; shift += bits) sum += (d >> shift) & ((1u << bits) - 1u); \
+        return sum;                                                                   \
+    }
+MOATBRIDGE_SAD(__vsads2, 16, __vabsdiffs2)
+MOATBRIDGE_SAD(__vsads4, 8, __vabsdiffs4)
+MOATBRIDGE_SAD(__vsadu2, 16, __vabsdiffu2)
+MOATBRIDGE_SAD(__vsadu4, 8, __vabsdiffu4)
+#undef MOATBRIDGE_SAD
+#undef MOATBRIDGE_SIMD
+#undef MOATBRIDGE_SAT_S
+#undef MOATBRIDGE_SAT_U
+#endif

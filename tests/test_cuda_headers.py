@@ -1,0 +1,198 @@
+"""The CUDA header inventory: NVIDIA's real headers (Debian's CUDA 12.4) are the oracle for
+which headers exist and which include guards and feature macros a CUDA source sees once it
+includes one. Our headers must match, or be listed as unsupported with a reason.
+
+* the committed cuda_headers.tsv is exactly what the real headers say (re-read here);
+* the header plan classifies every real header and keeps the rules (pure tests);
+* in the open image, every provided header defines what its real namesake makes visible,
+  compiled as CUDA through our nvcc.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import docker_run
+from cudacompat.generate import headers, inventory
+from support import nvidia_toolkit
+
+TARGET = "/opt/moatbridge/targets/gfx1030"
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+# --- reading real headers (pure) -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "guard"),
+    [
+        ("#ifndef A_H\n#define A_H\n#endif\n", "A_H"),
+        ("/* c */\n#if !defined(__B_H__)\n#define __B_H__\n#endif\n", "__B_H__"),
+        # an internal-header check first, then the real guard
+        (
+            "#if !defined(__CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__)\n#define __CUDA_INCLUDE_COMPILER_INTERNAL_HEADERS__\n"
+            "#endif\n#if !defined(__C_H__)\n#define __C_H__\n#endif\n",
+            "__C_H__",
+        ),
+        ("#pragma once\n#include <x.h>\n", ""),
+        ("#ifndef A\n#define B\n#endif\n", ""),
+    ],
+)
+def test_include_guard(text: str, guard: str) -> None:
+    assert inventory.include_guard(text) == guard
+
+
+def test_feature_macros_keep_numbers_and_decorations() -> None:
+    text = (
+        "#define CUBLAS_VER_MAJOR 12\n#define CUBLAS_VERSION (CUBLAS_VER_MAJOR * 10000)\n"
+        "#define CUSPARSEAPI\n#define __CUDA_FP16_TYPES_EXIST__\n#define helper(x) x\n#define OTHER 3\n"
+    )
+    assert dict(inventory.feature_macros(text)) == {
+        "CUBLAS_VER_MAJOR": "12",
+        "CUBLAS_VERSION": "",
+        "CUSPARSEAPI": "",
+        "__CUDA_FP16_TYPES_EXIST__": "",
+    }
+
+
+def test_inventory_text_round_trips() -> None:
+    loaded = inventory.load()
+    assert inventory.from_text(inventory.to_text(loaded)) == loaded
+    assert len(loaded.headers) > 150
+    assert "__DRIVER_TYPES_H__" in loaded.sees[inventory.BASELINE]
+
+
+# --- the plan (pure) -----------------------------------------------------------------------
+
+HAND = ["cuda_runtime.h", "cuda_runtime_api.h", "driver_types.h", "cusparse.h", "cuda_fp16.h",
+        "cuda_fp16.hpp", "cuComplex.h", "curand.h", "curand_kernel.h", "cublas_api.h", "cublas_v2.h"]  # fmt: skip
+
+
+def _plans(cuda_version: str = "12.4.131") -> dict[str, headers.HeaderPlan]:
+    return {p.path: p for p in headers.plan(inventory.load(), HAND, cuda_version)}
+
+
+def test_every_real_header_is_provided_or_has_a_reason() -> None:
+    plans = _plans()
+    assert set(plans) == {h.path for h in inventory.load().headers}
+    for plan in plans.values():
+        assert plan.kind in ("hand", "runtime", "alias", "unsupported")
+        assert (plan.kind == "unsupported") == bool(plan.reason), plan
+    assert plans["cublasLt.h"].kind == "unsupported" and "hipBLASLt" in plans["cublasLt.h"].reason
+    assert plans["nppi.h"].kind == "unsupported"
+
+
+def test_nvcc_force_include_brings_the_runtime_headers_and_their_guards() -> None:
+    plans = _plans()
+    runtime = plans["cuda_runtime.h"]
+    assert ("__CUDA_RUNTIME_H__", "") in runtime.defines
+    assert "driver_types.h" in runtime.includes  # so __DRIVER_TYPES_H__ (helper_cuda.h tests it)
+    assert plans["driver_types.h"].defines == (("__DRIVER_TYPES_H__", ""),)
+    assert plans["sm_32_intrinsics.h"].kind == "runtime"
+    cusparse = dict(plans["cusparse.h"].defines)
+    assert cusparse["CUSPARSEAPI"] == "" and cusparse["CUSPARSE_VER_MAJOR"] == "12"
+    assert "CUSPARSE_CPP_VERSION" not in cusparse  # its value is the compiler's, not a number
+    assert "cuda_fp16.h" in plans["cusparse.h"].includes
+
+
+def test_library_versions_only_when_mimicking_the_inventorys_release() -> None:
+    older = dict(_plans("11.8.89")["cublas_api.h"].defines)
+    assert "CUBLAS_API_H_" in older and "CUBLAS_VER_MAJOR" not in older
+    assert dict(_plans("12.4.131")["cublas_api.h"].defines)["CUBLAS_VER_MAJOR"] == "12"
+    assert "CUDART_VERSION" not in dict(_plans()["cuda_runtime_api.h"].defines)  # the mimicked one rules
+
+
+def test_generated_text_defines_then_includes() -> None:
+    plans = _plans()
+    text = headers.generated_header(plans["curand_uniform.h"])
+    assert "#include <curand_kernel.h>" in text and "#define CURAND_UNIFORM_H_" in text
+    block = headers.defines_block(plans["cusparse.h"])
+    assert block.index("#define CUSPARSE_H_") < block.index("#include <cuda_fp16.h>")
+
+
+# --- the oracle: the committed inventory is what the real headers say ------------------------
+
+
+@pytest.fixture(scope="module")
+def real_toolkit() -> tuple[Path, Path]:
+    try:
+        return nvidia_toolkit.real_include_dir(), nvidia_toolkit.real_nvcc()
+    except nvidia_toolkit.ToolkitUnavailable as error:
+        if _in_ci():
+            pytest.fail(f"CI=true but NVIDIA's toolkit could not be fetched: {error}")
+        pytest.skip(str(error))
+
+
+def test_committed_inventory_matches_the_real_headers(
+    real_toolkit: tuple[Path, Path], tmp_path: Path
+) -> None:
+    include, nvcc = real_toolkit
+    output = tmp_path / "cuda_headers.tsv"
+    assert inventory.main([str(include), str(nvcc), "--output", str(output)]) == 0
+    assert output.read_text() == inventory.INVENTORY.read_text(), (
+        "cuda_headers.tsv is stale: python -m cudacompat.generate.inventory INCLUDE NVCC"
+    )
+
+
+# --- in the image: our headers define what the real ones make visible -------------------------
+
+
+@pytest.mark.engine
+def test_provided_headers_define_what_the_real_ones_make_visible(open_devel_gfx1030: dict[str, Any]) -> None:
+    image = str(open_devel_gfx1030["reference"])
+    report = json.loads(_ok(docker_run(image, "cat /opt/moatbridge/toolkit/compat-report.json")))
+    provided = sorted(report["headers"]["provided"])
+    unsupported = report["headers"]["unsupported"]
+    cuda_version = _ok(docker_run(image, f"grep cuda_version= {TARGET}/share/moatbridge/target.conf")).strip()
+    same_release = cuda_version.split("=", 1)[1].startswith(headers.INVENTORY_CUDA + ".")
+    inv = inventory.load()
+    owner = {h.guard: h.path for h in inv.headers if h.guard}
+    owner.update({name: h.path for h in inv.headers for name, _ in h.features})
+    value_less_versions = {n for h in inv.headers for n, v in h.features if "VER" in n and not v}
+
+    def expected(path: str) -> set[str]:
+        facts = inv.header(path)
+        assert facts is not None
+        names = {facts.guard} | {n for n, _ in facts.features} | set(inv.sees.get(path, ()))
+        names |= set(inv.sees[inventory.BASELINE])
+        keep = set()
+        for name in names - {""}:
+            if owner.get(name) in unsupported or name in value_less_versions:
+                continue
+            if name.startswith(headers._LIBRARY_VERSION_PREFIXES) and not same_release:
+                continue
+            keep.add(name)
+        return keep
+
+    script = "cd /tmp && for h in " + " ".join(provided) + "; do\n"
+    script += (
+        '  printf "#include <%s>\\n" "$h" > probe.cu\n'
+        '  echo "== $h"; nvcc -E -Xcompiler -dM probe.cu 2>&1 | grep -E "^#define " | cut -d" " -f2 || true\n'
+        "done\n"
+    )
+    out = _ok(docker_run(image, f". /opt/moatbridge/bin/activate gfx1030\n{script}"))
+    seen: dict[str, set[str]] = {}
+    current = ""
+    for line in out.splitlines():
+        if line.startswith("== "):
+            current = line[3:]
+            seen[current] = set()
+        elif current:
+            seen[current].add(line.strip())
+    gaps = {path: sorted(expected(path) - seen.get(path, set())) for path in provided}
+    gaps = {path: missing for path, missing in gaps.items() if missing}
+    assert len(seen) == len(provided)
+    assert not gaps, "\n".join(f"{p}: {m}" for p, m in gaps.items())
+
+
+def _ok(result: Any) -> str:
+    assert result.returncode == 0, result.stderr[-4000:]
+    return str(result.stdout)
