@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import json
 import subprocess
 import sys
@@ -30,7 +31,8 @@ from support import cuda_samples, nvidia_toolkit  # noqa: E402
 
 def _image(target: str) -> str:
     result = subprocess.run(
-        [sys.executable, "-m", "moatbridge", "image", "build", "--flavour", "open", "--target", target, "--json"],
+        [sys.executable, "-m", "moatbridge", "image", "build", "--flavour", "open", "--target", target,
+         "--json"],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     return str(json.loads(result.stdout)["reference"])
@@ -39,6 +41,15 @@ def _image(target: str) -> str:
 def _commit() -> str:
     result = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO)
     return result.stdout.strip() or "unknown"
+
+
+def _make_in_image(image: str, target: str, work: Path, directory: Path) -> subprocess.CompletedProcess[str]:
+    """The sample's own Makefile in a container of the target's image, toolkit activated."""
+    script = f". /opt/moatbridge/bin/activate {target} && make -C {directory}"
+    return subprocess.run(
+        ["docker", "run", "--rm", "--network", "host", "-v", f"{work}:{work}", image, "bash", "-c", script],
+        capture_output=True, text=True, timeout=1800,
+    )  # fmt: skip
 
 
 def _run_program(image: str, target: str, directory: Path, binary: str) -> str:
@@ -73,15 +84,7 @@ def main() -> int:
             work = Path(scratch) / "examples"
             cuda_samples.prepare(examples, work)
 
-            def make(
-                directory: Path, image: str = image, target: str = target
-            ) -> subprocess.CompletedProcess[str]:
-                script = f". /opt/moatbridge/bin/activate {target} && make -C {directory}"
-                return subprocess.run(
-                    ["docker", "run", "--rm", "--network", "host", "-u", "0:0", "-v", f"{work}:{work}", image,
-                     "bash", "-c", script],
-                    capture_output=True, text=True, timeout=1800,
-                )  # fmt: skip
+            make = functools.partial(_make_in_image, image, target, work)
 
             for result in cuda_samples.build(samples, target, work, make):
                 status = result.status

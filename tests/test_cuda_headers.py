@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
-from conftest import docker_run
 from cudacompat.generate import headers, inventory
+
+from conftest import docker_run
 from support import nvidia_toolkit
 
 TARGET = "/opt/moatbridge/targets/gfx1030"
