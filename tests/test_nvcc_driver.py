@@ -350,3 +350,14 @@ def test_cusolver_hand_rule_maps_hipsolver_compat_names() -> None:
     assert rules["cusolverDnSgetrf"] == "hipsolverDnSgetrf"
     assert rules["CUSOLVER_STATUS_SUCCESS"] == "HIPSOLVER_STATUS_SUCCESS"
     assert rules["cusolverStatus_t"] == "hipsolverStatus_t"
+
+
+def test_cufft_xt_rule_maps_what_hipfft_declares_and_the_table_lacks() -> None:
+    header = "hipfftResult hipfftXtMakePlanMany(hipfftHandle p); typedef struct hipLibXtDesc_t hipLibXtDesc;"
+    rules = {m.cuda: m.hip for m in mappings.cufft_xt_rules(header, ["cufftXtMalloc"])}
+    assert rules == {
+        "cufftXtMakePlanMany": "hipfftXtMakePlanMany",
+        "cudaLibXtDesc": "hipLibXtDesc",
+        "cudaLibXtDesc_t": "hipLibXtDesc_t",
+    }
+    assert mappings.cufft_xt_rules("hipfftXtMalloc", ["cufftXtMalloc"]) == []

@@ -25,6 +25,8 @@ SKIP_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("MPI: no MPI in the toolchain image", re.compile(r"\bmpi\.h|-lmpi|\bMPICXX|mpicxx")),
     ("NPP: no open counterpart in Debian's ROCm", re.compile(r"-lnpp|\bnpp\.h|\bnppi\w*\.h|UtilNPP")),
     ("nvJPEG: no open counterpart in Debian's ROCm", re.compile(r"nvjpeg", re.I)),
+    ("sparse/refactorisation cuSOLVER (cusolverSp.h, cusolverRf.h): hipSOLVER 5.5 has neither",
+     re.compile(r"cusolverSp\.h|cusolverRf\.h|cusolverSp_LOWLEVEL")),
     ("cuDLA / NvSci: NVIDIA Jetson hardware only", re.compile(r"cudla|nvsci", re.I)),
     ("libNVVM: NVIDIA's IR compiler", re.compile(r"\bnvvm\.h|-lnvvm|libnvvm", re.I)),
     ("dynamic parallelism (kernels launching kernels): not available on AMD GPUs",

@@ -1,7 +1,48 @@
 /* moatbridge CUDA compatibility header (open flavour, HIP 5.7). */
 #pragma once
 #include <moatbridge/runtime.h>
+#if defined(__HIP__)
 #include <hip/hip_bf16.h>
+#else
+/* A host-only compile (g++, or clang++ without -x hip) of HIP 5.7's bf16 header defines 26
+   non-inline `__device__` functions (duplicate symbols across translation units) and calls
+   device-library math (__ocml_*) that no host library provides. Make those functions static
+   there, and give the math host definitions (weak: one copy per program). */
+#include <climits>
+#include <hip/hip_common.h>
+#include <hip/amd_detail/amd_hip_common.h>
+#include <hip/amd_detail/amd_hip_vector_types.h>
+#include <hip/amd_detail/device_library_decls.h>
+#include <hip/amd_detail/math_fwd.h>
+#pragma push_macro("__device__")
+#undef __device__
+#define __device__ static __attribute__((unused))
+#include <hip/hip_bf16.h>
+#pragma pop_macro("__device__")
+#include <math.h>
+#define MOATBRIDGE_OCML_1(name, expression) \
+    extern "C" __attribute__((weak)) float __ocml_##name##_f32(float x) { return expression; }
+MOATBRIDGE_OCML_1(ceil, ceilf(x))
+MOATBRIDGE_OCML_1(cos, cosf(x))
+MOATBRIDGE_OCML_1(exp10, powf(10.0f, x))
+MOATBRIDGE_OCML_1(exp2, exp2f(x))
+MOATBRIDGE_OCML_1(exp, expf(x))
+MOATBRIDGE_OCML_1(floor, floorf(x))
+MOATBRIDGE_OCML_1(log10, log10f(x))
+MOATBRIDGE_OCML_1(log2, log2f(x))
+MOATBRIDGE_OCML_1(log, logf(x))
+MOATBRIDGE_OCML_1(rint, rintf(x))
+MOATBRIDGE_OCML_1(rsqrt, 1.0f / sqrtf(x))
+MOATBRIDGE_OCML_1(sin, sinf(x))
+MOATBRIDGE_OCML_1(sqrt, sqrtf(x))
+MOATBRIDGE_OCML_1(trunc, truncf(x))
+#undef MOATBRIDGE_OCML_1
+extern "C" __attribute__((weak)) float __ocml_fma_f32(float a, float b, float c) { return fmaf(a, b, c); }
+extern "C" __attribute__((weak)) float __ocml_fmax_f32(float a, float b) { return fmaxf(a, b); }
+extern "C" __attribute__((weak)) float __ocml_fmin_f32(float a, float b) { return fminf(a, b); }
+extern "C" __attribute__((weak)) int __ocml_isinf_f32(float x) { return isinf(x); }
+extern "C" __attribute__((weak)) int __ocml_isnan_f32(float x) { return isnan(x); }
+#endif
 /* hipify maps these to the old hip_bfloat16 class; CUDA's types are HIP's __hip_bfloat16. */
 #define __nv_bfloat16 __hip_bfloat16
 #define __nv_bfloat162 __hip_bfloat162

@@ -5,3 +5,8 @@
 #include <hipfft/hipfft.h>
 #include <moatbridge/restore_cuda_macros.h>
 #include <moatbridge/generated/cufft.h>
+/* cufftResult values hipFFT lacks: distinct numbers it never returns (switches over every
+   CUDA value, as cuda-samples' helper_cuda.h has, must compile). */
+#ifndef CUFFT_LICENSE_ERROR
+#define CUFFT_LICENSE_ERROR ((hipfftResult)15)
+#endif

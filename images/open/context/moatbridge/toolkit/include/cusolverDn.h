@@ -13,3 +13,13 @@
 #include <hipsolver/hipsolver.h>
 #include <moatbridge/restore_cuda_macros.h>
 #include <moatbridge/generated/cusolver.h>
+/* cusolverStatus_t values hipSOLVER 5.5 lacks: distinct numbers it never returns. */
+#ifndef CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED
+#define CUSOLVER_STATUS_MATRIX_TYPE_NOT_SUPPORTED ((hipsolverStatus_t)1008)
+#endif
+#ifndef CUSOLVER_STATUS_ZERO_PIVOT
+#define CUSOLVER_STATUS_ZERO_PIVOT ((hipsolverStatus_t)1010)
+#endif
+#ifndef CUSOLVER_STATUS_INVALID_LICENSE
+#define CUSOLVER_STATUS_INVALID_LICENSE ((hipsolverStatus_t)1011)
+#endif

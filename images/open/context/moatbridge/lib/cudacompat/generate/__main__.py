@@ -34,6 +34,9 @@ def main(argv: list[str] | None = None) -> int:
     kept, dropped = mappings.select(rows)
     solver_text = "".join(p.read_text(encoding="utf-8") for p in sorted(args.hipsolver_include.rglob("*.h")))
     kept += mappings.cusolver_rules(solver_text)
+    fft_xt = args.system_include / "hipfft" / "hipfftXt.h"
+    if fft_xt.is_file():
+        kept += mappings.cufft_xt_rules(fft_xt.read_text(encoding="utf-8"), (m.cuda for m in kept))
 
     emitted: dict[str, int] = {}
     unresolved: list[mappings.Mapping] = []

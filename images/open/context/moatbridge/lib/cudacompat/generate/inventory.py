@@ -121,7 +121,7 @@ def to_text(inventory: Inventory) -> str:
     lines = [
         "# The CUDA toolkit's public headers (NVIDIA CUDA 12.4 as Debian packages it): facts only.",
         "# Written by `python -m cudacompat.generate.inventory INCLUDE_DIR NVCC`; tests check it.",
-        "# path\tguard\tfeature macros (name=value)\tmacros seen once included in a .cu, beyond <nvcc>",
+        "# path\tguard\tfeature macros (name=value)\tmacros seen once included (.cu: beyond <nvcc>; .cpp)",
     ]
     baseline = inventory.sees.get(BASELINE, ())
     lines.append(f"{BASELINE}\t\t\t{' '.join(baseline)}")
@@ -198,9 +198,9 @@ def main(argv: list[str] | None = None) -> int:
     headers = tuple(facts(args.include, path) for path in header_paths(args.include))
     known = {h.guard for h in headers if h.guard} | {name for h in headers for name, _ in h.features}
 
-    def seen_by(source: str) -> tuple[str, ...] | None:
+    def seen_by(source: str, suffix: str = ".cu") -> tuple[str, ...] | None:
         with tempfile.TemporaryDirectory() as scratch:
-            cu = Path(scratch) / "probe.cu"
+            cu = Path(scratch) / f"probe{suffix}"
             cu.write_text(source, encoding="utf-8")
             env_path = f"{args.nvcc.parent}:/usr/bin:/bin"
             result = subprocess.run(
@@ -213,10 +213,13 @@ def main(argv: list[str] | None = None) -> int:
     baseline = seen_by("") or ()
     sees: dict[str, tuple[str, ...]] = {BASELINE: baseline}
     for header in headers:
-        seen = seen_by(f"#include <{header.path}>\n")
-        # headers real nvcc cannot include alone (platform-specific, or internal ones that
-        # #error outside their parent) see nothing recorded
-        sees[header.path] = tuple(m for m in seen if m not in baseline) if seen is not None else ()
+        # In a CUDA source (beyond what nvcc's force-included cuda_runtime.h brings) and in a
+        # host C++ source (where curand.h, say, brings cuda_runtime.h's headers itself).
+        # Headers real nvcc cannot include alone (platform-specific, or internal ones that
+        # #error outside their parent) add nothing.
+        in_cuda = seen_by(f"#include <{header.path}>\n") or ()
+        in_cxx = seen_by(f"#include <{header.path}>\n", ".cpp") or ()
+        sees[header.path] = tuple(sorted({m for m in in_cuda if m not in baseline} | set(in_cxx)))
     args.output.write_text(to_text(Inventory(headers, sees)), encoding="utf-8")
     print(f"{len(headers)} headers, {len(baseline)} macros every CUDA source sees", flush=True)
     return 0

@@ -163,3 +163,23 @@ def cusolver_rules(hipsolver_headers: str) -> list[Mapping]:
     for cuda, hip in extra.items():
         mappings[cuda] = Mapping(cuda, hip, "hand", "cusolver")
     return list(mappings.values())
+
+
+_HIPFFT_XT_NAME = re.compile(r"\b(hipfftXt\w+|hipLibXt\w+)\b")
+
+
+def cufft_xt_rules(hipfft_xt_header: str, existing: Iterable[str]) -> list[Mapping]:
+    """cuFFT's Xt functions newer than hipify-perl's table (cufftXtMakePlanMany, ...): each
+    hipfftXt* / hipLibXt* name hipFFT declares, under its cufftXt* / cudaLibXt* name, unless
+    the table already maps it (validated by the probe like every other row)."""
+    known = set(existing)
+    rules = []
+    for name in sorted(set(_HIPFFT_XT_NAME.findall(hipfft_xt_header))):
+        cuda = (
+            "cufftXt" + name[len("hipfftXt") :]
+            if name.startswith("hipfftXt")
+            else "cudaLibXt" + name[len("hipLibXt") :]
+        )
+        if cuda not in known:
+            rules.append(Mapping(cuda, name, "hand", "cufft"))
+    return rules

@@ -26,12 +26,25 @@ template <class T> struct bit_xor {
     __device__ __host__ T operator()(const T& a, const T& b) const { return a ^ b; }
 };
 
+namespace moatbridge_detail {
+/* HIP 5.7's tiles inherit size() and thread_rank() from two bases (ambiguous): ask the tile
+   type itself, and every other group its members. */
+template <unsigned int Size, class Parent>
+__device__ inline unsigned int group_count(const thread_block_tile<Size, Parent>&) { return Size; }
+template <unsigned int Size, class Parent>
+__device__ inline unsigned int group_rank(const thread_block_tile<Size, Parent>&) {
+    return this_thread_block().thread_rank() & (Size - 1);
+}
+template <class Group> __device__ inline unsigned int group_count(const Group& group) { return group.size(); }
+template <class Group> __device__ inline unsigned int group_rank(const Group& group) { return group.thread_rank(); }
+}  // namespace moatbridge_detail
+
 template <class Group, class Value, class Op>
 __device__ std::decay_t<Value> reduce(const Group& group, Value&& value, Op&& op) {
     using T = std::decay_t<Value>;
     T partial = value;
-    const unsigned int count = group.size();
-    const unsigned int rank = group.thread_rank();
+    const unsigned int count = moatbridge_detail::group_count(group);
+    const unsigned int rank = moatbridge_detail::group_rank(group);
     for (unsigned int offset = 1; offset < count; offset *= 2) {
         T other = group.shfl_down(partial, offset);
         if (rank + offset < count) partial = op(partial, other);

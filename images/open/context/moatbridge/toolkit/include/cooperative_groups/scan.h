@@ -9,8 +9,8 @@ template <class Group, class Value, class Op>
 __device__ std::decay_t<Value> inclusive_scan(const Group& group, Value&& value, Op&& op) {
     using T = std::decay_t<Value>;
     T running = value;
-    const unsigned int count = group.size();
-    const unsigned int rank = group.thread_rank();
+    const unsigned int count = moatbridge_detail::group_count(group);
+    const unsigned int rank = moatbridge_detail::group_rank(group);
     for (unsigned int offset = 1; offset < count; offset *= 2) {
         T before = group.shfl_up(running, offset);
         if (rank >= offset) running = op(before, running);
@@ -28,7 +28,7 @@ __device__ std::decay_t<Value> exclusive_scan(const Group& group, Value&& value,
     using T = std::decay_t<Value>;
     T inclusive = inclusive_scan(group, static_cast<Value&&>(value), op);
     T before = group.shfl_up(inclusive, 1);
-    return group.thread_rank() == 0 ? T() : before;
+    return moatbridge_detail::group_rank(group) == 0 ? T() : before;
 }
 
 template <class Group, class Value>

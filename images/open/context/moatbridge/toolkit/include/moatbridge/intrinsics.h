@@ -88,13 +88,21 @@ MOATBRIDGE_WARP_REDUCE(__reduce_xor_sync, unsigned int, value ^ other)
 #undef MOATBRIDGE_WARP_REDUCE
 
 /* --- address spaces ----------------------------------------------------------------------- */
-__device__ inline unsigned int __isShared(const void* p) { return __builtin_amdgcn_is_shared(p); }
-__device__ inline unsigned int __isLocal(const void* p) { return __builtin_amdgcn_is_private(p); }
-__device__ inline unsigned int __isConstant(const void* p) { (void)p; return 0; }
-__device__ inline unsigned int __isGlobal(const void* p) { return !__isShared(p) && !__isLocal(p); }
+#if defined(__HIP_DEVICE_COMPILE__)
+#define MOATBRIDGE_GENERIC(p) ((const __attribute__((address_space(0))) void*)(p))
+__device__ inline unsigned int __isShared(const void* p) { return __builtin_amdgcn_is_shared(MOATBRIDGE_GENERIC(p)); }
+__device__ inline unsigned int __isLocal(const void* p) { return __builtin_amdgcn_is_private(MOATBRIDGE_GENERIC(p)); }
 __device__ inline size_t __cvta_generic_to_shared(const void* p) {
     return (size_t)(__attribute__((address_space(3))) const void*)p;
 }
+#undef MOATBRIDGE_GENERIC
+#else  /* the host pass only parses device functions */
+__device__ inline unsigned int __isShared(const void* p) { (void)p; return 0; }
+__device__ inline unsigned int __isLocal(const void* p) { (void)p; return 0; }
+__device__ inline size_t __cvta_generic_to_shared(const void* p) { return (size_t)p; }
+#endif
+__device__ inline unsigned int __isConstant(const void* p) { (void)p; return 0; }
+__device__ inline unsigned int __isGlobal(const void* p) { return !__isShared(p) && !__isLocal(p); }
 __device__ inline size_t __cvta_generic_to_global(const void* p) { return (size_t)p; }
 
 /* --- traps and markers --------------------------------------------------------------------- */
@@ -112,6 +120,130 @@ __device__ inline unsigned int __fns(unsigned int mask, unsigned int base, int o
     }
     return 0xffffffffu;
 }
+
+/* --- integer min/max of CUDA's math API (HIP only overloads min/max) ------------------------ */
+__host__ __device__ inline unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }
+__host__ __device__ inline unsigned int umax(unsigned int a, unsigned int b) { return a > b ? a : b; }
+__host__ __device__ inline long long llmin(long long a, long long b) { return a < b ? a : b; }
+__host__ __device__ inline long long llmax(long long a, long long b) { return a > b ? a : b; }
+__host__ __device__ inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
+__host__ __device__ inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+
+/* --- system-scope increment/decrement (HIP 5.7 has the other *_system atomics) -------------- */
+__device__ inline unsigned int atomicInc_system(unsigned int* address, unsigned int limit) {
+    unsigned int old = *address, assumed;
+    do {
+        assumed = old;
+        old = atomicCAS_system(address, assumed, assumed >= limit ? 0u : assumed + 1u);
+    } while (old != assumed);
+    return old;
+}
+__device__ inline unsigned int atomicDec_system(unsigned int* address, unsigned int limit) {
+    unsigned int old = *address, assumed;
+    do {
+        assumed = old;
+        old = atomicCAS_system(address, assumed, (assumed == 0u || assumed > limit) ? limit : assumed - 1u);
+    } while (old != assumed);
+    return old;
+}
+
+/* --- directed rounding (_rd, _ru, _rz), which HIP 5.7 has only as _rn ------------------------
+   Each result is the round-to-nearest one corrected by the sign of its exact error, found with
+   an error-free transformation (TwoSum for sums, fma for products, quotients and roots), so
+   the result is the correctly rounded one in the asked direction. Overflow to infinity is
+   pulled back to the largest finite value where the direction says so. */
+template <class T> __device__ inline T moatbridge_round_dir(T nearest, T error, int direction) {
+    /* direction: -1 down, +1 up, 0 toward zero */
+    if (error == T(0) || nearest != nearest) return nearest;
+    if (direction == 0) direction = nearest > T(0) ? -1 : 1;
+    if (direction < 0 && error < T(0)) return ::nextafter(nearest, -__builtin_huge_val());
+    if (direction > 0 && error > T(0)) return ::nextafter(nearest, __builtin_huge_val());
+    return nearest;
+}
+__device__ inline float moatbridge_round_dir(float nearest, float error, int direction) {
+    if (error == 0.0f || nearest != nearest) return nearest;
+    if (direction == 0) direction = nearest > 0.0f ? -1 : 1;
+    if (direction < 0 && error < 0.0f) return ::nextafterf(nearest, -__builtin_huge_valf());
+    if (direction > 0 && error > 0.0f) return ::nextafterf(nearest, __builtin_huge_valf());
+    return nearest;
+}
+template <class T> __device__ inline T moatbridge_finite_overflow(T result, T a, T b, int direction, T largest) {
+    if (__builtin_isinf(result) && !__builtin_isinf(a) && !__builtin_isinf(b) && a == a && b == b) {
+        if (direction == 0 || (direction < 0 && result > T(0)) || (direction > 0 && result < T(0)))
+            return result > T(0) ? largest : -largest;
+    }
+    return result;
+}
+template <class T> __device__ inline T moatbridge_add_dir(T a, T b, int direction, T largest) {
+#pragma clang fp reassociate(off)
+    T sum = a + b;
+    T b_virtual = sum - a;
+    T error = (a - (sum - b_virtual)) + (b - b_virtual);
+    if (__builtin_isinf(sum)) return moatbridge_finite_overflow(sum, a, b, direction, largest);
+    return moatbridge_round_dir(sum, error, direction);
+}
+template <class T> __device__ inline T moatbridge_mul_dir(T a, T b, int direction, T largest) {
+    T product = a * b;
+    if (__builtin_isinf(product)) return moatbridge_finite_overflow(product, a, b, direction, largest);
+    return moatbridge_round_dir(product, __builtin_fma(a, b, -product), direction);
+}
+__device__ inline float moatbridge_mul_dir(float a, float b, int direction, float largest) {
+    float product = a * b;
+    if (__builtin_isinf(product)) return moatbridge_finite_overflow(product, a, b, direction, largest);
+    return moatbridge_round_dir(product, __builtin_fmaf(a, b, -product), direction);
+}
+template <class T> __device__ inline T moatbridge_div_dir(T a, T b, int direction, T largest) {
+    T quotient = a / b;
+    if (__builtin_isinf(quotient) || quotient != quotient) return moatbridge_finite_overflow(quotient, a, b, direction, largest);
+    T remainder = __builtin_fma(-quotient, b, a); /* a - quotient*b, exactly */
+    return moatbridge_round_dir(quotient, b < T(0) ? -remainder : remainder, direction);
+}
+__device__ inline float moatbridge_div_dir(float a, float b, int direction, float largest) {
+    float quotient = a / b;
+    if (__builtin_isinf(quotient) || quotient != quotient) return moatbridge_finite_overflow(quotient, a, b, direction, largest);
+    float remainder = __builtin_fmaf(-quotient, b, a);
+    return moatbridge_round_dir(quotient, b < 0.0f ? -remainder : remainder, direction);
+}
+__device__ inline float moatbridge_sqrt_dir(float x, int direction) {
+    float root = __builtin_sqrtf(x);
+    if (!(root > 0.0f) || __builtin_isinf(root)) return root;
+    return moatbridge_round_dir(root, __builtin_fmaf(-root, root, x), direction);
+}
+__device__ inline double moatbridge_sqrt_dir(double x, int direction) {
+    double root = __builtin_sqrt(x);
+    if (!(root > 0.0) || __builtin_isinf(root)) return root;
+    return moatbridge_round_dir(root, __builtin_fma(-root, root, x), direction);
+}
+/* fmaf: the exact a*b is a double; TwoSum in double gives the exact a*b+c as hi+lo */
+__device__ inline float moatbridge_fmaf_dir(float a, float b, float c, int direction) {
+#pragma clang fp reassociate(off)
+    double product = (double)a * (double)b;
+    double hi = product + (double)c;
+    double virtual_c = hi - product;
+    double lo = (product - (hi - virtual_c)) + ((double)c - virtual_c);
+    float nearest = (float)hi;
+    if (__builtin_isinf(nearest) || nearest != nearest) return __builtin_fmaf(a, b, c);
+    double error = (hi - (double)nearest) + lo;
+    return moatbridge_round_dir(nearest, (float)(error > 0.0 ? 1.0f : error < 0.0 ? -1.0f : 0.0f), direction);
+}
+#define MOATBRIDGE_DIRECTED(suffix, direction)                                                                 \
+    __device__ inline float __fadd_##suffix(float a, float b) { return moatbridge_add_dir(a, b, direction, 3.40282347e+38f); } \
+    __device__ inline float __fsub_##suffix(float a, float b) { return moatbridge_add_dir(a, -b, direction, 3.40282347e+38f); } \
+    __device__ inline float __fmul_##suffix(float a, float b) { return moatbridge_mul_dir(a, b, direction, 3.40282347e+38f); } \
+    __device__ inline float __fdiv_##suffix(float a, float b) { return moatbridge_div_dir(a, b, direction, 3.40282347e+38f); } \
+    __device__ inline float __frcp_##suffix(float a) { return moatbridge_div_dir(1.0f, a, direction, 3.40282347e+38f); } \
+    __device__ inline float __fsqrt_##suffix(float a) { return moatbridge_sqrt_dir(a, direction); }            \
+    __device__ inline float __fmaf_##suffix(float a, float b, float c) { return moatbridge_fmaf_dir(a, b, c, direction); } \
+    __device__ inline double __dadd_##suffix(double a, double b) { return moatbridge_add_dir(a, b, direction, 1.7976931348623157e308); } \
+    __device__ inline double __dsub_##suffix(double a, double b) { return moatbridge_add_dir(a, -b, direction, 1.7976931348623157e308); } \
+    __device__ inline double __dmul_##suffix(double a, double b) { return moatbridge_mul_dir(a, b, direction, 1.7976931348623157e308); } \
+    __device__ inline double __ddiv_##suffix(double a, double b) { return moatbridge_div_dir(a, b, direction, 1.7976931348623157e308); } \
+    __device__ inline double __drcp_##suffix(double a) { return moatbridge_div_dir(1.0, a, direction, 1.7976931348623157e308); } \
+    __device__ inline double __dsqrt_##suffix(double a) { return moatbridge_sqrt_dir(a, direction); }
+MOATBRIDGE_DIRECTED(rd, -1)
+MOATBRIDGE_DIRECTED(ru, 1)
+MOATBRIDGE_DIRECTED(rz, 0)
+#undef MOATBRIDGE_DIRECTED
 
 /* --- SIMD within a word: 2 x 16-bit or 4 x 8-bit lanes of an unsigned int ------------------- */
 #define MOATBRIDGE_SIMD(name, bits, body)                                             \

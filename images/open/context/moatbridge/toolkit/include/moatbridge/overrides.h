@@ -72,6 +72,87 @@ static inline hipError_t moatbridge_cudaFuncSetSharedMemConfig(T* entry, hipShar
     return hipFuncSetSharedMemConfig(reinterpret_cast<const void*>(entry), config);
 }
 #define cudaFuncSetSharedMemConfig moatbridge_cudaFuncSetSharedMemConfig
+
+/* CUDA 12 signatures beside HIP 5.7's CUDA 11-era ones, as C++ overloads of the HIP names the
+   CUDA names map to: code written for either release compiles. */
+static inline hipError_t hipGraphInstantiate(hipGraphExec_t* exec, hipGraph_t graph, unsigned long long flags) {
+    return hipGraphInstantiateWithFlags(exec, graph, flags);
+}
+static inline hipError_t hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureStatus* status,
+                                                 unsigned long long* id, hipGraph_t* graph,
+                                                 const hipGraphNode_t** dependencies, size_t* count) {
+    return hipStreamGetCaptureInfo_v2(stream, status, id, graph, dependencies, count);
+}
+typedef struct cudaGraphExecUpdateResultInfo_st {
+    hipGraphExecUpdateResult result;
+    hipGraphNode_t errorNode;
+    hipGraphNode_t errorFromNode;
+} cudaGraphExecUpdateResultInfo;
+static inline hipError_t hipGraphExecUpdate(hipGraphExec_t exec, hipGraph_t graph,
+                                            cudaGraphExecUpdateResultInfo* info) {
+    hipGraphNode_t node = nullptr;
+    hipGraphExecUpdateResult result = hipGraphExecUpdateSuccess;
+    hipError_t status = hipGraphExecUpdate(exec, graph, &node, &result);
+    if (info != nullptr) {
+        info->result = result;
+        info->errorNode = node;
+        info->errorFromNode = nullptr;
+    }
+    return status;
+}
+
+/* cudaLaunchKernelEx (CUDA 11.8+): the launch configuration struct and its attributes. The
+   cooperative attribute launches cooperatively; the others (clusters, priorities, access
+   policies) have no HIP 5.7 counterpart and are accepted without effect. */
+typedef enum cudaLaunchAttributeID {
+    cudaLaunchAttributeIgnore = 0,
+    cudaLaunchAttributeAccessPolicyWindow = 1,
+    cudaLaunchAttributeCooperative = 2,
+    cudaLaunchAttributeSynchronizationPolicy = 3,
+    cudaLaunchAttributeClusterDimension = 4,
+    cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
+    cudaLaunchAttributeProgrammaticStreamSerialization = 6,
+    cudaLaunchAttributeProgrammaticEvent = 7,
+    cudaLaunchAttributePriority = 8,
+} cudaLaunchAttributeID;
+typedef union cudaLaunchAttributeValue {
+    char pad[64];
+    int cooperative;
+    int priority;
+    struct { unsigned int x, y, z; } clusterDim;
+} cudaLaunchAttributeValue;
+typedef struct cudaLaunchAttribute_st {
+    cudaLaunchAttributeID id;
+    char pad[8 - sizeof(cudaLaunchAttributeID)];
+    cudaLaunchAttributeValue val;
+} cudaLaunchAttribute;
+typedef struct cudaLaunchConfig_st {
+    dim3 gridDim;
+    dim3 blockDim;
+    size_t dynamicSmemBytes;
+    hipStream_t stream;
+    cudaLaunchAttribute* attrs;
+    unsigned int numAttrs;
+} cudaLaunchConfig_t;
+template <class... Expected, class... Actual>
+static inline hipError_t cudaLaunchKernelEx(const cudaLaunchConfig_t* config, void (*kernel)(Expected...),
+                                            Actual&&... args) {
+    bool cooperative = false;
+    for (unsigned int i = 0; config->attrs != nullptr && i < config->numAttrs; ++i) {
+        if (config->attrs[i].id == cudaLaunchAttributeCooperative && config->attrs[i].val.cooperative) {
+            cooperative = true;
+        }
+    }
+    if (cooperative) {
+        void* pointers[] = {const_cast<void*>(static_cast<const void*>(&args))..., nullptr};
+        return hipLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), config->gridDim,
+                                          config->blockDim, pointers, static_cast<unsigned int>(config->dynamicSmemBytes),
+                                          config->stream);
+    }
+    hipLaunchKernelGGL(kernel, config->gridDim, config->blockDim, static_cast<unsigned int>(config->dynamicSmemBytes),
+                       config->stream, static_cast<Expected>(args)...);
+    return hipGetLastError();
+}
 #else
 #define cudaMallocHost(ptr, size) hipHostMalloc((ptr), (size), hipHostMallocDefault)
 #define cudaGetDeviceProperties hipGetDeviceProperties

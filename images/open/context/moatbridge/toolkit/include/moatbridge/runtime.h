@@ -16,6 +16,10 @@
 #include <moatbridge/warp_sync.h>
 #include <moatbridge/intrinsics.h>
 #endif
+/* CUDA 11.7's kernel-parameter attribute: parameters are read-only constants on AMD anyway */
+#ifndef __grid_constant__
+#define __grid_constant__
+#endif
 #ifndef CUDART_VERSION
 #define CUDART_VERSION MOATBRIDGE_CUDA_VERSION_NUMBER
 #endif
