@@ -21,7 +21,7 @@ def shipped_data() -> Any:
 def test_shipped_catalog_loads() -> None:
     catalog = load_catalog(SHIPPED)
     open_ = catalog.flavour("open")
-    assert open_.rocm == "5.7" and open_.default_cuda == "11.8"
+    assert open_.rocm == "5.7" and open_.default_cuda == "12.4"
     assert {v.name for v in open_.variants} == {"devel", "runtime", "base"}
     assert open_.library_targets == frozenset(
         {
@@ -95,7 +95,7 @@ def _plan(**request: Any) -> Any:
 
 def test_per_target_plan() -> None:
     plan = _plan(targets=("gfx1100", "gfx1030"))
-    assert plan.reference == "moatbridge/open:11.8-devel-trixie-gfx1030_gfx1100"
+    assert plan.reference == "moatbridge/open:12.4-devel-trixie-gfx1030_gfx1100"
     assert plan.stage == "slim"
     args = dict(plan.buildargs)
     assert args["KEEP_TARGETS"] == "gfx1030,gfx1100"
@@ -112,11 +112,11 @@ def test_full_plan_and_digest_sensitivity() -> None:
     assert (full.stage, full.targets, full.reference) == (
         "full",
         ("all",),
-        "moatbridge/open:11.8-devel-trixie-all",
+        "moatbridge/open:12.4-devel-trixie-all",
     )
     assert "KEEP_TARGETS" not in dict(full.buildargs)
     assert _plan().recipe_digest == full.recipe_digest  # deterministic
-    assert _plan(cuda_version="12.1").recipe_digest != full.recipe_digest
+    assert _plan(cuda_version="11.8").recipe_digest != full.recipe_digest
     assert _plan(variant="runtime").recipe_digest != full.recipe_digest
 
 
@@ -151,7 +151,7 @@ def test_base_variant_is_not_pruned_but_tagged_with_the_targets() -> None:
     plan = _plan(variant="base", targets=("gfx1030",))
     assert plan.stage == "full"
     assert "KEEP_TARGETS" not in dict(plan.buildargs)
-    assert plan.reference == "moatbridge/open:11.8-base-trixie-gfx1030"
+    assert plan.reference == "moatbridge/open:12.4-base-trixie-gfx1030"
 
 
 def test_pinned_drift() -> None:

@@ -15,7 +15,7 @@ from moatbridge.core.ci_templates import CiSpec, github_workflow, gitlab_ci
 
 from conftest import REPO, mb
 
-SPEC = CiSpec("open-gfx1030", "open", "gfx1030", "registry.example.com/team/open:11.8-devel-trixie-gfx1030")
+SPEC = CiSpec("open-gfx1030", "open", "gfx1030", "registry.example.com/team/open:12.4-devel-trixie-gfx1030")
 
 
 def test_github_workflow_structure() -> None:

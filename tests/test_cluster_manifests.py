@@ -28,7 +28,7 @@ ACCEPTED = LicenceNote(
 def _spec(**changes: Any) -> JobSpec:
     values: dict[str, Any] = dict(
         name="moatbridge-open-gfx1030", namespace="ml", toolchain="open-gfx1030", flavour="open",
-        target="gfx1030", image="registry.example.com/team/open:11.8-devel-trixie-gfx1030",
+        target="gfx1030", image="registry.example.com/team/open:12.4-devel-trixie-gfx1030",
         command=("bash", "-c", "nvcc -o app app.cu && ./app"), gpus=1, licence=None,
     )  # fmt: skip
     values.update(changes)
@@ -85,10 +85,10 @@ def test_job_names_become_dns_labels() -> None:
 
 def test_apptainer_definition() -> None:
     spec = ApptainerSpec(
-        "open-gfx1030", "open", "gfx1030", "moatbridge/open:11.8-devel-trixie-gfx1030", "sha256:ab", None
+        "open-gfx1030", "open", "gfx1030", "moatbridge/open:12.4-devel-trixie-gfx1030", "sha256:ab", None
     )
     text = definition(spec)
-    assert "Bootstrap: docker-daemon\nFrom: moatbridge/open:11.8-devel-trixie-gfx1030\n" in text
+    assert "Bootstrap: docker-daemon\nFrom: moatbridge/open:12.4-devel-trixie-gfx1030\n" in text
     sections = [line for line in text.splitlines() if line.startswith("%")]
     assert sections == ["%labels", "%environment", "%runscript", "%help"]
     assert "    export CUDA_HOME=/opt/moatbridge/targets/gfx1030" in text

@@ -30,7 +30,7 @@ SCALE_NOTE = LicenceNote("scale-free", "SCALE Free License", "https://example.in
 def _spec(**changes: Any) -> DevcontainerSpec:
     values: dict[str, Any] = dict(
         toolchain="open-gfx1030", flavour="open", target="gfx1030", image="sha256:" + "ab" * 32,
-        image_tag="moatbridge/open:11.8-devel-trixie-gfx1030", uid=1000, gid=1000,
+        image_tag="moatbridge/open:12.4-devel-trixie-gfx1030", uid=1000, gid=1000,
         devices=("/dev/kfd", "/dev/dri"), group_adds=(993, 992), licence=None,
     )  # fmt: skip
     values.update(changes)
@@ -143,7 +143,7 @@ def test_devcontainer_cli_builds_and_enters_it(toolchain_home: Path, tmp_path: P
         version = subprocess.run([cli, "exec", *workspace, "nvcc", "--version"], capture_output=True, text=True,
                                  timeout=300)  # fmt: skip
         assert version.returncode == 0, version.stderr
-        assert "Cuda compilation tools, release 11.8" in version.stdout
+        assert "Cuda compilation tools, release 12.4" in version.stdout
         compiled = subprocess.run([cli, "exec", *workspace, "nvcc", "-o", "saxpy", "saxpy.cu"],
                                   capture_output=True, text=True, timeout=300)  # fmt: skip
         assert compiled.returncode == 0, compiled.stderr

@@ -43,7 +43,7 @@ def test_cmake_project_builds_through_the_host_shims(toolchain_home: Path) -> No
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     shims = result.stdout.splitlines()[:2]
     assert all(line.startswith(str(home / ".local/share/moatbridge/cuda/bin/")) for line in shims), shims
-    assert "The CUDA compiler identification is NVIDIA 11.8.89" in result.stdout
+    assert "The CUDA compiler identification is NVIDIA 12.4.131" in result.stdout
     assert "saxpy rc=" in result.stdout  # ran on the host: no GPU, no HIP runtime here
     built = project / "build" / "saxpy"
     assert built.exists() and built.stat().st_uid == os.getuid()
@@ -56,7 +56,7 @@ def test_makefile_project_builds_through_the_host_shims(toolchain_home: Path) ->
     result = _host_shell(home, "make\nnvcc --version | tail -1", project)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     assert "nvcc -O2 -std=c++17 -arch=sm_80" in result.stdout  # make's echo: the shim was called as nvcc
-    assert "Build cuda_11.8" in result.stdout
+    assert "Build cuda_12.4" in result.stdout
     run = mb("run", "--", "./histogram", cwd=project, timeout=300)
     assert run.returncode == 1
     assert any(message in run.stderr for message in NO_DEVICE), run.stderr

@@ -361,3 +361,88 @@ def test_cufft_xt_rule_maps_what_hipfft_declares_and_the_table_lacks() -> None:
         "cudaLibXtDesc_t": "hipLibXtDesc_t",
     }
     assert mappings.cufft_xt_rules("hipfftXtMalloc", ["cufftXtMalloc"]) == []
+
+
+# --- nvcc's list syntax and the shell it hands host command lines to ------------------------
+
+
+@pytest.mark.parametrize("argv", [["-m64"], ["--m64"], ["-m", "64"], ["--machine=64"]])
+def test_machine_64_is_accepted_and_ignored(argv: list[str]) -> None:
+    parsed = options.parse([*argv, "-c", "k.cu"])
+    assert parsed.inputs == ("k.cu",)
+    (compile_step,) = _runs(plan.build(parsed, CONFIG, "/work"))
+    assert "-m64" not in compile_step and "64" not in compile_step
+
+
+def test_machine_32_is_refused_as_nvcc_does() -> None:
+    with pytest.raises(options.NvccUsageError, match="Value '32' is not defined for option 'm'"):
+        options.parse(["-m", "32", "-c", "k.cu"])
+
+
+@pytest.mark.parametrize(
+    ("value", "pieces"),
+    [
+        ("a,b", ["a", "b"]),
+        ("-Wl\\,-soname\\,libk.so", ["-Wl,-soname,libk.so"]),  # Meson's shared libraries
+        (',"-fPIC","-O3 -DNDEBUG"', ['"-fPIC"', '"-O3 -DNDEBUG"']),  # FindCUDA
+        ('X="a,b"', ['X="a,b"']),
+        ("'A=1,2'", ["'A=1", "2'"]),  # single quotes do not protect commas
+    ],
+)
+def test_nvcc_list_syntax(value: str, pieces: list[str]) -> None:
+    assert options.split_list(value) == pieces
+
+
+def test_host_compiler_options_go_through_shell_word_splitting() -> None:
+    parsed = options.parse(
+        ["-Xcompiler", "-fPIC -fopenmp", "-Xcompiler", ',"-O3 -DNDEBUG"', "-Xcompiler", "'-DZ=1 2'",
+         "-Xcompiler=-Wl\\,-rpath\\,'$ORIGIN/'", "-c", "k.cu"]
+    )  # fmt: skip
+    assert parsed.values("compiler-options") == [
+        "-fPIC",
+        "-fopenmp",
+        "-O3 -DNDEBUG",
+        "-DZ=1 2",
+        "-Wl,-rpath,$ORIGIN/",
+    ]
+    linker = options.parse(["-Xlinker", "-rpath,/x y", "-Xlinker=--as-needed", "a.o"])
+    assert linker.values("linker-options") == [
+        "-Xlinker",
+        "-rpath",
+        "-Xlinker",
+        "/x",
+        "y",
+        "-Xlinker",
+        "--as-needed",
+    ]
+    with pytest.raises(options.NvccUsageError, match="Unterminated quote"):
+        options.parse(["-Xcompiler", '"-DX', "-c", "k.cu"])
+
+
+def test_ccbin_names_the_host_compiler_as_nvcc_means_it() -> None:
+    def link_with(*argv: str, dirs: frozenset[str] = frozenset()) -> str:
+        steps = _runs(
+            plan.build(options.parse([*argv, "a.o"]), CONFIG, "/work", is_directory=dirs.__contains__)
+        )
+        return steps[-1][0]
+
+    assert link_with("-ccbin", "gcc") == "g++"
+    assert link_with("-ccbin", "/usr/bin/clang") == "/usr/bin/clang++"
+    assert link_with("-ccbin", "/usr/bin/gcc-12") == "/usr/bin/gcc-12"  # as nvcc: only the plain names
+    assert link_with("-ccbin", "/opt/tools", dirs=frozenset({"/opt/tools"})) == "/opt/tools/g++"
+    (c_compile,) = _runs(_plan("-ccbin", "g++", "-c", "plain.c"))
+    assert c_compile[0] == "gcc"
+
+
+def test_runtime_none_links_neither_runtime_nor_cudadevrt() -> None:
+    link = _runs(_plan("-cudart", "none", "a.o"))[-1]
+    assert not any(arg.startswith(("-lcudart", "-lcudadevrt")) for arg in link)
+    static = _runs(_plan("-cudadevrt", "none", "a.o"))[-1]
+    assert "-lcudadevrt" not in static and "-lcudart_static" in static
+
+
+def test_old_language_standards_compile_cuda_as_cxx17_and_host_sources_as_asked() -> None:
+    (cuda,) = _runs(_plan("--std=c++11", "-c", "k.cu"))
+    assert "-std=c++17" in cuda and "-Wno-register" in cuda and "-std=c++11" not in cuda
+    (host,) = _runs(_plan("--std=c++11", "-c", "h.cpp"))
+    assert "-std=c++11" in host

@@ -259,3 +259,21 @@ def test_every_option_of_real_nvcc_help_is_interpreted_alike(real_nvcc: Path, wo
     assert not unexplained, "\n".join(f"{k}: {v}" for k, v in unexplained.items())
     assert not stale, f"listed as different but now agree: {sorted(stale)}"
     assert len(listed) - explained >= 0.95 * len(listed)
+
+
+def test_identity_and_architecture_lists_match_real_nvcc_of_the_mimicked_release(
+    real_nvcc: Path, workdir: Path
+) -> None:
+    """What CMake, FindCUDA and `-arch=all` read: the version line and the architecture lists."""
+    from cudacompat.nvcc import archs, report
+
+    config = nvcc_oracle.CONFIG  # mimics 12.4.131, the oracle's release
+    real_version = nvcc_oracle.run_real(real_nvcc, ["--version"], workdir).stdout
+    ours_version = report.version_text(config)
+    release = re.compile(r"Cuda compilation tools, release ([0-9.]+), V([0-9.]+)")
+    assert release.search(ours_version).groups() == release.search(real_version).groups()  # type: ignore[union-attr]
+    for flag, ours in (
+        ("--list-gpu-arch", archs.list_gpu_arch(12)),
+        ("--list-gpu-code", archs.list_gpu_code(12)),
+    ):
+        assert ours.split() == nvcc_oracle.run_real(real_nvcc, [flag], workdir).stdout.split()

@@ -75,7 +75,7 @@ def test_labels(open_devel_gfx1030: dict[str, Any]) -> None:
     assert found["io.moatbridge.variant"] == "devel"
     assert found["io.moatbridge.targets"] == "gfx1030"
     assert found["io.moatbridge.library-targets"] == "gfx1030"
-    assert found["io.moatbridge.cuda-version"] == "11.8"
+    assert found["io.moatbridge.cuda-version"] == "12.4"
     assert found["io.moatbridge.licence"] == "open-components"
     assert found["io.moatbridge.recipe-digest"] == open_devel_gfx1030["recipe_digest"]
     assert found["io.moatbridge.managed"] == "1"

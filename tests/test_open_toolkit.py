@@ -69,8 +69,8 @@ def test_toolkit_directory_looks_like_a_cuda_install(open_devel_gfx1030: dict[st
             """,
         )
     )
-    assert "CUDA Version 11.8.89" in out
-    assert "\n11.8.89\n" in out
+    assert "CUDA Version 12.4.131" in out
+    assert "\n12.4.131\n" in out
     assert "missing" not in out
     assert f"which={TARGET}/bin/nvcc CUDA_HOME={TARGET} CUDACXX={TARGET}/bin/nvcc" in out
 
@@ -149,7 +149,7 @@ def test_nvcc_identifies_itself_like_nvcc(open_devel_gfx1030: dict[str, Any]) ->
             """,
         )
     )
-    assert "nvcc: NVIDIA (R) Cuda compiler driver" in out and "release 11.8, V11.8.89" in out
+    assert "nvcc: NVIDIA (R) Cuda compiler driver" in out and "release 12.4, V12.4.131" in out
     assert f"#$ TOP={TARGET}/bin/.." in out
     assert f'LIBRARIES=  "-L{TARGET}/bin/../lib64/stubs" "-L{TARGET}/bin/../lib64"' in out
     assert "compute_35" in out
@@ -191,7 +191,7 @@ def test_preprocess_dependencies_dryrun_and_env_flags(open_devel_gfx1030: dict[s
             """
             cd /tmp && mkdir -p inc && printf '#define SCALE 3\\n' > inc/cfg.h
             printf '#include "cfg.h"\\n__global__ void k(int* p) { *p = SCALE * __CUDACC_VER_MAJOR__; }\\n' > k.cu
-            nvcc -E -Iinc k.cu | grep -c '= 3 \\* 11' || true
+            nvcc -E -Iinc k.cu | grep -c '= 3 \\* 12' || true
             nvcc -M -Iinc k.cu | tr -d '\\\\\\n' | grep -o 'inc/cfg.h' | head -1
             nvcc -c -Iinc -MD -MF k.d -MT k.o k.cu && head -1 k.d
             nvcc --dryrun -c -Iinc k.cu -o dry.o 2>&1 | grep -c '^#\\$ /usr/bin/clang++-17'; test ! -e dry.o && echo no-output
@@ -290,7 +290,7 @@ def test_unmodified_cmake_cuda_project(
     if cmake != "image":
         assert f"cmake version {cmake}" in out
     assert 'set(CMAKE_CUDA_COMPILER_ID "NVIDIA")' in out
-    assert 'set(CMAKE_CUDA_COMPILER_VERSION "11.8.89")' in out
+    assert 'set(CMAKE_CUDA_COMPILER_VERSION "12.4.131")' in out
     assert "saxpy rc=1" in out and "rdc_app rc=1" in out
     assert any(message in result.stderr for message in NO_DEVICE), result.stderr
     assert "error while loading shared libraries" not in result.stderr

@@ -340,7 +340,7 @@ def test_wizard_customize_asks_again(home: Path) -> None:
     term.wait_for("Flavour:")
     term.send(ENTER)
     term.wait_for("CUDA version to mimic")
-    term.send(ENTER)  # 11.8
+    term.send(ENTER)  # 12.4
     term.wait_for("Proceed?")
     term.send(DOWN + ENTER)  # Customize
     term.screen = ""

@@ -84,21 +84,21 @@ def test_setup_pulls_from_a_team_registry(home: Path, engine_version: str, tmp_p
     with run_registry(tmp_path / "registry") as registry:
         team = f"{registry}/team"
         pushed = mb(
-            "image", "push", f"{team}/open:11.8-base-trixie-gfx1030", "--from", built["reference"], "--json"
+            "image", "push", f"{team}/open:12.4-base-trixie-gfx1030", "--from", built["reference"], "--json"
         )
         assert pushed.returncode == 0, pushed.stderr
         digest = json.loads(pushed.stdout)["digest"]
         subprocess.run(
-            ["docker", "rmi", f"{team}/open:11.8-base-trixie-gfx1030"], capture_output=True, check=True
+            ["docker", "rmi", f"{team}/open:12.4-base-trixie-gfx1030"], capture_output=True, check=True
         )
         setup = mb("setup", "--yes", "--flavour", "open", "--variant", "base", "--target", "gfx1030",
                    "--registry", team, "--no-modify-rc")  # fmt: skip
         assert setup.returncode == 0, setup.stdout + setup.stderr
         assert "pulled" in setup.stdout
     (toolchain,) = json.loads(mb("list", "--json").stdout)["toolchains"]
-    assert toolchain["image"] == f"{team}/open:11.8-base-trixie-gfx1030"
+    assert toolchain["image"] == f"{team}/open:12.4-base-trixie-gfx1030"
     assert toolchain["digest"] == digest
     assert mb("uninstall", "--all", "--keep-images").returncode == 0
     subprocess.run(
-        ["docker", "rmi", f"{team}/open:11.8-base-trixie-gfx1030"], capture_output=True, check=False
+        ["docker", "rmi", f"{team}/open:12.4-base-trixie-gfx1030"], capture_output=True, check=False
     )

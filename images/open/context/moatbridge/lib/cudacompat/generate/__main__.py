@@ -1,6 +1,6 @@
 """Build the open flavour's CUDA layer inside the image (run by images/open/Dockerfile):
 
-python3 -m cudacompat.generate --prefix /opt/moatbridge --targets gfx1030,gfx1100 --cuda-version 11.8
+python3 -m cudacompat.generate --prefix /opt/moatbridge --targets gfx1030,gfx1100 --cuda-version 12.4
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cudacompat.generate")
     parser.add_argument("--prefix", default="/opt/moatbridge", type=Path)
     parser.add_argument("--targets", required=True, help="comma-separated gfx targets")
-    parser.add_argument("--cuda-version", default="11.8")
+    parser.add_argument("--cuda-version", default="12.4")
     parser.add_argument("--mimic-cc", type=int, default=86)
     parser.add_argument("--hipify", default="/usr/bin/hipify-perl", type=Path)
     parser.add_argument("--hipsolver-include", default="/usr/include/hipsolver", type=Path)
