@@ -32,7 +32,8 @@ class OptionSpec(NamedTuple):
 
 
 def _specs() -> tuple[OptionSpec, ...]:
-    """Every option of NVIDIA's nvcc 12.4 `--help` (tests compare this table with it)."""
+    """Every option of NVIDIA's nvcc 12.4 `--help` (tests compare this table with it), and
+    those CUDA 12.5-13.0 added."""
 
     def flag(name: str, short: str | None = None, *, ignored: bool = False) -> OptionSpec:
         return OptionSpec(name, short, "flag", ignored)
@@ -191,6 +192,17 @@ def _specs() -> tuple[OptionSpec, ...]:
         value("jump-table-density", "jtd", ignored=True),
         listed("entries", "e", ignored=True),
         value("nvlink-options-file", "nvlink-optf", ignored=True),
+        # newer than 12.4 (CUDA 12.5-13.0): accepted so newer build recipes work
+        flag("ltoir", "ltoir"),
+        flag("relocatable-ptx", "reloc-ptx"),
+        flag("force-cl-env-setup", "force-cl-env-setup", ignored=True),
+        value("Ofast-compile", "Ofc", ignored=True),
+        boolean("device-entity-has-hidden-visibility", "device-entity-has-hidden-visibility", ignored=True),
+        value("fdevice-time-trace", "fdevice-time-trace", ignored=True),
+        boolean("device-stack-protector", "device-stack-protector", ignored=True),
+        value("frandom-seed", "frandom-seed"),
+        value("sanitize", "sanitize", ignored=True),
+        flag("jobserver", "jobserver", ignored=True),
     )
 
 

@@ -167,6 +167,8 @@ def _common_host_flags(cmdline: CommandLine, cuda: bool = False) -> list[str]:
         flags.append(f"-ftemplate-depth-{depth}")  # nvcc's spelling for gcc; clang knows it too
     if (limit := cmdline.last("ftemplate-backtrace-limit")) is not None:
         flags.append(f"-ftemplate-backtrace-limit={limit}")
+    if (seed := cmdline.last("frandom-seed")) is not None:
+        flags.append(f"-frandom-seed={seed}")
     return flags
 
 
@@ -298,7 +300,7 @@ def _output_for(cmdline: CommandLine, source: str, suffix: str) -> str:
 
 def mode_of(cmdline: CommandLine) -> str:
     """What the command line asks for: preprocess, dependencies, compile, device-link, lib or link."""
-    for flag in ("ptx", "cubin", "fatbin", "optix-ir"):
+    for flag in ("ptx", "cubin", "fatbin", "optix-ir", "ltoir", "relocatable-ptx"):
         if cmdline.has(flag):
             raise NvccUsageError(
                 f"-{flag} is not supported by moatbridge's open toolkit: AMD GPUs run no PTX or cubin; "
