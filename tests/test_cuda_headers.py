@@ -173,11 +173,12 @@ def test_provided_headers_define_what_the_real_ones_make_visible(open_devel_gfx1
             keep.add(name)
         return keep
 
-    script = "cd /tmp && for h in " + " ".join(provided) + "; do\n"
-    script += (
-        '  printf "#include <%s>\\n" "$h" > probe.cu\n'
-        '  echo "== $h"; nvcc -E -Xcompiler -dM probe.cu 2>&1 | grep -E "^#define " | cut -d" " -f2 || true\n'
-        "done\n"
+    # two at a time (two cores); each header's macros go to its own file, printed in order
+    script = (
+        "mkdir -p /tmp/h && cd /tmp/h && printf '%s\\n' " + " ".join(provided) + " | xargs -P2 -I{} sh -c '"
+        'n=$(echo "{}" | tr / _); printf "#include <%s>\\n" "{}" > "$n.cu"; '
+        'nvcc -E -Xcompiler -dM "$n.cu" 2>&1 | grep -E "^#define " | cut -d" " -f2 > "$n.txt" || true\'\n'
+        "for h in " + " ".join(provided) + '; do echo "== $h"; cat "/tmp/h/$(echo "$h" | tr / _).txt"; done\n'
     )
     out = _ok(docker_run(image, f". /opt/moatbridge/bin/activate gfx1030\n{script}"))
     seen: dict[str, set[str]] = {}
