@@ -125,6 +125,10 @@ DIFFERENCES: dict[str, tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ..
         {"compile": ("-std=c++11",)}, {"compile": ("-std=c++17", "-Wno-register")},
         "ROCm 5.7's HIP and rocThrust headers need C++17; CUDA sources asking for less get C++17",
     ),
+    "forward-both": (
+        {}, {"link": ("-Wl,-rpath,/usr/lib/llvm-17/lib",)},
+        "clang's -fopenmp needs LLVM's OpenMP runtime (it also serves libgomp's ABI), found there",
+    ),
     "cuda-output": (
         {}, {}, "nvcc's -cuda output is its front end's C++ translation; ours is clang's host-side "
         "preprocessed source, under the same name",

@@ -5,3 +5,56 @@
 #include <hipsparse/hipsparse.h>
 #include <moatbridge/restore_cuda_macros.h>
 #include <moatbridge/generated/cusparse.h>
+#ifdef __cplusplus
+#include <mutex>
+#include <unordered_map>
+/* cuSPARSE's SpSV_solve and SpSM_solve (CUDA 11.3+/12) take no buffer: they reuse the one
+   given to the analysis. hipSPARSE 5.7's take it again, so the analysis records it per
+   descriptor and the CUDA-shaped solves pass it on. */
+namespace moatbridge_detail {
+inline void* sparse_buffer(const void* descriptor, void* buffer, bool record) {
+    static std::mutex lock;
+    static std::unordered_map<const void*, void*> buffers;
+    std::lock_guard<std::mutex> guard(lock);
+    if (record) buffers[descriptor] = buffer;
+    auto found = buffers.find(descriptor);
+    return found == buffers.end() ? nullptr : found->second;
+}
+}  // namespace moatbridge_detail
+static inline hipsparseStatus_t moatbridge_cusparseSpSV_analysis(
+    hipsparseHandle_t handle, hipsparseOperation_t opA, const void* alpha, const hipsparseSpMatDescr_t matA,
+    const hipsparseDnVecDescr_t x, const hipsparseDnVecDescr_t y, hipDataType computeType, hipsparseSpSVAlg_t alg,
+    hipsparseSpSVDescr_t descr, void* buffer) {
+    moatbridge_detail::sparse_buffer(descr, buffer, true);
+    return hipsparseSpSV_analysis(handle, opA, alpha, matA, x, y, computeType, alg, descr, buffer);
+}
+static inline hipsparseStatus_t moatbridge_cusparseSpSV_solve(
+    hipsparseHandle_t handle, hipsparseOperation_t opA, const void* alpha, const hipsparseSpMatDescr_t matA,
+    const hipsparseDnVecDescr_t x, const hipsparseDnVecDescr_t y, hipDataType computeType, hipsparseSpSVAlg_t alg,
+    hipsparseSpSVDescr_t descr) {
+    return hipsparseSpSV_solve(handle, opA, alpha, matA, x, y, computeType, alg, descr,
+                               moatbridge_detail::sparse_buffer(descr, nullptr, false));
+}
+static inline hipsparseStatus_t moatbridge_cusparseSpSM_analysis(
+    hipsparseHandle_t handle, hipsparseOperation_t opA, hipsparseOperation_t opB, const void* alpha,
+    const hipsparseSpMatDescr_t matA, const hipsparseDnMatDescr_t matB, const hipsparseDnMatDescr_t matC,
+    hipDataType computeType, hipsparseSpSMAlg_t alg, hipsparseSpSMDescr_t descr, void* buffer) {
+    moatbridge_detail::sparse_buffer(descr, buffer, true);
+    return hipsparseSpSM_analysis(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, descr, buffer);
+}
+static inline hipsparseStatus_t moatbridge_cusparseSpSM_solve(
+    hipsparseHandle_t handle, hipsparseOperation_t opA, hipsparseOperation_t opB, const void* alpha,
+    const hipsparseSpMatDescr_t matA, const hipsparseDnMatDescr_t matB, const hipsparseDnMatDescr_t matC,
+    hipDataType computeType, hipsparseSpSMAlg_t alg, hipsparseSpSMDescr_t descr) {
+    return hipsparseSpSM_solve(handle, opA, opB, alpha, matA, matB, matC, computeType, alg, descr,
+                               moatbridge_detail::sparse_buffer(descr, nullptr, false));
+}
+#undef cusparseSpSV_analysis
+#define cusparseSpSV_analysis moatbridge_cusparseSpSV_analysis
+#undef cusparseSpSV_solve
+#define cusparseSpSV_solve moatbridge_cusparseSpSV_solve
+#undef cusparseSpSM_analysis
+#define cusparseSpSM_analysis moatbridge_cusparseSpSM_analysis
+#undef cusparseSpSM_solve
+#define cusparseSpSM_solve moatbridge_cusparseSpSM_solve
+#endif

@@ -62,10 +62,17 @@ def _symlink(link: Path, target: str) -> None:
     link.symlink_to(target)
 
 
-def write_libraries(lib64: Path) -> None:
+def write_libraries(lib64: Path, llvm_lib: str = "/usr/lib/llvm-17/lib") -> None:
     header = "/* moatbridge: the CUDA name of a ROCm library (GNU ld / lld linker script) */\n"
     for name, script in LINKER_SCRIPTS.items():
         write_text(lib64 / name, header + script + "\n")
+    # clang's -fopenmp (CUDA sources) calls LLVM's OpenMP runtime, which also implements GNU
+    # libgomp's ABI: a link asking for -lgomp (cuda-samples do; g++ -fopenmp does) gets it.
+    write_text(
+        lib64 / "libgomp.so",
+        "/* moatbridge: LLVM's OpenMP runtime, for clang- and gcc-compiled objects alike */\n"
+        f"INPUT({llvm_lib}/libomp.so)\n",
+    )
     for name, why in PLACEHOLDERS.items():
         write_text(lib64 / name, f"/* moatbridge placeholder: {why} */\n")
     for name in EMPTY_ARCHIVES:

@@ -289,6 +289,13 @@ def runtime_libraries(cmdline: CommandLine) -> list[str]:
     return libs
 
 
+def _uses_openmp(cmdline: CommandLine) -> bool:
+    host = cmdline.values("compiler-options") + list(cmdline.forwarded)
+    return any(lib in ("gomp", "omp") for lib in cmdline.values("library")) or any(
+        flag.startswith(("-fopenmp", "-qopenmp")) for flag in host
+    )
+
+
 def _output_for(cmdline: CommandLine, source: str, suffix: str) -> str:
     explicit = cmdline.last("output-file")
     if explicit is not None:
@@ -571,6 +578,8 @@ def build(
     if cmdline.has("profile"):
         argv.append("-pg")
     argv += runtime_libraries(cmdline)
+    if _uses_openmp(cmdline):  # lib64's libgomp.so is LLVM's libomp, which lives here
+        argv.append(f"-Wl,-rpath,{os.path.dirname(config.llvm_bin)}/lib")
     argv += ["-o", explicit_output or "a.out"]
     steps.append(Run(tuple(argv)))
     if cmdline.has("run"):
