@@ -20,7 +20,9 @@ pytestmark = pytest.mark.engine
 
 # Samples of the slice that do not build yet, with what stops them. The test fails when one
 # of them starts building (update the list) or when another one stops.
-KNOWN_FAILURES: dict[str, str] = {}
+KNOWN_FAILURES: dict[str, str] = {
+    "3_CUDA_Features/graphConditionalNodes": "conditional graph nodes (CUDA 12.3) have no HIP 5.7 counterpart",
+}
 
 
 def _slice(samples: list[cuda_samples.Sample]) -> list[cuda_samples.Sample]:

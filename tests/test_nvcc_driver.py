@@ -352,15 +352,19 @@ def test_cusolver_hand_rule_maps_hipsolver_compat_names() -> None:
     assert rules["cusolverStatus_t"] == "hipsolverStatus_t"
 
 
-def test_cufft_xt_rule_maps_what_hipfft_declares_and_the_table_lacks() -> None:
-    header = "hipfftResult hipfftXtMakePlanMany(hipfftHandle p); typedef struct hipLibXtDesc_t hipLibXtDesc;"
-    rules = {m.cuda: m.hip for m in mappings.cufft_xt_rules(header, ["cufftXtMalloc"])}
+def test_prefix_rules_map_what_the_headers_declare_and_the_table_lacks() -> None:
+    header = (
+        "hipfftResult hipfftXtMakePlanMany(hipfftHandle p); typedef struct hipLibXtDesc_t hipLibXtDesc;"
+        " typedef struct x hiprandStateSobol64; #define HIPRAND_ORDERING_QUASI_DEFAULT 1 HIPFFT_XT_FORMAT_INPLACE"
+    )
+    rules = {m.cuda: (m.hip, m.family) for m in mappings.prefix_rules(header, ["cudaLibXtDesc_t"])}
     assert rules == {
-        "cufftXtMakePlanMany": "hipfftXtMakePlanMany",
-        "cudaLibXtDesc": "hipLibXtDesc",
-        "cudaLibXtDesc_t": "hipLibXtDesc_t",
+        "cufftXtMakePlanMany": ("hipfftXtMakePlanMany", "cufft"),
+        "cudaLibXtDesc": ("hipLibXtDesc", "cufft"),
+        "curandStateSobol64": ("hiprandStateSobol64", "curand"),
+        "CURAND_ORDERING_QUASI_DEFAULT": ("HIPRAND_ORDERING_QUASI_DEFAULT", "curand"),
+        "CUFFT_XT_FORMAT_INPLACE": ("HIPFFT_XT_FORMAT_INPLACE", "cufft"),
     }
-    assert mappings.cufft_xt_rules("hipfftXtMalloc", ["cufftXtMalloc"]) == []
 
 
 # --- nvcc's list syntax and the shell it hands host command lines to ------------------------

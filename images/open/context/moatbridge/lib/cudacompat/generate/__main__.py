@@ -34,9 +34,12 @@ def main(argv: list[str] | None = None) -> int:
     kept, dropped = mappings.select(rows)
     solver_text = "".join(p.read_text(encoding="utf-8") for p in sorted(args.hipsolver_include.rglob("*.h")))
     kept += mappings.cusolver_rules(solver_text)
-    fft_xt = args.system_include / "hipfft" / "hipfftXt.h"
-    if fft_xt.is_file():
-        kept += mappings.cufft_xt_rules(fft_xt.read_text(encoding="utf-8"), (m.cuda for m in kept))
+    newer = "".join(
+        path.read_text(encoding="utf-8")
+        for directory in ("hipfft", "hiprand")
+        for path in sorted((args.system_include / directory).glob("*.h"))
+    )
+    kept += mappings.prefix_rules(newer, (m.cuda for m in kept))
 
     emitted: dict[str, int] = {}
     unresolved: list[mappings.Mapping] = []

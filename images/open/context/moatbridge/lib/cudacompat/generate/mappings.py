@@ -33,7 +33,8 @@ OVERRIDDEN = frozenset(
         "cudaHostGetDevicePointer", "cudaFuncGetAttributes", "cudaFuncSetCacheConfig", "cudaFuncSetAttribute",
         "cudaFuncSetSharedMemConfig",
         "__nv_bfloat16", "__nv_bfloat162", "nv_bfloat16", "nv_bfloat162",
-        "__CUDACC__", "__CUDA_ARCH__", "CUDA_VERSION", "CUDART_VERSION",
+        "__CUDACC__", "__CUDA_ARCH__", "CUDA_VERSION", "CUDART_VERSION", "cudaDeviceProp",
+        "cudaGetDeviceProperties_v2",
     }
 )  # fmt: skip
 
@@ -165,21 +166,26 @@ def cusolver_rules(hipsolver_headers: str) -> list[Mapping]:
     return list(mappings.values())
 
 
-_HIPFFT_XT_NAME = re.compile(r"\b(hipfftXt\w+|hipLibXt\w+)\b")
+# Library names newer than hipify-perl's table, by prefix: (HIP prefix, CUDA prefix, family).
+PREFIX_RULES = (
+    ("hipfftXt", "cufftXt", "cufft"), ("hipLibXt", "cudaLibXt", "cufft"),
+    ("HIPFFT_XT_", "CUFFT_XT_", "cufft"), ("hiprand", "curand", "curand"), ("HIPRAND_", "CURAND_", "curand"),
+)  # fmt: skip
+_HIP_IDENTIFIER = re.compile(r"\b(?:hipfftXt|hipLibXt|HIPFFT_XT_|hiprand|HIPRAND_)\w+\b")
 
 
-def cufft_xt_rules(hipfft_xt_header: str, existing: Iterable[str]) -> list[Mapping]:
-    """cuFFT's Xt functions newer than hipify-perl's table (cufftXtMakePlanMany, ...): each
-    hipfftXt* / hipLibXt* name hipFFT declares, under its cufftXt* / cudaLibXt* name, unless
-    the table already maps it (validated by the probe like every other row)."""
+def prefix_rules(hip_headers: str, existing: Iterable[str]) -> list[Mapping]:
+    """Names hipify-perl's table lacks (cufftXtMakePlanMany, curandStateSobol64, ...): each
+    hipfftXt*/hipLibXt*/HIPFFT_XT_*/hiprand*/HIPRAND_* name the headers declare, under its CUDA
+    name, unless the table maps that already (validated by the probe like every other row)."""
     known = set(existing)
     rules = []
-    for name in sorted(set(_HIPFFT_XT_NAME.findall(hipfft_xt_header))):
-        cuda = (
-            "cufftXt" + name[len("hipfftXt") :]
-            if name.startswith("hipfftXt")
-            else "cudaLibXt" + name[len("hipLibXt") :]
-        )
-        if cuda not in known:
-            rules.append(Mapping(cuda, name, "hand", "cufft"))
+    for name in sorted(set(_HIP_IDENTIFIER.findall(hip_headers))):
+        for hip_prefix, cuda_prefix, family in PREFIX_RULES:
+            if name.startswith(hip_prefix):
+                cuda = cuda_prefix + name[len(hip_prefix) :]
+                if cuda not in known:
+                    known.add(cuda)
+                    rules.append(Mapping(cuda, name, "hand", family))
+                break
     return rules

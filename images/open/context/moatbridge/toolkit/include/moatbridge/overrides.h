@@ -26,6 +26,77 @@ static inline hipError_t moatbridge_cudaGetDeviceProperties(hipDeviceProp_t* pro
 }
 #define cudaGetDeviceProperties moatbridge_cudaGetDeviceProperties
 
+/* CUDA 12.4's cudaDeviceProp has ~50 fields HIP 5.7's hipDeviceProp_t lacks (deviceQuery and
+   many programs read them): the same struct with them added, filled from HIP where it knows
+   the answer, with what AMD GPUs have where it does not (two copy engines, unified
+   addressing, stream priorities, memory pools), and zero for NVIDIA-only features. */
+struct moatbridge_cudaDeviceProp : hipDeviceProp_t {
+    hipUUID uuid;
+    char luid[8];
+    unsigned int luidDeviceNodeMask;
+    int deviceOverlap, maxTexture1DMipmap, maxTexture2DMipmap[2], maxTexture2DLinear[3], maxTexture2DGather[2];
+    int maxTexture3DAlt[3], maxTextureCubemap, maxTexture1DLayered[2], maxTexture2DLayered[3];
+    int maxTextureCubemapLayered[2], maxSurface1D, maxSurface2D[2], maxSurface3D[3], maxSurface1DLayered[2];
+    int maxSurface2DLayered[3], maxSurfaceCubemap, maxSurfaceCubemapLayered[2];
+    size_t surfaceAlignment;
+    int asyncEngineCount, unifiedAddressing, persistingL2CacheMaxSize, streamPrioritiesSupported;
+    int globalL1CacheSupported, localL1CacheSupported;
+    size_t sharedMemPerMultiprocessor;
+    int regsPerMultiprocessor, multiGpuBoardGroupID, hostNativeAtomicSupported, singleToDoublePrecisionPerfRatio;
+    int computePreemptionSupported, canUseHostPointerForRegisteredMem;
+    size_t sharedMemPerBlockOptin;
+    int maxBlocksPerMultiProcessor, accessPolicyMaxWindowSize;
+    size_t reservedSharedMemPerBlock;
+    int hostRegisterSupported, sparseCudaArraySupported, hostRegisterReadOnlySupported;
+    int timelineSemaphoreInteropSupported, memoryPoolsSupported, gpuDirectRDMASupported;
+    unsigned int gpuDirectRDMAFlushWritesOptions;
+    int gpuDirectRDMAWritesOrdering;
+    unsigned int memoryPoolSupportedHandleTypes;
+    int deferredMappingCudaArraySupported, ipcEventSupported, clusterLaunch, unifiedFunctionPointers;
+};
+static inline hipError_t moatbridge_cudaGetDeviceProperties(moatbridge_cudaDeviceProp* prop, int device) {
+    hipError_t status = moatbridge_cudaGetDeviceProperties(static_cast<hipDeviceProp_t*>(prop), device);
+    if (status != hipSuccess) return status;
+    hipDeviceProp_t base = *prop;
+    *prop = moatbridge_cudaDeviceProp();
+    static_cast<hipDeviceProp_t&>(*prop) = base;
+    (void)hipDeviceGetUuid(&prop->uuid, device);
+    prop->deviceOverlap = 1;
+    prop->asyncEngineCount = 2;
+    prop->unifiedAddressing = 1;
+    prop->streamPrioritiesSupported = 1;
+    prop->globalL1CacheSupported = 1;
+    prop->localL1CacheSupported = 1;
+    prop->sharedMemPerMultiprocessor = base.maxSharedMemoryPerMultiProcessor;
+    prop->regsPerMultiprocessor = base.regsPerBlock;
+    prop->sharedMemPerBlockOptin = base.sharedMemPerBlock;
+    prop->maxBlocksPerMultiProcessor = base.maxThreadsPerMultiProcessor / (base.warpSize > 0 ? base.warpSize : 32);
+    prop->hostRegisterSupported = 1;
+    prop->canUseHostPointerForRegisteredMem = 1;
+    prop->memoryPoolsSupported = 1;
+    prop->ipcEventSupported = 1;
+    prop->singleToDoublePrecisionPerfRatio = 2;
+    prop->maxTexture1DMipmap = base.maxTexture1D;
+    prop->maxTextureCubemap = base.maxTexture2D[0];
+    prop->maxSurface1D = base.maxTexture1D;
+    prop->surfaceAlignment = base.textureAlignment;
+    for (int i = 0; i < 2; ++i) {
+        prop->maxTexture2DMipmap[i] = prop->maxTexture2DGather[i] = prop->maxSurface2D[i] = base.maxTexture2D[i];
+    }
+    for (int i = 0; i < 3; ++i) prop->maxTexture3DAlt[i] = prop->maxSurface3D[i] = base.maxTexture3D[i];
+    prop->maxTexture1DLayered[0] = prop->maxSurface1DLayered[0] = base.maxTexture1D;
+    prop->maxTexture1DLayered[1] = prop->maxSurface1DLayered[1] = 2048;
+    prop->maxTexture2DLayered[0] = prop->maxSurface2DLayered[0] = base.maxTexture2D[0];
+    prop->maxTexture2DLayered[1] = prop->maxSurface2DLayered[1] = base.maxTexture2D[1];
+    prop->maxTexture2DLayered[2] = prop->maxSurface2DLayered[2] = 2048;
+    prop->maxTextureCubemapLayered[0] = prop->maxSurfaceCubemap = prop->maxSurfaceCubemapLayered[0] = base.maxTexture2D[0];
+    prop->maxTextureCubemapLayered[1] = prop->maxSurfaceCubemapLayered[1] = 2046;
+    for (int i = 0; i < 3; ++i) prop->maxTexture2DLinear[i] = i < 2 ? base.maxTexture2D[i] : base.maxTexture2D[0] * 4;
+    return status;
+}
+#define cudaDeviceProp moatbridge_cudaDeviceProp
+#define cudaGetDeviceProperties_v2 moatbridge_cudaGetDeviceProperties
+
 static inline hipError_t moatbridge_cudaDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int device) {
     hipError_t status = hipDeviceGetAttribute(value, attribute, device);
     if (status == hipSuccess && attribute == hipDeviceAttributeComputeCapabilityMajor) *value = MOATBRIDGE_MIMIC_CC_MAJOR;
@@ -72,6 +143,11 @@ static inline hipError_t moatbridge_cudaFuncSetSharedMemConfig(T* entry, hipShar
     return hipFuncSetSharedMemConfig(reinterpret_cast<const void*>(entry), config);
 }
 #define cudaFuncSetSharedMemConfig moatbridge_cudaFuncSetSharedMemConfig
+
+/* CUDA's C++ API gives cudaStreamWaitEvent's flags a default (and CUDA 12 code leaves them out). */
+static inline hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event) {
+    return hipStreamWaitEvent(stream, event, 0);
+}
 
 /* CUDA 12 signatures beside HIP 5.7's CUDA 11-era ones, as C++ overloads of the HIP names the
    CUDA names map to: code written for either release compiles. */

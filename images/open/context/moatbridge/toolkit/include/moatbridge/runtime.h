@@ -16,6 +16,10 @@
 #include <moatbridge/warp_sync.h>
 #include <moatbridge/intrinsics.h>
 #endif
+/* The calling convention of host callbacks (empty but on Windows) */
+#ifndef CUDART_CB
+#define CUDART_CB
+#endif
 /* CUDA 11.7's kernel-parameter attribute: parameters are read-only constants on AMD anyway */
 #ifndef __grid_constant__
 #define __grid_constant__
