@@ -356,6 +356,7 @@ def test_prefix_rules_map_what_the_headers_declare_and_the_table_lacks() -> None
     header = (
         "hipfftResult hipfftXtMakePlanMany(hipfftHandle p); typedef struct hipLibXtDesc_t hipLibXtDesc;"
         " typedef struct x hiprandStateSobol64; #define HIPRAND_ORDERING_QUASI_DEFAULT 1 HIPFFT_XT_FORMAT_INPLACE"
+        " #define HIPRAND_VERSION 200 #ifndef HIPRAND_H_"
     )
     rules = {m.cuda: (m.hip, m.family) for m in mappings.prefix_rules(header, ["cudaLibXtDesc_t"])}
     assert rules == {

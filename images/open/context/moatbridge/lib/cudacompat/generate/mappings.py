@@ -171,6 +171,7 @@ PREFIX_RULES = (
     ("hipfftXt", "cufftXt", "cufft"), ("hipLibXt", "cudaLibXt", "cufft"),
     ("HIPFFT_XT_", "CUFFT_XT_", "cufft"), ("hiprand", "curand", "curand"), ("HIPRAND_", "CURAND_", "curand"),
 )  # fmt: skip
+_NOT_BY_PREFIX = re.compile(r"VER|_H_*$|_HPP")
 _HIP_IDENTIFIER = re.compile(r"\b(?:hipfftXt|hipLibXt|HIPFFT_XT_|hiprand|HIPRAND_)\w+\b")
 
 
@@ -181,6 +182,8 @@ def prefix_rules(hip_headers: str, existing: Iterable[str]) -> list[Mapping]:
     known = set(existing)
     rules = []
     for name in sorted(set(_HIP_IDENTIFIER.findall(hip_headers))):
+        if _NOT_BY_PREFIX.search(name):
+            continue  # versions and include guards are the CUDA release's (cuda_headers.tsv), not ROCm's
         for hip_prefix, cuda_prefix, family in PREFIX_RULES:
             if name.startswith(hip_prefix):
                 cuda = cuda_prefix + name[len(hip_prefix) :]
