@@ -169,15 +169,15 @@ def cusolver_rules(hipsolver_headers: str) -> list[Mapping]:
 # Library names newer than hipify-perl's table, by prefix: (HIP prefix, CUDA prefix, family).
 PREFIX_RULES = (
     ("hipfftXt", "cufftXt", "cufft"), ("hipLibXt", "cudaLibXt", "cufft"),
-    ("HIPFFT_XT_", "CUFFT_XT_", "cufft"), ("hiprand", "curand", "curand"), ("HIPRAND_", "CURAND_", "curand"),
+    ("HIPFFT_", "CUFFT_", "cufft"), ("hiprand", "curand", "curand"), ("HIPRAND_", "CURAND_", "curand"),
 )  # fmt: skip
 _NOT_BY_PREFIX = re.compile(r"VER|_H_*$|_HPP")
-_HIP_IDENTIFIER = re.compile(r"\b(?:hipfftXt|hipLibXt|HIPFFT_XT_|hiprand|HIPRAND_)\w+\b")
+_HIP_IDENTIFIER = re.compile(r"\b(?:hipfftXt|hipLibXt|HIPFFT_|hiprand|HIPRAND_)\w+\b")
 
 
 def prefix_rules(hip_headers: str, existing: Iterable[str]) -> list[Mapping]:
     """Names hipify-perl's table lacks (cufftXtMakePlanMany, curandStateSobol64, ...): each
-    hipfftXt*/hipLibXt*/HIPFFT_XT_*/hiprand*/HIPRAND_* name the headers declare, under its CUDA
+    hipfftXt*/hipLibXt*/HIPFFT_*/hiprand*/HIPRAND_* name the headers declare, under its CUDA
     name, unless the table maps that already (validated by the probe like every other row)."""
     known = set(existing)
     rules = []

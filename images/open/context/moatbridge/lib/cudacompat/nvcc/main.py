@@ -94,6 +94,25 @@ def _unsupported_header_hint(diagnostics: str, config: ToolkitConfig) -> str:
     return "".join(hints)
 
 
+# The section clang -fgpu-rdc writes device code into is named after this marker and the
+# offload kind; a whole-program object's embedded image has the marker without the kind.
+_RDC_SECTION = b"__CLANG_OFFLOAD_BUNDLE__hip-"
+
+
+def _has_relocatable_device_code(path: str) -> bool:
+    """An object or archive (member) with a -fgpu-rdc device-code section."""
+    if not path.endswith((".o", ".a", ".obj", ".lib")) or not os.path.isfile(path):
+        return False
+    overlap = len(_RDC_SECTION) - 1
+    tail = b""
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            if _RDC_SECTION in tail + chunk:
+                return True
+            tail = chunk[-overlap:]
+    return False
+
+
 def _run_compile(step: plan.Run, verbose: bool, config: ToolkitConfig) -> int:
     """Run a compile; on failure caused by inline PTX, say so instead of clang's error wall."""
     code, captured = _spawn(step.argv, "stderr")
@@ -146,7 +165,14 @@ def _plan_and_run(
             path for path in cmdline.inputs
             if plan.input_kind(path, None) == "object" and _needs_device_link(config, path)
         ) if plan.mode_of(cmdline) == "link" else frozenset()  # fmt: skip
-        steps = plan.build(cmdline, config, work_dir, rdc_objects, is_directory=os.path.isdir)
+        device_linking = plan.mode_of(cmdline) == "link" and (rdc_objects or plan.rdc_requested(cmdline))
+        device_code = frozenset(
+            path for path in cmdline.inputs
+            if plan.input_kind(path, None) == "object" and _has_relocatable_device_code(path)
+        ) if device_linking else frozenset()  # fmt: skip
+        steps = plan.build(
+            cmdline, config, work_dir, rdc_objects, is_directory=os.path.isdir, device_code=device_code
+        )
     except NvccUsageError as error:
         return _fatal(str(error))
     if verbose:

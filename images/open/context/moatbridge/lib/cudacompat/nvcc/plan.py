@@ -467,10 +467,12 @@ def fatbin_wrapper_assembly(fatbin_path: str) -> str:
 
 def build(
     cmdline: CommandLine, config: ToolkitConfig, work_dir: str, rdc_objects: frozenset[str] = frozenset(),
-    is_directory: Callable[[str], bool] = _is_dir_name,
+    is_directory: Callable[[str], bool] = _is_dir_name, device_code: frozenset[str] = frozenset(),
 ) -> Plan:  # fmt: skip
     """The steps for this command line. `work_dir` holds intermediates (--keep-dir or a temp dir);
     `rdc_objects` are object inputs that still need a device link (found by the caller);
+    `device_code` are inputs holding relocatable device code that others may call (a library of
+    `__device__` functions references no kernel image itself, but the device link needs it);
     `is_directory` tells whether a -ccbin value names a directory."""
     request = archs.requested(cmdline, config.mimic_cc, config.cuda_major)
     virtual_arch = max(request.capabilities)
@@ -556,7 +558,7 @@ def build(
     )
     if needs_device_link:
         dlink_object = os.path.join(work_dir, "a_dlink.o")
-        device_inputs = [o for o in all_objects if o in compiled or o in rdc_objects]
+        device_inputs = [o for o in all_objects if o in compiled or o in rdc_objects or o in device_code]
         steps += device_link_steps(config, gfx_targets, device_inputs, dlink_object, work_dir)
         link_inputs.append(dlink_object)
     linker = host_compiler(cmdline, config, "link", is_directory)

@@ -144,6 +144,10 @@ static inline hipError_t moatbridge_cudaFuncSetSharedMemConfig(T* entry, hipShar
 }
 #define cudaFuncSetSharedMemConfig moatbridge_cudaFuncSetSharedMemConfig
 
+/* CUDA's C++ API overloads cudaEventCreate with flags. */
+static inline hipError_t hipEventCreate(hipEvent_t* event, unsigned int flags) {
+    return hipEventCreateWithFlags(event, flags);
+}
 /* CUDA's C++ API gives cudaStreamWaitEvent's flags a default (and CUDA 12 code leaves them out). */
 static inline hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event) {
     return hipStreamWaitEvent(stream, event, 0);
