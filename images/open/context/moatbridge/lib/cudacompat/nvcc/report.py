@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .config import ToolkitConfig
-from .plan import library_search_flags
+from .flags import library_search_flags
 
 
 def version_text(config: ToolkitConfig) -> str:
