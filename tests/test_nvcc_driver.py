@@ -191,7 +191,10 @@ def test_preprocess_and_dependencies_are_host_only_to_stdout() -> None:
 def test_host_sources_go_to_the_host_compiler_with_toolkit_includes() -> None:
     (cxx,) = _runs(_plan("-c", "-ccbin", "/usr/bin/clang++-17", "host.cpp"))
     assert cxx[0] == "/usr/bin/clang++-17" and "-x" not in cxx
-    assert cxx[1:3] == ("-isystem", "/opt/moatbridge/targets/gfx1030/include")
+    assert cxx[1:5] == (
+        "-isystem", "/opt/moatbridge/targets/gfx1030/include/moatbridge/shadow",
+        "-isystem", "/opt/moatbridge/targets/gfx1030/include",
+    )  # fmt: skip
     (c,) = _runs(_plan("-c", "plain.c"))
     assert c[0] == "/usr/bin/clang-17"
     (forced,) = _runs(_plan("-c", "-x", "cu", "kernel.cpp"))
@@ -451,3 +454,33 @@ def test_old_language_standards_compile_cuda_as_cxx17_and_host_sources_as_asked(
     assert "-std=c++17" in cuda and "-Wno-register" in cuda and "-std=c++11" not in cuda
     (host,) = _runs(_plan("--std=c++11", "-c", "h.cpp"))
     assert "-std=c++11" in host
+
+
+def test_hip_complex_operators_are_switched_off_as_cuda_has_none() -> None:
+    from cudacompat.generate import toolkit
+
+    header = "#if __cplusplus\n#define COMPLEX_NEG_OP_OVERLOAD(t) x\n#endif\n#if __cplusplus\n\nCOMPLEX_NEG_OP_OVERLOAD(hipFloatComplex)\n#endif\n"
+    text = toolkit.without_complex_operators(header)
+    assert text is not None
+    assert text.splitlines()[0] == "#if __cplusplus"  # the macro definitions stay
+    assert text.splitlines()[3].startswith("#if 0")  # their uses go
+    assert toolkit.without_complex_operators("#if __cplusplus\n#endif\n") is None
+
+
+def test_hip_vector_operators_become_templates_that_user_operators_beat() -> None:
+    from cudacompat.generate import toolkit
+
+    friends = "".join(
+        f"        friend __HOST_DEVICE__ inline constexpr HIP_vector_type operator{op}(\n"
+        "        HIP_vector_type x, const HIP_vector_type& y) noexcept\n"
+        for op in "*/"
+    )
+    members = "".join(
+        f"\n        __HOST_DEVICE__\n        HIP_vector_type& operator{op}=(const HIP_vector_type& x) noexcept"
+        for op in "+-*/"
+    )
+    text = toolkit.with_template_vector_friends(friends + members)
+    assert text is not None
+    assert text.count("template <class V = HIP_vector_type") == 6
+    assert "operator+=(const V& x)" in text and "V x, const HIP_vector_type& y" in text
+    assert toolkit.with_template_vector_friends(friends) is None  # not the expected shape: left alone

@@ -60,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     shadowed = toolkit.write_shadow_tree(include, args.system_include / "thrust", "thrust")
     cub = toolkit.write_cub_headers(include, args.system_include / "hipcub")
+    for name in toolkit.write_vector_shadows(include, args.system_include):
+        print(f"warning: HIP's {name} has an unexpected shape; its float2 operators stay", flush=True)
     print(f"thrust shadow headers: {shadowed}; cub headers: {cub}")
     toolkit.write_libraries(shared / "lib64")
     toolkit.write_text(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -181,6 +182,76 @@ def write_shadow_tree(include: Path, system_dir: Path, library: str) -> int:
         )
         count += 1
     return count
+
+
+_COMPLEX_OPERATORS = "COMPLEX_NEG_OP_OVERLOAD(hipFloatComplex)"
+
+
+def without_complex_operators(text: str) -> str | None:
+    """HIP's complex header with its operators on hipFloatComplex/hipDoubleComplex switched
+    off. Those types are float2/double2, which have no operators in CUDA: with HIP's, every
+    `float2 - float2` of code that defines its own vector operators (cuda-samples'
+    helper_math.h, and the many projects that copy it) is ambiguous, and `float2 * float2`
+    would be a complex product. None if the header does not have the expected shape."""
+    lines = text.split("\n")
+    try:
+        first = next(i for i, line in enumerate(lines) if line.strip() == _COMPLEX_OPERATORS)
+    except StopIteration:
+        return None
+    opening = next((i for i in range(first, -1, -1) if lines[i].strip() == "#if __cplusplus"), None)
+    if opening is None:
+        return None
+    lines[opening] = "#if 0 /* moatbridge: CUDA's float2/double2 have no operators (see toolkit.py) */"
+    return "\n".join(lines)
+
+
+_FRIEND_OPERATOR = re.compile(
+    r"friend (__HOST_DEVICE__ inline constexpr HIP_vector_type operator([*/])\(\s*)HIP_vector_type x,"
+)
+
+
+# The arithmetic compound assignments of two vectors (the bitwise ones are templates already).
+_COMPOUND_MEMBER = re.compile(
+    r"(\n[ \t]*)__HOST_DEVICE__(\n[ \t]*)HIP_vector_type& operator([-+*/])="
+    r"\(const HIP_vector_type& x\) noexcept"
+)
+_ONLY_THIS_TYPE = (
+    "template <class V = HIP_vector_type, typename std::enable_if<std::is_same<V, HIP_vector_type>{}>"
+    "::type* = nullptr>"
+)
+
+
+def with_template_vector_friends(text: str) -> str | None:
+    """HIP's vector types with their two non-template friend operators (`*` and `/` of two
+    vectors) and their four arithmetic compound assignments made templates for that type
+    alone. CUDA's vectors have no operators, so code brings its own (helper_math.h:
+    `float2 operator*(float2, float2)`); a non-template of HIP's would tie with it, a template
+    loses to it. (HIP's own `float4 * float4` then becomes ambiguous, an error as it is on
+    NVIDIA's toolkit.) None if the header does not have the expected shape."""
+    replaced, count = _FRIEND_OPERATOR.subn(_ONLY_THIS_TYPE + "\n        friend \\1V x,", text)
+    replaced, members = _COMPOUND_MEMBER.subn(
+        "\\1" + _ONLY_THIS_TYPE + "\\1__HOST_DEVICE__\\2HIP_vector_type& operator\\3=(const V& x) noexcept",
+        replaced,
+    )
+    return replaced if count == 2 and members == 4 else None
+
+
+def write_vector_shadows(include: Path, system_include: Path) -> list[str]:
+    """Shadowed copies of HIP's complex and vector headers (see the two functions above);
+    returns the headers that did not have the expected shape and were left as they are."""
+    detail = system_include / "hip" / "amd_detail"
+    left: list[str] = []
+    for name, change in (
+        ("amd_hip_complex.h", without_complex_operators),
+        ("amd_hip_vector_types.h", with_template_vector_friends),
+    ):
+        source = detail / name
+        text = change(source.read_text(encoding="utf-8")) if source.is_file() else None
+        if text is None:
+            left.append(name)
+            continue
+        write_text(include / "moatbridge" / "shadow" / "hip" / "amd_detail" / name, text)
+    return left
 
 
 def write_cub_headers(include: Path, hipcub_dir: Path) -> int:

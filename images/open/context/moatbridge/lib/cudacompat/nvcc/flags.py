@@ -180,7 +180,8 @@ def cuda_compile_flags(
 
 
 def host_compile_flags(cmdline: CommandLine, config: ToolkitConfig) -> list[str]:
-    flags = ["-isystem", f"{config.root}/include"]
+    include = f"{config.root}/include"
+    flags = ["-isystem", f"{include}/moatbridge/shadow", "-isystem", include]
     flags += _user_preprocessor(cmdline)
     flags += _warning_flags(cmdline) + _common_host_flags(cmdline) + _dependency_flags(cmdline)
     flags += cmdline.values("compiler-options") + list(cmdline.forwarded)
