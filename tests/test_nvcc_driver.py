@@ -484,3 +484,22 @@ def test_hip_vector_operators_become_templates_that_user_operators_beat() -> Non
     assert text.count("template <class V = HIP_vector_type") == 6
     assert "operator+=(const V& x)" in text and "V x, const HIP_vector_type& y" in text
     assert toolkit.with_template_vector_friends(friends) is None  # not the expected shape: left alone
+
+
+def test_hip_tiles_of_a_parent_group_get_unambiguous_rank_and_size() -> None:
+    from cudacompat.generate import toolkit
+
+    header = (
+        "template <unsigned int size> class thread_block_tile_base : public tile_base<size> {\n"
+        "  using tile_base<size>::numThreads;\n\n public:\n  __CG_STATIC_QUALIFIER__ void sync() {}\n};\n"
+        "template <unsigned int tileSize, class ParentCGTy>\n"
+        "class thread_block_tile_type : public thread_block_tile_base<tileSize>,\n"
+        "                               public tiled_group,\n"
+        "                               public parent_group_info<tileSize, ParentCGTy> {\n"
+        "  _CG_STATIC_CONST_DECL_ unsigned int numThreads = tileSize;\n  protected:\n};\n"
+    )
+    text = toolkit.with_unambiguous_tiles(header)
+    assert text is not None
+    assert "using thread_block_tile_base<tileSize>::thread_rank;" in text
+    assert "unsigned int num_threads() { return size; }" in text
+    assert toolkit.with_unambiguous_tiles("class other {};") is None

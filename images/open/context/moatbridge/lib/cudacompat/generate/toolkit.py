@@ -236,14 +236,47 @@ def with_template_vector_friends(text: str) -> str | None:
     return replaced if count == 2 and members == 4 else None
 
 
+_TILE_CLASS = re.compile(
+    r"(class thread_block_tile_type : public thread_block_tile_base<tileSize>,\s*public tiled_group,"
+    r"\s*public parent_group_info<tileSize, ParentCGTy> \{\n"
+    r"\s*_CG_STATIC_CONST_DECL_ unsigned int numThreads = tileSize;\n)"
+)
+_TILE_BASE_SYNC = re.compile(
+    r"(class thread_block_tile_base : public tile_base<size> \{.*?\n public:\n)", re.S
+)
+
+
+def with_unambiguous_tiles(text: str) -> str | None:
+    """HIP 5.7's cooperative groups with tile.thread_rank()/size()/sync() unambiguous on tiles
+    of a parent group (`tiled_partition<16>(this_thread_block())`: only the parentless
+    specialisation says which base they come from) and with CUDA 12's num_threads() on
+    tiles. None if the header does not have the expected shape."""
+    text, tiles = _TILE_CLASS.subn(
+        "\\1 public:  /* moatbridge: as the parentless specialisation does */\n"
+        "  using thread_block_tile_base<tileSize>::size;\n"
+        "  using thread_block_tile_base<tileSize>::sync;\n"
+        "  using thread_block_tile_base<tileSize>::thread_rank;\n"
+        " private:\n",
+        text,
+    )
+    text, bases = _TILE_BASE_SYNC.subn(
+        "\\1  __CG_STATIC_QUALIFIER__ unsigned int num_threads() { return size; }  /* moatbridge */\n",
+        text,
+        count=1,
+    )
+    return text if tiles == 1 and bases == 1 else None
+
+
 def write_vector_shadows(include: Path, system_include: Path) -> list[str]:
-    """Shadowed copies of HIP's complex and vector headers (see the two functions above);
-    returns the headers that did not have the expected shape and were left as they are."""
+    """Shadowed copies of HIP headers whose behaviour differs from CUDA's where code can see it
+    (the functions above); returns those that did not have the expected shape and were left
+    as they are."""
     detail = system_include / "hip" / "amd_detail"
     left: list[str] = []
     for name, change in (
         ("amd_hip_complex.h", without_complex_operators),
         ("amd_hip_vector_types.h", with_template_vector_friends),
+        ("amd_hip_cooperative_groups.h", with_unambiguous_tiles),
     ):
         source = detail / name
         text = change(source.read_text(encoding="utf-8")) if source.is_file() else None

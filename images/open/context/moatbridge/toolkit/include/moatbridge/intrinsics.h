@@ -128,6 +128,19 @@ __host__ __device__ inline long long llmin(long long a, long long b) { return a 
 __host__ __device__ inline long long llmax(long long a, long long b) { return a > b ? a : b; }
 __host__ __device__ inline unsigned long long ullmin(unsigned long long a, unsigned long long b) { return a < b ? a : b; }
 __host__ __device__ inline unsigned long long ullmax(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
+/* CUDA's integer min/max overloads (clang's HIP math has int and float only, so
+   min(unsigned, blockDim.x) is ambiguous there); mixed signedness compares as unsigned. */
+#define MOATBRIDGE_MINMAX(A, B, R)                                                              \
+    __device__ inline R min(A a, B b) { return (R)a < (R)b ? (R)a : (R)b; }                     \
+    __device__ inline R max(A a, B b) { return (R)a > (R)b ? (R)a : (R)b; }
+MOATBRIDGE_MINMAX(unsigned int, unsigned int, unsigned int)
+MOATBRIDGE_MINMAX(unsigned int, int, unsigned int)
+MOATBRIDGE_MINMAX(int, unsigned int, unsigned int)
+MOATBRIDGE_MINMAX(long long, long long, long long)
+MOATBRIDGE_MINMAX(unsigned long long, unsigned long long, unsigned long long)
+MOATBRIDGE_MINMAX(long long, unsigned long long, unsigned long long)
+MOATBRIDGE_MINMAX(unsigned long long, long long, unsigned long long)
+#undef MOATBRIDGE_MINMAX
 
 /* --- system-scope increment/decrement (HIP 5.7 has the other *_system atomics) -------------- */
 __device__ inline unsigned int atomicInc_system(unsigned int* address, unsigned int limit) {

@@ -144,6 +144,25 @@ static inline hipError_t moatbridge_cudaFuncSetSharedMemConfig(T* entry, hipShar
 }
 #define cudaFuncSetSharedMemConfig moatbridge_cudaFuncSetSharedMemConfig
 
+/* Stream attributes (CUDA 11: L2 access-policy windows, synchronisation policy): HIP 5.7
+   has the types for kernel nodes only. Accepted and remembered nowhere: AMD GPUs have no
+   persisting-L2 carve-out, so setting one changes nothing, and a query reads zeros. */
+typedef enum cudaStreamAttrID {
+    cudaStreamAttributeAccessPolicyWindow = 1,
+    cudaStreamAttributeSynchronizationPolicy = 3,
+} cudaStreamAttrID;
+typedef union cudaStreamAttrValue {
+    hipAccessPolicyWindow accessPolicyWindow;
+    int syncPolicy;
+} cudaStreamAttrValue;
+static inline hipError_t cudaStreamSetAttribute(hipStream_t, cudaStreamAttrID, const cudaStreamAttrValue*) {
+    return hipSuccess;
+}
+static inline hipError_t cudaStreamGetAttribute(hipStream_t, cudaStreamAttrID, cudaStreamAttrValue* value) {
+    if (value != nullptr) *value = cudaStreamAttrValue();
+    return hipSuccess;
+}
+
 /* CUDA's C++ API overloads cudaEventCreate with flags. */
 static inline hipError_t hipEventCreate(hipEvent_t* event, unsigned int flags) {
     return hipEventCreateWithFlags(event, flags);
