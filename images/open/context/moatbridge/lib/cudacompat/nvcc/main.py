@@ -177,7 +177,10 @@ def _plan_and_run(
         return _fatal(str(error))
     if verbose:
         sys.stderr.write(report.virtual_arch_line(steps.virtual_arch))
-    missing = [p for p in cmdline.inputs if not os.path.exists(p)]
+    # nvcc itself opens CUDA sources; others go to the host compiler or linker as they are
+    # (ggml asks `nvcc .c -Xcompiler --version` for the host compiler's version).
+    language = cmdline.last("x")
+    missing = [p for p in cmdline.inputs if plan.input_kind(p, language) == "cu" and not os.path.exists(p)]
     if missing and not dry_run:
         return _fatal(f"Could not open input file '{missing[0]}'")
     return _execute(steps.steps, config, verbose, dry_run)
