@@ -69,8 +69,6 @@ UNSUPPORTED = {
     "cusolverRf.h": "cuSOLVER's refactorisation API is not mapped",
     "cusolverSp.h": "sparse cuSOLVER: hipSOLVER 5.5 has no sparse API",
     "cusolverSp_LOWLEVEL_PREVIEW.h": "sparse cuSOLVER: hipSOLVER 5.5 has no sparse API",
-    "cuda_fp8.h": "FP8 types: HIP 5.7 has none",
-    "cuda_fp8.hpp": "FP8 types: HIP 5.7 has none",
     "mma.h": "warp matrix functions (wmma): rocWMMA is not packaged in Debian trixie",
     "crt/mma.h": "warp matrix functions (wmma): rocWMMA is not packaged in Debian trixie",
     "crt/mma.hpp": "warp matrix functions (wmma): rocWMMA is not packaged in Debian trixie",
