@@ -8,3 +8,90 @@
 #include <hipblas/hipblas.h>
 #include <moatbridge/restore_cuda_macros.h>
 #include <moatbridge/generated/cublas.h>
+#ifdef __cplusplus
+/* cuBLAS 11+'s typed GEMMs take cudaDataType (hipDataType here) for the matrices and
+   cublasComputeType_t for the arithmetic; hipBLAS 5.5 takes its own hipblasDatatype_t for
+   both. The compute types are CUDA's (same values); the overloads below translate. */
+#ifndef CUBLAS_COMPUTE_32F
+typedef enum cublasComputeType_t {
+    CUBLAS_COMPUTE_16F = 64, CUBLAS_COMPUTE_16F_PEDANTIC = 65, CUBLAS_COMPUTE_32F = 68,
+    CUBLAS_COMPUTE_32F_PEDANTIC = 69, CUBLAS_COMPUTE_32F_FAST_16F = 74, CUBLAS_COMPUTE_32F_FAST_16BF = 75,
+    CUBLAS_COMPUTE_32F_FAST_TF32 = 77, CUBLAS_COMPUTE_64F = 70, CUBLAS_COMPUTE_64F_PEDANTIC = 71,
+    CUBLAS_COMPUTE_32I = 72, CUBLAS_COMPUTE_32I_PEDANTIC = 73
+} cublasComputeType_t;
+#endif
+static inline hipblasDatatype_t moatbridge_blas_type(hipblasDatatype_t type) { return type; }
+static inline hipblasDatatype_t moatbridge_blas_type(hipDataType type) {
+    switch (type) {
+        case HIP_R_16F: return HIPBLAS_R_16F;
+        case HIP_R_32F: return HIPBLAS_R_32F;
+        case HIP_R_64F: return HIPBLAS_R_64F;
+        case HIP_C_16F: return HIPBLAS_C_16F;
+        case HIP_C_32F: return HIPBLAS_C_32F;
+        case HIP_C_64F: return HIPBLAS_C_64F;
+        case HIP_R_8I: return HIPBLAS_R_8I;
+        case HIP_R_8U: return HIPBLAS_R_8U;
+        case HIP_R_32I: return HIPBLAS_R_32I;
+        case HIP_R_32U: return HIPBLAS_R_32U;
+        case HIP_R_16BF: return HIPBLAS_R_16B;
+        case HIP_C_16BF: return HIPBLAS_C_16B;
+        default: return HIPBLAS_R_32F;
+    }
+}
+static inline hipblasDatatype_t moatbridge_blas_type(cublasComputeType_t type) {
+    switch (type) {
+        case CUBLAS_COMPUTE_16F: case CUBLAS_COMPUTE_16F_PEDANTIC: return HIPBLAS_R_16F;
+        case CUBLAS_COMPUTE_64F: case CUBLAS_COMPUTE_64F_PEDANTIC: return HIPBLAS_R_64F;
+        case CUBLAS_COMPUTE_32I: case CUBLAS_COMPUTE_32I_PEDANTIC: return HIPBLAS_R_32I;
+        default: return HIPBLAS_R_32F;
+    }
+}
+template <class Compute>
+static inline hipblasStatus_t hipblasGemmEx(hipblasHandle_t h, hipblasOperation_t ta, hipblasOperation_t tb, int m, int n,
+                                            int k, const void* alpha, const void* A, hipDataType at, int lda, const void* B,
+                                            hipDataType bt, int ldb, const void* beta, void* C, hipDataType ct, int ldc,
+                                            Compute compute, hipblasGemmAlgo_t algo) {
+    return hipblasGemmEx(h, ta, tb, m, n, k, alpha, A, moatbridge_blas_type(at), lda, B, moatbridge_blas_type(bt), ldb,
+                         beta, C, moatbridge_blas_type(ct), ldc, moatbridge_blas_type(compute), algo);
+}
+template <class Compute>
+static inline hipblasStatus_t hipblasGemmBatchedEx(hipblasHandle_t h, hipblasOperation_t ta, hipblasOperation_t tb, int m,
+                                                   int n, int k, const void* alpha, const void* const A[], hipDataType at,
+                                                   int lda, const void* const B[], hipDataType bt, int ldb,
+                                                   const void* beta, void* const C[], hipDataType ct, int ldc, int count,
+                                                   Compute compute, hipblasGemmAlgo_t algo) {
+    return hipblasGemmBatchedEx(h, ta, tb, m, n, k, alpha, const_cast<const void**>(A), moatbridge_blas_type(at), lda,
+                                const_cast<const void**>(B), moatbridge_blas_type(bt), ldb, beta, const_cast<void**>(C),
+                                moatbridge_blas_type(ct), ldc, count, moatbridge_blas_type(compute), algo);
+}
+template <class Compute>
+static inline hipblasStatus_t hipblasGemmStridedBatchedEx(
+    hipblasHandle_t h, hipblasOperation_t ta, hipblasOperation_t tb, int m, int n, int k, const void* alpha,
+    const void* A, hipDataType at, int lda, long long sa, const void* B, hipDataType bt, int ldb, long long sb,
+    const void* beta, void* C, hipDataType ct, int ldc, long long sc, int count, Compute compute, hipblasGemmAlgo_t algo) {
+    return hipblasGemmStridedBatchedEx(h, ta, tb, m, n, k, alpha, A, moatbridge_blas_type(at), lda, sa, B,
+                                       moatbridge_blas_type(bt), ldb, sb, beta, C, moatbridge_blas_type(ct), ldc, sc,
+                                       count, moatbridge_blas_type(compute), algo);
+}
+/* Math modes (tensor-op and TF32 choices) and user workspaces: rocBLAS picks its kernels and
+   manages its workspace itself, so these are accepted and change nothing. */
+#ifndef CUBLAS_DEFAULT_MATH
+typedef enum cublasMath_t {
+    CUBLAS_DEFAULT_MATH = 0, CUBLAS_TENSOR_OP_MATH = 1, CUBLAS_PEDANTIC_MATH = 2,
+    CUBLAS_TF32_TENSOR_OP_MATH = 3, CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION = 16
+} cublasMath_t;
+#endif
+static inline hipblasStatus_t cublasSetMathMode(hipblasHandle_t, cublasMath_t) { return HIPBLAS_STATUS_SUCCESS; }
+static inline hipblasStatus_t cublasSetMathMode(hipblasHandle_t, int) { return HIPBLAS_STATUS_SUCCESS; }
+static inline hipblasStatus_t cublasGetMathMode(hipblasHandle_t, cublasMath_t* mode) {
+    if (mode != nullptr) *mode = CUBLAS_DEFAULT_MATH;
+    return HIPBLAS_STATUS_SUCCESS;
+}
+static inline hipblasStatus_t cublasSetWorkspace(hipblasHandle_t, void*, size_t) { return HIPBLAS_STATUS_SUCCESS; }
+#ifndef CUBLAS_GEMM_DEFAULT_TENSOR_OP
+#define CUBLAS_GEMM_DEFAULT_TENSOR_OP HIPBLAS_GEMM_DEFAULT
+#endif
+#ifndef cublasGetStatusString
+#define cublasGetStatusString hipblasStatusToString
+#endif
+#endif

@@ -216,9 +216,14 @@ typedef enum cudaLaunchAttributeID {
 } cudaLaunchAttributeID;
 typedef union cudaLaunchAttributeValue {
     char pad[64];
+    hipAccessPolicyWindow accessPolicyWindow;
     int cooperative;
+    int syncPolicy;
     int priority;
+    int clusterSchedulingPolicyPreference;
+    int programmaticStreamSerializationAllowed;
     struct { unsigned int x, y, z; } clusterDim;
+    struct { hipEvent_t event; int flags; int triggerAtBlockStart; } programmaticEvent;
 } cudaLaunchAttributeValue;
 typedef struct cudaLaunchAttribute_st {
     cudaLaunchAttributeID id;
