@@ -163,6 +163,33 @@ static inline hipError_t cudaStreamGetAttribute(hipStream_t, cudaStreamAttrID, c
     return hipSuccess;
 }
 
+/* Device limits HIP 5.7 does not have (CUDA's values): the persisting-L2 carve-out and L2
+   fetch granularity have no AMD counterpart, and dynamic parallelism's limits nothing to
+   limit. Setting them succeeds and changes nothing; reading them gives 0. */
+#ifndef cudaLimitPersistingL2CacheSize
+#define cudaLimitDevRuntimeSyncDepth ((hipLimit_t)0x03)
+#define cudaLimitDevRuntimePendingLaunchCount ((hipLimit_t)0x04)
+#define cudaLimitMaxL2FetchGranularity ((hipLimit_t)0x05)
+#define cudaLimitPersistingL2CacheSize ((hipLimit_t)0x06)
+#endif
+static inline bool moatbridge_limit_without_effect(hipLimit_t limit) {
+    return limit == cudaLimitDevRuntimeSyncDepth || limit == cudaLimitDevRuntimePendingLaunchCount ||
+           limit == cudaLimitMaxL2FetchGranularity || limit == cudaLimitPersistingL2CacheSize;
+}
+static inline hipError_t moatbridge_cudaDeviceSetLimit(hipLimit_t limit, size_t value) {
+    return moatbridge_limit_without_effect(limit) ? hipSuccess : hipDeviceSetLimit(limit, value);
+}
+static inline hipError_t moatbridge_cudaDeviceGetLimit(size_t* value, hipLimit_t limit) {
+    if (!moatbridge_limit_without_effect(limit)) return hipDeviceGetLimit(value, limit);
+    if (value != nullptr) *value = 0;
+    return hipSuccess;
+}
+#undef cudaDeviceSetLimit
+#define cudaDeviceSetLimit moatbridge_cudaDeviceSetLimit
+#undef cudaDeviceGetLimit
+#define cudaDeviceGetLimit moatbridge_cudaDeviceGetLimit
+static inline hipError_t cudaCtxResetPersistingL2Cache() { return hipSuccess; }
+
 /* CUDA's C++ API overloads cudaEventCreate with flags. */
 static inline hipError_t hipEventCreate(hipEvent_t* event, unsigned int flags) {
     return hipEventCreateWithFlags(event, flags);
