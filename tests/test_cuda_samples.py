@@ -67,9 +67,10 @@ def test_a_slice_of_the_samples_builds_through_the_host_shims(examples: Path, to
     cuda_samples.prepare(examples, work)
 
     def make(directory: Path) -> subprocess.CompletedProcess[str]:
+        # as a user does: cd into the sample and run make (the shim runs it where you are)
         return subprocess.run(
-            ["bash", "-c", '. "$HOME/.local/share/moatbridge/env" && make -C "$1"', "make", str(directory)],
-            capture_output=True, text=True, timeout=900,
+            ["bash", "-c", '. "$HOME/.local/share/moatbridge/env" && make'],
+            capture_output=True, text=True, timeout=900, cwd=directory,
         )  # fmt: skip
 
     results = cuda_samples.build(samples, "gfx1030", work, make)
