@@ -61,7 +61,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--image", default="moatbridge/open:11.8-devel-trixie-gfx1030")
+    parser.add_argument("--image", default="moatbridge/open:12.4-devel-trixie-gfx1030")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args()
