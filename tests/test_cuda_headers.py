@@ -11,7 +11,6 @@ includes one. Our headers must match, or be listed as unsupported with a reason.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +22,6 @@ from conftest import docker_run
 from support import nvidia_toolkit
 
 TARGET = "/opt/moatbridge/targets/gfx1030"
-
-
-def _in_ci() -> bool:
-    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
 # --- reading real headers (pure) -----------------------------------------------------------
@@ -124,12 +119,9 @@ def test_generated_text_defines_then_includes() -> None:
 
 @pytest.fixture(scope="module")
 def real_toolkit() -> tuple[Path, Path]:
-    try:
-        return nvidia_toolkit.real_include_dir(), nvidia_toolkit.real_nvcc()
-    except nvidia_toolkit.ToolkitUnavailable as error:
-        if _in_ci():
-            pytest.fail(f"CI=true but NVIDIA's toolkit could not be fetched: {error}")
-        pytest.skip(str(error))
+    return nvidia_toolkit.required(nvidia_toolkit.real_include_dir), nvidia_toolkit.required(
+        nvidia_toolkit.real_nvcc
+    )
 
 
 def test_committed_inventory_matches_the_real_headers(

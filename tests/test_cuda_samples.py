@@ -38,12 +38,7 @@ def _slice(samples: list[cuda_samples.Sample]) -> list[cuda_samples.Sample]:
 
 @pytest.fixture(scope="module")
 def examples() -> Path:
-    try:
-        return nvidia_toolkit.samples_dir()
-    except nvidia_toolkit.ToolkitUnavailable as error:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"CI=true but Debian's nvidia-cuda-samples could not be fetched: {error}")
-        pytest.skip(str(error))
+    return nvidia_toolkit.required(nvidia_toolkit.samples_dir)
 
 
 def test_skip_rules_are_few_and_stated(examples: Path) -> None:

@@ -9,7 +9,6 @@ difference that no longer occurs fails too, so the table stays true.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,12 +22,7 @@ SRC = "k.cu"
 
 @pytest.fixture(scope="module")
 def real_nvcc() -> Path:
-    try:
-        return nvidia_toolkit.real_nvcc()
-    except nvidia_toolkit.ToolkitUnavailable as error:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"CI=true but NVIDIA's toolkit could not be fetched: {error}")
-        pytest.skip(str(error))
+    return nvidia_toolkit.required(nvidia_toolkit.real_nvcc)
 
 
 @pytest.fixture(scope="module")

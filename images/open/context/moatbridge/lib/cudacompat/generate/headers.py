@@ -115,7 +115,7 @@ class HeaderPlan(NamedTuple):
 def unsupported_reason(path: str) -> str | None:
     if path in UNSUPPORTED:
         return UNSUPPORTED[path]
-    if path.startswith("npp") or path.startswith("nppi") or path.startswith("npps"):
+    if path.startswith("npp"):
         return _NPP
     return None
 

@@ -154,24 +154,30 @@ def load() -> Inventory:
 _ARITHMETIC = re.compile(r"[0-9+*/() \t-]+")
 
 
-def _with_values(headers: tuple[HeaderFacts, ...], include: Path, nvcc: Path) -> tuple[HeaderFacts, ...]:
-    """Version macros defined by an expression (CUBLAS_VERSION, ...) get their number, as the
-    real preprocessor computes it; API decorations and markers keep an empty value."""
+def _preprocess(nvcc: Path, include: Path, source: str, suffix: str, *flags: str) -> tuple[int, str]:
+    """`source` through the real nvcc's preprocessor (`nvcc -E`, with the real headers)."""
     import subprocess
     import tempfile
 
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / f"probe{suffix}"
+        path.write_text(source, encoding="utf-8")
+        result = subprocess.run(
+            [str(nvcc), "-E", *flags, f"-I{include}", str(path)], capture_output=True, text=True,
+            env={"PATH": f"{nvcc.parent}:/usr/bin:/bin"}, cwd=scratch,
+        )  # fmt: skip
+    return result.returncode, result.stdout
+
+
+def _with_values(headers: tuple[HeaderFacts, ...], include: Path, nvcc: Path) -> tuple[HeaderFacts, ...]:
+    """Version macros defined by an expression (CUBLAS_VERSION, ...) get their number, as the
+    real preprocessor computes it; API decorations and markers keep an empty value."""
     wanted = sorted({name for h in headers for name, value in h.features if not value and "VER" in name})
     includes = "".join(f"#include <{h.path}>\n" for h in headers if any(n in wanted for n, _ in h.features))
     probe = includes + "".join(f"MB_VALUE_{name} = ({name});\n" for name in wanted)
-    with tempfile.TemporaryDirectory() as scratch:
-        cu = Path(scratch) / "values.cu"
-        cu.write_text(probe, encoding="utf-8")
-        result = subprocess.run(
-            [str(nvcc), "-E", f"-I{include}", str(cu)], capture_output=True, text=True,
-            env={"PATH": f"{nvcc.parent}:/usr/bin:/bin"}, cwd=scratch,
-        )  # fmt: skip
+    _, output = _preprocess(nvcc, include, probe, ".cu")
     values: dict[str, str] = {}
-    for line in result.stdout.splitlines():
+    for line in output.splitlines():
         if line.startswith("MB_VALUE_"):
             name, _, expression = line[len("MB_VALUE_") :].partition(" = ")
             expression = expression.rstrip(";").strip()
@@ -187,8 +193,6 @@ def _with_values(headers: tuple[HeaderFacts, ...], include: Path, nvcc: Path) ->
 def main(argv: list[str] | None = None) -> int:
     """Read the real headers (and, with the real nvcc, what each makes visible) into the .tsv."""
     import argparse
-    import subprocess
-    import tempfile
 
     parser = argparse.ArgumentParser(prog="cudacompat.generate.inventory")
     parser.add_argument("include", type=Path, help="the real toolkit's include directory")
@@ -199,15 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     known = {h.guard for h in headers if h.guard} | {name for h in headers for name, _ in h.features}
 
     def seen_by(source: str, suffix: str = ".cu") -> tuple[str, ...] | None:
-        with tempfile.TemporaryDirectory() as scratch:
-            cu = Path(scratch) / f"probe{suffix}"
-            cu.write_text(source, encoding="utf-8")
-            env_path = f"{args.nvcc.parent}:/usr/bin:/bin"
-            result = subprocess.run(
-                [str(args.nvcc), "-E", "-Xcompiler", "-dM", f"-I{args.include}", str(cu)],
-                capture_output=True, text=True, env={"PATH": env_path}, cwd=scratch,
-            )  # fmt: skip
-        return visible(result.stdout, known) if result.returncode == 0 else None
+        code, output = _preprocess(args.nvcc, args.include, source, suffix, "-Xcompiler", "-dM")
+        return visible(output, known) if code == 0 else None
 
     headers = _with_values(headers, args.include, args.nvcc)
     baseline = seen_by("") or ()
