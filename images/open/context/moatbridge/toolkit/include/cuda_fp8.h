@@ -90,27 +90,26 @@ __host__ __device__ inline __half_raw __nv_cvt_fp8_to_halfraw(__nv_fp8_storage_t
     return static_cast<__half_raw>(__half(moatbridge_fp8::decode(x, k)));
 }
 
-struct __nv_fp8_e4m3 {
+namespace moatbridge_fp8 {
+/* The one-byte value both CUDA FP8 classes are: saturating conversions in, exact ones out. */
+template <__nv_fp8_interpretation_t Kind> struct Value {
     __nv_fp8_storage_t __x;
-    __nv_fp8_e4m3() = default;
-    __host__ __device__ explicit __nv_fp8_e4m3(float f) : __x(moatbridge_fp8::encode(f, __NV_SATFINITE, __NV_E4M3)) {}
-    __host__ __device__ explicit __nv_fp8_e4m3(double f) : __x(moatbridge_fp8::encode(f, __NV_SATFINITE, __NV_E4M3)) {}
-    __host__ __device__ explicit __nv_fp8_e4m3(__half h) : __nv_fp8_e4m3((float)h) {}
-    __host__ __device__ explicit __nv_fp8_e4m3(int i) : __nv_fp8_e4m3((float)i) {}
-    __host__ __device__ explicit operator float() const { return moatbridge_fp8::decode(__x, __NV_E4M3); }
-    __host__ __device__ explicit operator double() const { return moatbridge_fp8::decode(__x, __NV_E4M3); }
-    __host__ __device__ explicit operator __half() const { return __half(moatbridge_fp8::decode(__x, __NV_E4M3)); }
+    Value() = default;
+    __host__ __device__ explicit Value(float f) : __x(encode(f, __NV_SATFINITE, Kind)) {}
+    __host__ __device__ explicit Value(double f) : __x(encode(f, __NV_SATFINITE, Kind)) {}
+    __host__ __device__ explicit Value(__half h) : Value((float)h) {}
+    __host__ __device__ explicit Value(int i) : Value((float)i) {}
+    __host__ __device__ explicit operator float() const { return decode(__x, Kind); }
+    __host__ __device__ explicit operator double() const { return decode(__x, Kind); }
+    __host__ __device__ explicit operator __half() const { return __half(decode(__x, Kind)); }
 };
-struct __nv_fp8_e5m2 {
-    __nv_fp8_storage_t __x;
-    __nv_fp8_e5m2() = default;
-    __host__ __device__ explicit __nv_fp8_e5m2(float f) : __x(moatbridge_fp8::encode(f, __NV_SATFINITE, __NV_E5M2)) {}
-    __host__ __device__ explicit __nv_fp8_e5m2(double f) : __x(moatbridge_fp8::encode(f, __NV_SATFINITE, __NV_E5M2)) {}
-    __host__ __device__ explicit __nv_fp8_e5m2(__half h) : __nv_fp8_e5m2((float)h) {}
-    __host__ __device__ explicit __nv_fp8_e5m2(int i) : __nv_fp8_e5m2((float)i) {}
-    __host__ __device__ explicit operator float() const { return moatbridge_fp8::decode(__x, __NV_E5M2); }
-    __host__ __device__ explicit operator double() const { return moatbridge_fp8::decode(__x, __NV_E5M2); }
-    __host__ __device__ explicit operator __half() const { return __half(moatbridge_fp8::decode(__x, __NV_E5M2)); }
+}  // namespace moatbridge_fp8
+
+struct __nv_fp8_e4m3 : moatbridge_fp8::Value<__NV_E4M3> {
+    using moatbridge_fp8::Value<__NV_E4M3>::Value;
+};
+struct __nv_fp8_e5m2 : moatbridge_fp8::Value<__NV_E5M2> {
+    using moatbridge_fp8::Value<__NV_E5M2>::Value;
 };
 struct __nv_fp8x2_e4m3 {
     __nv_fp8x2_storage_t __x;
