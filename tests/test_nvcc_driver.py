@@ -371,6 +371,25 @@ def test_prefix_rules_map_what_the_headers_declare_and_the_table_lacks() -> None
     }
 
 
+def test_runtime_api_rules_map_real_runtime_names_hip_declares_outside_comments() -> None:
+    header = (
+        "hipError_t hipGraphAddExternalSemaphoresWaitNode(hipGraphNode_t* n, const hipExternalSemaphoreWaitNodeParams* p);\n"
+        "/* see hipMemcpyArrayToArray */ // and hipFuncGetName\nhipError_t hipMallocHost(void**, size_t);\n"
+    )
+    api = [
+        "cudaGraphAddExternalSemaphoresWaitNode cudaError_t cudaGraphNode_t * const cudaExternalSemaphoreWaitNodeParams *",
+        "cudaMemcpyArrayToArray cudaError_t", "cudaFuncGetName cudaError_t", "cudaMallocHost cudaError_t void **",
+        "cudaGraphAddNode cudaError_t cudaGraphNode_t *",
+    ]  # fmt: skip
+    rules = {
+        m.cuda: m.hip for m in mappings.runtime_api_rules(api, header, ["cudaGraphNode_t", "cudaError_t"])
+    }
+    assert rules == {
+        "cudaGraphAddExternalSemaphoresWaitNode": "hipGraphAddExternalSemaphoresWaitNode",
+        "cudaExternalSemaphoreWaitNodeParams": "hipExternalSemaphoreWaitNodeParams",
+    }  # comments declare nothing; cudaMallocHost is the overrides'; the table maps the others
+
+
 # --- nvcc's list syntax and the shell it hands host command lines to ------------------------
 
 
@@ -503,3 +522,28 @@ def test_hip_tiles_of_a_parent_group_get_unambiguous_rank_and_size() -> None:
     assert "using thread_block_tile_base<tileSize>::thread_rank;" in text
     assert "unsigned int num_threads() { return size; }" in text
     assert toolkit.with_unambiguous_tiles("class other {};") is None
+
+
+# --- dependency files in nvcc's shape (FindCUDA's make2cmake.cmake parses `target : deps`) --
+
+
+def test_dependency_files_are_rewritten_into_nvccs_shape() -> None:
+    from cudacompat.nvcc.steps import NvccDepfile, nvcc_depfile_text
+
+    clang = "obj/a.o: /src/a.cu \\\n  /src/b\\ c.h \\\n  /x/d.h\n\n/src/b\\ c.h:\n"
+    assert (
+        nvcc_depfile_text(clang)
+        == "obj/a.o : /src/a.cu \\\n    /src/b\\ c.h \\\n    /x/d.h\n\n/src/b\\ c.h:\n"
+    )
+    assert (
+        nvcc_depfile_text("C\\:dir/a.o: a.cu\n") == "C\\:dir/a.o : a.cu\n"
+    )  # an escaped colon is part of the name
+    assert nvcc_depfile_text("") == ""
+    assert _plan("-M", "a.cu", "-o", "a.d").steps[-1] == NvccDepfile("a.d")
+    assert _plan("-MD", "-MF", "a.o.d", "-c", "a.cu", "-o", "a.o").steps[-1] == NvccDepfile("a.o.d")
+    assert not any(
+        isinstance(s, NvccDepfile) for s in _plan("-M", "a.cu").steps
+    )  # stdout: as the compiler wrote it
+    assert not any(
+        isinstance(s, NvccDepfile) for s in _plan("-MD", "-MF", "a.d", "-c", "a.cpp").steps
+    )  # host compiler's

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from ..nvcc.config import ToolkitConfig, full_cuda_version
-from . import headers, inventory, mappings, probe, toolkit
+from . import headers, inventory, mappings, probe, signatures, toolkit
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,6 +40,9 @@ def main(argv: list[str] | None = None) -> int:
         for path in sorted((args.system_include / directory).glob("*.h"))
     )
     kept += mappings.prefix_rules(newer, (m.cuda for m in kept))
+    api = [" ".join((s.name, s.result, *s.parameters)) for s in signatures.load()]
+    hip_runtime = (args.system_include / "hip" / "hip_runtime_api.h").read_text(encoding="utf-8")
+    kept += mappings.runtime_api_rules(api, hip_runtime, [m.cuda for m in kept] + [d.cuda for d in dropped])
 
     emitted: dict[str, int] = {}
     unresolved: list[mappings.Mapping] = []

@@ -192,3 +192,22 @@ def prefix_rules(hip_headers: str, existing: Iterable[str]) -> list[Mapping]:
                     rules.append(Mapping(cuda, name, "hand", family))
                 break
     return rules
+
+
+_CUDA_IDENTIFIER = re.compile(r"\bcuda[A-Z]\w*")
+
+
+def runtime_api_rules(api_names: Iterable[str], hip_headers: str, existing: Iterable[str]) -> list[Mapping]:
+    """CUDA runtime names hipify-perl's table lacks though HIP declares them under the same
+    name with `hip` for `cuda` (HIP 5.7's external-semaphore graph nodes, say): `api_names`
+    are the runtime API's functions and the types in their signatures (cuda_api.tsv)."""
+    known = set(existing)
+    code = re.sub(r"/\*.*?\*/|//[^\n]*", " ", hip_headers, flags=re.S)
+    declared = set(re.findall(r"\bhip[A-Z]\w*", code))
+    rules = []
+    for cuda in sorted({name for text in api_names for name in _CUDA_IDENTIFIER.findall(text)}):
+        hip = "hip" + cuda[len("cuda") :]
+        if cuda not in known and cuda not in OVERRIDDEN and hip in declared:
+            known.add(cuda)
+            rules.append(Mapping(cuda, hip, "hand", "runtime"))
+    return rules

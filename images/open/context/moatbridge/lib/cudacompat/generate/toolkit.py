@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ..nvcc.config import CONFIG_RELATIVE, ToolkitConfig
-from . import headers
+from . import headers, signatures
 from .mappings import Dropped, Mapping
 
 # lib64 entries: CUDA library name -> what it really is here.
@@ -132,7 +132,7 @@ def write_headers(include: Path, plans: Iterable[headers.HeaderPlan]) -> None:
 
 def report_markdown(
     resolved: dict[str, int], unresolved: Iterable[Mapping], dropped: Iterable[Dropped],
-    header_plans: Iterable[headers.HeaderPlan] = (),
+    header_plans: Iterable[headers.HeaderPlan] = (), api_gaps: Iterable[signatures.Gap] = (),
 ) -> str:  # fmt: skip
     lines = ["# CUDA -> HIP mappings left out of the compatibility headers", ""]
     lines.append("| family | emitted |")
@@ -143,6 +143,8 @@ def report_markdown(
     lines += ["", "## Not emitted by rule", ""]
     lines += [f"- `{d.cuda}` -> `{d.hip}`: {d.reason}" for d in dropped]
     lines += ["", *headers.report_lines(header_plans)]
+    lines += ["", "## CUDA runtime functions not provided (cuda_api.tsv, probed by the tests)", ""]
+    lines += [f"- `{gap.name}`: {gap.reason}" for gap in api_gaps]
     return "\n".join(lines) + "\n"
 
 
@@ -151,7 +153,9 @@ def write_report(
     header_plans: list[headers.HeaderPlan] | None = None,
 ) -> None:  # fmt: skip
     plans = header_plans or []
+    gaps = signatures.load_gaps()
     data = {
+        "api": {"functions": len(signatures.load()), "unsupported": {gap.name: gap.reason for gap in gaps}},
         "emitted": resolved,
         "unresolved": [{"cuda": m.cuda, "hip": m.hip, "family": m.family} for m in unresolved],
         "dropped": [{"cuda": d.cuda, "hip": d.hip, "reason": d.reason} for d in dropped],
@@ -162,7 +166,7 @@ def write_report(
         },
     }
     write_text(shared / "compat-report.json", json.dumps(data, indent=1, sort_keys=True) + "\n")
-    write_text(shared / "compat-report.md", report_markdown(resolved, unresolved, dropped, plans))
+    write_text(shared / "compat-report.md", report_markdown(resolved, unresolved, dropped, plans, gaps))
 
 
 def write_shadow_tree(include: Path, system_dir: Path, library: str) -> int:
@@ -267,23 +271,36 @@ def with_unambiguous_tiles(text: str) -> str | None:
     return text if tiles == 1 and bases == 1 else None
 
 
+_NODISCARD = "#define __HIP_NODISCARD [[nodiscard]]"
+
+
+def without_nodiscard_errors(text: str) -> str | None:
+    """HIP's runtime API with hipError_t no longer [[nodiscard]]: CUDA's cudaError_t is not, so
+    CUDA code ignores results freely (`cudaFree(p);`), and a project's -Wall (Meson adds it
+    to every compile) would otherwise warn at each such call. None if the header does not
+    have the expected shape."""
+    if text.count(_NODISCARD) != 1:
+        return None
+    return text.replace(_NODISCARD, "#define __HIP_NODISCARD /* moatbridge: not [[nodiscard]], as in CUDA */")
+
+
 def write_vector_shadows(include: Path, system_include: Path) -> list[str]:
     """Shadowed copies of HIP headers whose behaviour differs from CUDA's where code can see it
     (the functions above); returns those that did not have the expected shape and were left
     as they are."""
-    detail = system_include / "hip" / "amd_detail"
     left: list[str] = []
     for name, change in (
-        ("amd_hip_complex.h", without_complex_operators),
-        ("amd_hip_vector_types.h", with_template_vector_friends),
-        ("amd_hip_cooperative_groups.h", with_unambiguous_tiles),
+        ("amd_detail/amd_hip_complex.h", without_complex_operators),
+        ("amd_detail/amd_hip_vector_types.h", with_template_vector_friends),
+        ("amd_detail/amd_hip_cooperative_groups.h", with_unambiguous_tiles),
+        ("hip_runtime_api.h", without_nodiscard_errors),
     ):
-        source = detail / name
+        source = system_include / "hip" / name
         text = change(source.read_text(encoding="utf-8")) if source.is_file() else None
         if text is None:
             left.append(name)
             continue
-        write_text(include / "moatbridge" / "shadow" / "hip" / "amd_detail" / name, text)
+        write_text(include / "moatbridge" / "shadow" / "hip" / name, text)
     return left
 
 

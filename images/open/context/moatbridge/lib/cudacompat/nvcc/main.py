@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from . import archs, plan, report
 from .config import ToolkitConfig, load
 from .options import CommandLine, NvccUsageError, environment_flags, expand_options_files, parse
+from .steps import nvcc_depfile_text
 
 HELP = """\
 Usage  : nvcc [options] <inputs>
@@ -71,26 +72,34 @@ def _needs_device_link(config: ToolkitConfig, path: str) -> bool:
     return b"__hip_fatbin" in out.split()
 
 
-def _unsupported_header_hint(diagnostics: str, config: ToolkitConfig) -> str:
-    """For `'cublasLt.h' file not found`: the compat report's reason that header is missing."""
-    marker = "' file not found"
-    if marker not in diagnostics:
+def _compat_report_hints(diagnostics: str, config: ToolkitConfig) -> str:
+    """For `'cublasLt.h' file not found` or `undeclared identifier 'cudaGraphAddNode'`: the
+    compat report's reason that header or runtime function is missing."""
+    header_marker, name_marker = "' file not found", "undeclared identifier '"
+    if header_marker not in diagnostics and name_marker not in diagnostics:
         return ""
     import json  # only on failure: start-up time matters on every compile
 
     report = os.path.join(os.path.realpath(os.path.join(config.root, "include")), "..", "compat-report.json")
     try:
         with open(report, encoding="utf-8") as handle:
-            unsupported = json.load(handle)["headers"]["unsupported"]
-    except (OSError, ValueError, KeyError, TypeError):
+            data = json.load(handle)
+        headers, functions = data["headers"]["unsupported"], data.get("api", {}).get("unsupported", {})
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return ""
-    hints = []
+    hints: list[str] = []
     for line in diagnostics.splitlines():
-        if marker in line and "fatal error: '" in line:
-            name = line.split("fatal error: '", 1)[1].split(marker, 1)[0]
-            if isinstance(unsupported, dict) and name in unsupported:
-                reason = unsupported[name]
-                hints.append(f"nvcc: {name} is a CUDA header the open toolkit does not provide: {reason}\n")
+        if header_marker in line and "fatal error: '" in line:
+            name = line.split("fatal error: '", 1)[1].split(header_marker, 1)[0]
+            if isinstance(headers, dict) and isinstance(headers.get(name), str):
+                hint = f"nvcc: {name} is a CUDA header the open toolkit does not provide: {headers[name]}\n"
+                hints += [] if hint in hints else [hint]
+        elif name_marker in line and " error: " in line:
+            name = line.split(name_marker, 1)[1].split("'", 1)[0]
+            if isinstance(functions, dict) and isinstance(functions.get(name), str):
+                reason = functions[name]
+                hint = f"nvcc: {name} is a CUDA runtime function the open toolkit lacks: {reason}\n"
+                hints += [] if hint in hints else [hint]
     return "".join(hints)
 
 
@@ -118,7 +127,7 @@ def _run_compile(step: plan.Run, verbose: bool, config: ToolkitConfig) -> int:
     code, captured = _spawn(step.argv, "stderr")
     diagnostics = captured.decode(errors="replace")
     if code != 0:
-        diagnostics += _unsupported_header_hint(diagnostics, config)
+        diagnostics += _compat_report_hints(diagnostics, config)
     if code != 0 and step.compiles is not None:
         from . import ptx  # only on failure: it needs `re`
 
@@ -136,12 +145,26 @@ def _run_compile(step: plan.Run, verbose: bool, config: ToolkitConfig) -> int:
     return code
 
 
+def _rewrite_depfile(path: str) -> None:
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            text = handle.read()
+    except OSError:
+        return  # the compiler wrote none (an -MD compile that failed stops before this)
+    with open(path, "w", encoding="utf-8", errors="surrogateescape") as handle:
+        handle.write(nvcc_depfile_text(text))
+
+
 def _execute(steps: tuple[plan.Step, ...], config: ToolkitConfig, verbose: bool, dry_run: bool) -> int:
     for step in steps:
         if isinstance(step, plan.WriteText):
             if not dry_run:
                 with open(step.path, "w", encoding="utf-8") as handle:
                     handle.write(step.text)
+            continue
+        if isinstance(step, plan.NvccDepfile):
+            if not dry_run:
+                _rewrite_depfile(step.path)
             continue
         if verbose or dry_run:
             sys.stderr.write(report.render_command(step.argv, config))

@@ -27,6 +27,7 @@ from .flags import (
     uses_openmp,
 )
 from .options import CommandLine, NvccUsageError
+from .steps import NvccDepfile as NvccDepfile
 from .steps import Run as Run  # re-exported: the driver and the tests name plan.Run
 from .steps import Step as Step
 from .steps import WriteText as WriteText
@@ -118,6 +119,9 @@ def rdc_requested(cmdline: CommandLine) -> bool:
     return cmdline.has("device-c") or cmdline.boolean("relocatable-device-code") or lto
 
 
+_DEPS_AND_COMPILE = ("generate-dependencies-with-compile", "generate-nonsystem-dependencies-with-compile")
+
+
 def _compile_step(
     cmdline: CommandLine, config: ToolkitConfig, request: archs.ArchRequest, source: str, kind: str,
     output: str, action: list[str], rdc: bool, keep: bool, is_directory: Callable[[str], bool],
@@ -197,6 +201,10 @@ def build(
             steps.append(
                 _compile_step(cmdline, config, request, source, kind, output, action, rdc, keep, is_directory)
             )
+            depfile = output if mode == "dependencies" else cmdline.last("dependency-output")
+            writes_depfile = mode == "dependencies" or any(cmdline.has(flag) for flag in _DEPS_AND_COMPILE)
+            if writes_depfile and depfile not in (None, "-") and kind == "cu":
+                steps.append(NvccDepfile(depfile))
         stdout_output = mode != "compile" and explicit_output is None and not cmdline.has("cuda")
         return Plan(tuple(steps), virtual_arch, stdout_output)
 

@@ -144,23 +144,95 @@ static inline hipError_t moatbridge_cudaFuncSetSharedMemConfig(T* entry, hipShar
 }
 #define cudaFuncSetSharedMemConfig moatbridge_cudaFuncSetSharedMemConfig
 
-/* Stream attributes (CUDA 11: L2 access-policy windows, synchronisation policy): HIP 5.7
-   has the types for kernel nodes only. Accepted and remembered nowhere: AMD GPUs have no
-   persisting-L2 carve-out, so setting one changes nothing, and a query reads zeros. */
-typedef enum cudaStreamAttrID {
-    cudaStreamAttributeAccessPolicyWindow = 1,
-    cudaStreamAttributeSynchronizationPolicy = 3,
-} cudaStreamAttrID;
-typedef union cudaStreamAttrValue {
+/* cudaLaunchKernelEx (CUDA 11.8+): the launch configuration struct and its attributes. The
+   cooperative attribute launches cooperatively; the others (clusters, priorities, access
+   policies) have no HIP 5.7 counterpart and are accepted without effect. */
+typedef enum cudaLaunchAttributeID {
+    cudaLaunchAttributeIgnore = 0,
+    cudaLaunchAttributeAccessPolicyWindow = 1,
+    cudaLaunchAttributeCooperative = 2,
+    cudaLaunchAttributeSynchronizationPolicy = 3,
+    cudaLaunchAttributeClusterDimension = 4,
+    cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
+    cudaLaunchAttributeProgrammaticStreamSerialization = 6,
+    cudaLaunchAttributeProgrammaticEvent = 7,
+    cudaLaunchAttributePriority = 8,
+    cudaLaunchAttributeMemSyncDomainMap = 9,
+    cudaLaunchAttributeMemSyncDomain = 10,
+    cudaLaunchAttributeLaunchCompletionEvent = 12,
+    cudaLaunchAttributeDeviceUpdatableKernelNode = 13,
+} cudaLaunchAttributeID;
+typedef union cudaLaunchAttributeValue {
+    char pad[64];
     hipAccessPolicyWindow accessPolicyWindow;
+    int cooperative;
     int syncPolicy;
-} cudaStreamAttrValue;
-static inline hipError_t cudaStreamSetAttribute(hipStream_t, cudaStreamAttrID, const cudaStreamAttrValue*) {
+    int priority;
+    int clusterSchedulingPolicyPreference;
+    int programmaticStreamSerializationAllowed;
+    struct { unsigned int x, y, z; } clusterDim;
+    struct { hipEvent_t event; int flags; int triggerAtBlockStart; } programmaticEvent;
+} cudaLaunchAttributeValue;
+typedef struct cudaLaunchAttribute_st {
+    cudaLaunchAttributeID id;
+    char pad[8 - sizeof(cudaLaunchAttributeID)];
+    cudaLaunchAttributeValue val;
+} cudaLaunchAttribute;
+typedef struct cudaLaunchConfig_st {
+    dim3 gridDim;
+    dim3 blockDim;
+    size_t dynamicSmemBytes;
+    hipStream_t stream;
+    cudaLaunchAttribute* attrs;
+    unsigned int numAttrs;
+} cudaLaunchConfig_t;
+/* Stream and kernel-node attributes are launch attributes since CUDA 12 (the same IDs as
+   CUDA 11's and HIP 5.7's: access-policy window 1, cooperative 2). Stream attributes are
+   accepted and remembered nowhere: AMD GPUs have no persisting-L2 carve-out, so setting one
+   changes nothing, and a query reads zeros. Kernel-node attributes go to HIP's. */
+typedef cudaLaunchAttributeID cudaStreamAttrID;
+typedef cudaLaunchAttributeValue cudaStreamAttrValue;
+#define cudaStreamAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaStreamAttributeSynchronizationPolicy cudaLaunchAttributeSynchronizationPolicy
+#define cudaStreamAttributePriority cudaLaunchAttributePriority
+#define cudaStreamAttributeMemSyncDomainMap cudaLaunchAttributeMemSyncDomainMap
+#define cudaStreamAttributeMemSyncDomain cudaLaunchAttributeMemSyncDomain
+static inline hipError_t cudaStreamSetAttribute(hipStream_t, cudaLaunchAttributeID, const cudaLaunchAttributeValue*) {
     return hipSuccess;
 }
-static inline hipError_t cudaStreamGetAttribute(hipStream_t, cudaStreamAttrID, cudaStreamAttrValue* value) {
-    if (value != nullptr) *value = cudaStreamAttrValue();
+static inline hipError_t cudaStreamGetAttribute(hipStream_t, cudaLaunchAttributeID, cudaLaunchAttributeValue* value) {
+    if (value != nullptr) *value = cudaLaunchAttributeValue();
     return hipSuccess;
+}
+static inline hipError_t cudaStreamCopyAttributes(hipStream_t, hipStream_t) { return hipSuccess; }
+#undef cudaKernelNodeAttrID
+#undef cudaKernelNodeAttrValue
+#undef cudaKernelNodeAttributeAccessPolicyWindow
+#undef cudaKernelNodeAttributeCooperative
+typedef cudaLaunchAttributeID cudaKernelNodeAttrID;
+typedef cudaLaunchAttributeValue cudaKernelNodeAttrValue;
+#define cudaKernelNodeAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
+#define cudaKernelNodeAttributeCooperative cudaLaunchAttributeCooperative
+#define cudaKernelNodeAttributePriority cudaLaunchAttributePriority
+static inline hipError_t hipGraphKernelNodeSetAttribute(hipGraphNode_t node, cudaLaunchAttributeID id,
+                                                        const cudaLaunchAttributeValue* value) {
+    if (id != cudaLaunchAttributeAccessPolicyWindow && id != cudaLaunchAttributeCooperative) return hipSuccess;
+    hipKernelNodeAttrValue hip_value = {};
+    if (value == nullptr) return hipErrorInvalidValue;
+    if (id == cudaLaunchAttributeCooperative) hip_value.cooperative = value->cooperative;
+    else hip_value.accessPolicyWindow = value->accessPolicyWindow;
+    return hipGraphKernelNodeSetAttribute(node, static_cast<hipKernelNodeAttrID>(id), &hip_value);
+}
+static inline hipError_t hipGraphKernelNodeGetAttribute(hipGraphNode_t node, cudaLaunchAttributeID id,
+                                                        cudaLaunchAttributeValue* value) {
+    if (value == nullptr) return hipErrorInvalidValue;
+    *value = cudaLaunchAttributeValue();
+    if (id != cudaLaunchAttributeAccessPolicyWindow && id != cudaLaunchAttributeCooperative) return hipSuccess;
+    hipKernelNodeAttrValue hip_value = {};
+    hipError_t status = hipGraphKernelNodeGetAttribute(node, static_cast<hipKernelNodeAttrID>(id), &hip_value);
+    if (id == cudaLaunchAttributeCooperative) value->cooperative = hip_value.cooperative;
+    else value->accessPolicyWindow = hip_value.accessPolicyWindow;
+    return status;
 }
 
 /* Device limits HIP 5.7 does not have (CUDA's values): the persisting-L2 carve-out and L2
@@ -204,10 +276,127 @@ static inline hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event
 static inline hipError_t hipGraphInstantiate(hipGraphExec_t* exec, hipGraph_t graph, unsigned long long flags) {
     return hipGraphInstantiateWithFlags(exec, graph, flags);
 }
+static inline hipError_t hipGraphInstantiate(hipGraphExec_t* exec, hipGraph_t graph) {
+    return hipGraphInstantiateWithFlags(exec, graph, 0);
+}
+static inline hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t* exec, hipGraph_t graph) {
+    return hipGraphInstantiateWithFlags(exec, graph, 0);
+}
 static inline hipError_t hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureStatus* status,
                                                  unsigned long long* id, hipGraph_t* graph,
-                                                 const hipGraphNode_t** dependencies, size_t* count) {
+                                                 const hipGraphNode_t** dependencies = nullptr,
+                                                 size_t* count = nullptr) {
     return hipStreamGetCaptureInfo_v2(stream, status, id, graph, dependencies, count);
+}
+static inline hipError_t hipStreamGetCaptureInfo(hipStream_t stream, hipStreamCaptureStatus* status) {
+    unsigned long long id = 0;
+    return hipStreamGetCaptureInfo(stream, status, &id);
+}
+
+/* Parameters CUDA gives a default and HIP 5.7 does not (code leaves them out). */
+static inline hipError_t hipMalloc3DArray(hipArray_t* array, const hipChannelFormatDesc* desc, hipExtent extent) {
+    return hipMalloc3DArray(array, desc, extent, 0);
+}
+static inline hipError_t hipLaunchCooperativeKernelMultiDevice(hipLaunchParams* launches, int count) {
+    return hipLaunchCooperativeKernelMultiDevice(launches, count, 0);
+}
+static inline hipError_t hipSignalExternalSemaphoresAsync(const hipExternalSemaphore_t* semaphores,
+                                                          const hipExternalSemaphoreSignalParams* params,
+                                                          unsigned int count) {
+    return hipSignalExternalSemaphoresAsync(semaphores, params, count, nullptr);
+}
+static inline hipError_t hipWaitExternalSemaphoresAsync(const hipExternalSemaphore_t* semaphores,
+                                                        const hipExternalSemaphoreWaitParams* params,
+                                                        unsigned int count) {
+    return hipWaitExternalSemaphoresAsync(semaphores, params, count, nullptr);
+}
+/* CUDA takes the copy parameters as const; HIP 5.7 does not write them either. */
+static inline hipError_t hipGraphExecMemcpyNodeSetParams(hipGraphExec_t exec, hipGraphNode_t node,
+                                                         const hipMemcpy3DParms* params) {
+    return hipGraphExecMemcpyNodeSetParams(exec, node, const_cast<hipMemcpy3DParms*>(params));
+}
+
+/* Runtime calls HIP 5.7 lacks, over the ones it has. */
+static inline hipError_t cudaThreadSetLimit(hipLimit_t limit, size_t value) { return cudaDeviceSetLimit(limit, value); }
+static inline hipError_t cudaThreadGetLimit(size_t* value, hipLimit_t limit) { return cudaDeviceGetLimit(value, limit); }
+/* Deprecated since CUDA 10 and without effect there too. */
+static inline hipError_t cudaSetDoubleForDevice(double*) { return hipSuccess; }
+static inline hipError_t cudaSetDoubleForHost(double*) { return hipSuccess; }
+/* The first usable device of the list becomes current (CUDA tries them in order). */
+static inline hipError_t cudaSetValidDevices(int* devices, int count) {
+    if (count < 0 || (count > 0 && devices == nullptr)) return hipErrorInvalidValue;
+    for (int i = 0; i < count; ++i) {
+        if (hipSetDevice(devices[i]) == hipSuccess) return hipSuccess;
+    }
+    return count == 0 ? hipSuccess : hipErrorInvalidDevice;
+}
+static inline hipError_t cudaInitDevice(int device, unsigned int deviceFlags = 0, unsigned int flags = 0) {
+    int current = 0;
+    if (flags != 0) return hipErrorInvalidValue;
+    hipError_t status = hipGetDevice(&current);
+    if (status == hipSuccess) status = hipSetDevice(device);
+    if (status == hipSuccess && deviceFlags != 0) status = hipSetDeviceFlags(deviceFlags);
+    if (status == hipSuccess) status = hipFree(nullptr);  // creates the primary context
+    (void)hipSetDevice(current);
+    return status;
+}
+/* Only the default flag: an external event record node needs HIP 6. */
+static inline hipError_t cudaEventRecordWithFlags(hipEvent_t event, hipStream_t stream = nullptr, unsigned int flags = 0) {
+    return flags == 0 ? hipEventRecord(event, stream) : hipErrorNotSupported;
+}
+/* A stream's identity while it lives: its handle (0 for the null stream), unique among live streams. */
+static inline hipError_t cudaStreamGetId(hipStream_t stream, unsigned long long* id) {
+    if (id == nullptr) return hipErrorInvalidValue;
+    *id = static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(stream));
+    return hipSuccess;
+}
+static inline hipError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t* width, const hipChannelFormatDesc* desc, int device) {
+    if (width == nullptr || desc == nullptr) return hipErrorInvalidValue;
+    int elements = 0;
+    hipError_t status = hipDeviceGetAttribute(&elements, hipDeviceAttributeMaxTexture1DLinear, device);
+    *width = static_cast<size_t>(elements);
+    return status;
+}
+/* Deprecated array copies, as the 2D copies with one row. */
+static inline hipError_t cudaMemcpyToArrayAsync(hipArray_t dst, size_t wOffset, size_t hOffset, const void* src,
+                                                size_t count, hipMemcpyKind kind, hipStream_t stream = nullptr) {
+    return hipMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, count, count, 1, kind, stream);
+}
+static inline hipError_t cudaMemcpyFromArrayAsync(void* dst, hipArray_const_t src, size_t wOffset, size_t hOffset,
+                                                  size_t count, hipMemcpyKind kind, hipStream_t stream = nullptr) {
+    return hipMemcpy2DFromArrayAsync(dst, count, src, wOffset, hOffset, count, 1, kind, stream);
+}
+/* CUDA 12.2's location-based prefetch and advice; a location is a device or the host. */
+static inline int moatbridge_location_device(const hipMemLocation& location) {
+    return location.type == hipMemLocationTypeDevice ? location.id : hipCpuDeviceId;
+}
+static inline hipError_t cudaMemPrefetchAsync_v2(const void* ptr, size_t count, hipMemLocation location,
+                                                 unsigned int flags, hipStream_t stream = nullptr) {
+    return flags != 0 ? hipErrorInvalidValue
+                      : hipMemPrefetchAsync(ptr, count, moatbridge_location_device(location), stream);
+}
+static inline hipError_t cudaMemAdvise_v2(const void* ptr, size_t count, hipMemoryAdvise advice, hipMemLocation location) {
+    return hipMemAdvise(ptr, count, advice, moatbridge_location_device(location));
+}
+/* How much dynamic shared memory each of numBlocks blocks can have on one multiprocessor. */
+static inline hipError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* size, const void* func, int numBlocks,
+                                                                   int blockSize) {
+    if (size == nullptr || numBlocks <= 0 || blockSize <= 0) return hipErrorInvalidValue;
+    int device = 0;
+    hipDeviceProp_t prop;
+    hipFuncAttributes attributes;
+    hipError_t status = hipGetDevice(&device);
+    if (status == hipSuccess) status = hipGetDeviceProperties(&prop, device);
+    if (status == hipSuccess) status = hipFuncGetAttributes(&attributes, func);
+    if (status != hipSuccess) return status;
+    size_t per_block = prop.maxSharedMemoryPerMultiProcessor / static_cast<size_t>(numBlocks);
+    per_block = per_block < prop.sharedMemPerBlock ? per_block : prop.sharedMemPerBlock;
+    *size = per_block > attributes.sharedSizeBytes ? per_block - attributes.sharedSizeBytes : 0;
+    return hipSuccess;
+}
+template <class T>
+static inline hipError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* size, T* func, int numBlocks, int blockSize) {
+    return cudaOccupancyAvailableDynamicSMemPerBlock(size, reinterpret_cast<const void*>(func), numBlocks, blockSize);
 }
 typedef struct cudaGraphExecUpdateResultInfo_st {
     hipGraphExecUpdateResult result;
@@ -227,44 +416,17 @@ static inline hipError_t hipGraphExecUpdate(hipGraphExec_t exec, hipGraph_t grap
     return status;
 }
 
-/* cudaLaunchKernelEx (CUDA 11.8+): the launch configuration struct and its attributes. The
-   cooperative attribute launches cooperatively; the others (clusters, priorities, access
-   policies) have no HIP 5.7 counterpart and are accepted without effect. */
-typedef enum cudaLaunchAttributeID {
-    cudaLaunchAttributeIgnore = 0,
-    cudaLaunchAttributeAccessPolicyWindow = 1,
-    cudaLaunchAttributeCooperative = 2,
-    cudaLaunchAttributeSynchronizationPolicy = 3,
-    cudaLaunchAttributeClusterDimension = 4,
-    cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
-    cudaLaunchAttributeProgrammaticStreamSerialization = 6,
-    cudaLaunchAttributeProgrammaticEvent = 7,
-    cudaLaunchAttributePriority = 8,
-} cudaLaunchAttributeID;
-typedef union cudaLaunchAttributeValue {
-    char pad[64];
-    hipAccessPolicyWindow accessPolicyWindow;
-    int cooperative;
-    int syncPolicy;
-    int priority;
-    int clusterSchedulingPolicyPreference;
-    int programmaticStreamSerializationAllowed;
-    struct { unsigned int x, y, z; } clusterDim;
-    struct { hipEvent_t event; int flags; int triggerAtBlockStart; } programmaticEvent;
-} cudaLaunchAttributeValue;
-typedef struct cudaLaunchAttribute_st {
-    cudaLaunchAttributeID id;
-    char pad[8 - sizeof(cudaLaunchAttributeID)];
-    cudaLaunchAttributeValue val;
-} cudaLaunchAttribute;
-typedef struct cudaLaunchConfig_st {
-    dim3 gridDim;
-    dim3 blockDim;
-    size_t dynamicSmemBytes;
-    hipStream_t stream;
-    cudaLaunchAttribute* attrs;
-    unsigned int numAttrs;
-} cudaLaunchConfig_t;
+/* The C form: the kernel's address and its argument pointers. */
+static inline hipError_t cudaLaunchKernelExC(const cudaLaunchConfig_t* config, const void* kernel, void** args) {
+    if (config == nullptr) return hipErrorInvalidValue;
+    for (unsigned int i = 0; config->attrs != nullptr && i < config->numAttrs; ++i) {
+        if (config->attrs[i].id == cudaLaunchAttributeCooperative && config->attrs[i].val.cooperative) {
+            return hipLaunchCooperativeKernel(kernel, config->gridDim, config->blockDim, args,
+                                              static_cast<unsigned int>(config->dynamicSmemBytes), config->stream);
+        }
+    }
+    return hipLaunchKernel(kernel, config->gridDim, config->blockDim, args, config->dynamicSmemBytes, config->stream);
+}
 template <class... Expected, class... Actual>
 static inline hipError_t cudaLaunchKernelEx(const cudaLaunchConfig_t* config, void (*kernel)(Expected...),
                                             Actual&&... args) {

@@ -1,0 +1,204 @@
+"""The CUDA runtime API's function signatures, as facts, and compile probes against ours.
+
+NVIDIA's `cuda_runtime_api.h` is read by clang (its JSON AST of the real header, run by the
+tests against Debian's CUDA 12.4 packages, never at image build) into cuda_api.tsv beside this
+file: each function's name as code writes it, its result type and its parameter types, with
+the defaulted ones marked. Names and types are facts; no header text is kept.
+
+A probe is a call written against the real signature: `std::declval<T>()` for each parameter,
+in an unevaluated context, once with every argument and once without the defaulted ones, and
+the result must convert to the real result type. Compiled through our nvcc, each failing probe
+line names one function; api_gaps.tsv lists every such function with the reason it is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+SIGNATURES = Path(__file__).with_name("cuda_api.tsv")
+GAPS = Path(__file__).with_name("api_gaps.tsv")
+# header -> the prefix of the functions it declares that are probed
+HEADERS = {"cuda_runtime_api.h": "cuda"}
+
+_ELABORATED = re.compile(r"\b(?:struct|enum|union)\s+")
+# `#define cudaX cudaX_v2` or `#define cudaX __CUDART_API_PTSZ(cudaX_v2)`: code writes cudaX
+_ALIAS = re.compile(r"#define (\w+) (?:__CUDART_API_PT[SD][ZS]\()?(\w+)\)?")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+_TYPE = re.compile(r"[\w :*&<>,()\[\]]+")
+_PROBE_ERROR = re.compile(r"^probe\.cu:(\d+):\d+: error: (.*)$", re.MULTILINE)
+
+
+class Signature(NamedTuple):
+    header: str
+    name: str  # as code writes it (the macro's name when the header renames to a _v2)
+    result: str
+    parameters: tuple[str, ...]  # types, without struct/enum/union keywords
+    required: int  # how many parameters have no default
+
+
+class Gap(NamedTuple):
+    name: str
+    reason: str
+
+
+# --- reading the real header (pure) ---------------------------------------------------------
+
+
+def json_documents(text: str) -> Iterator[dict[str, Any]]:
+    """The objects of clang's `-ast-dump=json -ast-dump-filter=...` output (one per match,
+    separated by `Dumping NAME:` lines)."""
+    decoder = json.JSONDecoder()
+    index = 0
+    while index < len(text):
+        while index < len(text) and text[index].isspace():
+            index += 1
+        if index >= len(text):
+            return
+        if text[index] != "{":
+            index = text.find("\n", index) + 1 or len(text)
+            continue
+        document, index = decoder.raw_decode(text, index)
+        if isinstance(document, dict):
+            yield document
+
+
+def renamed(defines: str) -> dict[str, str]:
+    """target -> the name code writes, from `-dM` output (`#define cudaX cudaX_v2`)."""
+    names: dict[str, str] = {}
+    for line in defines.splitlines():
+        match = _ALIAS.fullmatch(line.strip())
+        if match and match.group(1) != match.group(2):
+            names[match.group(2)] = match.group(1)
+    return names
+
+
+def plain(type_name: str) -> str:
+    return _ELABORATED.sub("", type_name).strip()
+
+
+def signatures(ast_json: str, defines: str, header: str, prefix: str) -> list[Signature]:
+    aliases = renamed(defines)
+    found: dict[tuple[str, tuple[str, ...]], Signature] = {}
+    for decl in json_documents(ast_json):
+        name = decl.get("name", "")
+        if decl.get("kind") != "FunctionDecl" or not name.startswith(prefix):
+            continue
+        parameters = [p for p in decl.get("inner", []) if p.get("kind") == "ParmVarDecl"]
+        types = tuple(plain(p["type"]["qualType"]) for p in parameters)
+        required = sum(1 for p in parameters if "init" not in p)
+        result = plain(decl["type"]["qualType"].split("(", 1)[0])
+        spelled = aliases.get(name, name)
+        found[(spelled, types)] = Signature(header, spelled, result, types, required)
+    return sorted(found.values(), key=lambda s: (s.header, s.name, s.parameters))
+
+
+# --- the .tsv files -------------------------------------------------------------------------
+
+
+def to_text(items: Iterable[Signature]) -> str:
+    lines = [
+        "# The CUDA runtime API's functions (NVIDIA CUDA 12.4 as Debian packages it): names and types only.",
+        "# Written by `python -m cudacompat.generate.signatures INCLUDE_DIR`; tests check it and probe ours.",
+        "# header\tname\tresult\trequired parameters\tparameter types (; separated)",
+    ]
+    lines += [f"{s.header}\t{s.name}\t{s.result}\t{s.required}\t{'; '.join(s.parameters)}" for s in items]
+    return "\n".join(lines) + "\n"
+
+
+def from_text(text: str) -> list[Signature]:
+    items = []
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            header, name, result, required, parameters = line.split("\t")
+            types = tuple(parameters.split("; ")) if parameters else ()
+            items.append(Signature(header, name, result, types, int(required)))
+    return items
+
+
+def load(path: Path = SIGNATURES) -> list[Signature]:
+    return from_text(path.read_text(encoding="utf-8"))
+
+
+def load_gaps(path: Path = GAPS) -> list[Gap]:
+    gaps = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            name, reason = line.split("\t")
+            gaps.append(Gap(name, reason))
+    return gaps
+
+
+# --- probes (pure) --------------------------------------------------------------------------
+
+
+def probe_source(items: Iterable[Signature], includes: Iterable[str] = HEADERS) -> tuple[str, dict[int, str]]:
+    """A CUDA source with one probe per line; returns it and line number -> function name."""
+    lines = [f"#include <{header}>" for header in includes] + ["#include <type_traits>", "#include <utility>"]
+    names: dict[int, str] = {}
+    for index, item in enumerate(items):
+        plain_types = all(_TYPE.fullmatch(t) for t in (item.result, *item.parameters))
+        if not _NAME.fullmatch(item.name) or not plain_types:
+            raise ValueError(f"not a plain signature: {item}")
+        for count in sorted({item.required, len(item.parameters)}):
+            arguments = ", ".join(f"std::declval<{t}>()" for t in item.parameters[:count])
+            call = f"{item.name}({arguments})"
+            if item.result == "void":
+                line = f"using probe_{index}_{count} = decltype({call});"
+            else:
+                converts = f"std::is_convertible<decltype({call}), {item.result}>::value"
+                line = f'static_assert({converts}, "{item.name}");'
+            names[len(lines) + 1] = item.name
+            lines.append(line)
+    return "\n".join(lines) + "\n", names
+
+
+def failures(compiler_output: str, names: dict[int, str]) -> dict[str, str]:
+    """function -> its first error, for every probe line the compiler reported an error on."""
+    failed: dict[str, str] = {}
+    for match in _PROBE_ERROR.finditer(compiler_output):
+        name = names.get(int(match.group(1)))
+        if name is not None:
+            failed.setdefault(name, match.group(2).strip())
+    return failed
+
+
+# --- reading the real header (I/O) ----------------------------------------------------------
+
+
+def read_real(include: Path, clang: str) -> list[Signature]:
+    import subprocess
+    import tempfile
+
+    found: list[Signature] = []
+    for header, prefix in HEADERS.items():
+        with tempfile.TemporaryDirectory() as scratch:
+            source = Path(scratch) / "probe.cpp"
+            source.write_text(f"#include <{header}>\n", encoding="utf-8")
+            base = [clang, "-x", "c++", "-std=c++17", "-isystem", str(include), str(source)]
+            dump = ["-fsyntax-only", "-Xclang", "-ast-dump=json", "-Xclang", f"-ast-dump-filter={prefix}"]
+            ast = subprocess.run([*base, *dump], capture_output=True, text=True, check=True)
+            defines = subprocess.run([*base, "-E", "-dM"], capture_output=True, text=True, check=True)
+        found += signatures(ast.stdout, defines.stdout, header, prefix)
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="cudacompat.generate.signatures")
+    parser.add_argument("include", type=Path, help="the real toolkit's include directory")
+    parser.add_argument("--clang", default="clang++-17")
+    parser.add_argument("--output", type=Path, default=SIGNATURES)
+    args = parser.parse_args(argv)
+    found = read_real(args.include, args.clang)
+    args.output.write_text(to_text(found), encoding="utf-8")
+    print(f"{len(found)} functions", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

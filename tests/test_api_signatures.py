@@ -1,0 +1,178 @@
+"""The CUDA runtime API's signatures: NVIDIA's real cuda_runtime_api.h (Debian's CUDA 12.4) is
+the oracle for which functions exist and how code calls them. A call written against the real
+signature must compile against ours, or the function is listed in api_gaps.tsv with a reason.
+
+* the committed cuda_api.tsv is exactly what clang reads from the real header (re-read here);
+* reading, probe generation and error attribution keep their rules (pure tests);
+* in the open image, every function of cuda_api.tsv is probed through our nvcc: the failing
+  ones are exactly the listed gaps, and nvcc names the gap's reason when code uses one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cudacompat.generate import signatures
+
+from conftest import docker_run
+from support import nvidia_toolkit
+
+ACTIVATE = ". /opt/moatbridge/bin/activate gfx1030 >/dev/null"
+
+# --- reading clang's AST (pure) -------------------------------------------------------------
+
+_AST = """Dumping cudaMalloc:
+{"kind": "FunctionDecl", "name": "cudaMalloc", "type": {"qualType": "cudaError_t (void **, size_t)"},
+ "inner": [{"kind": "ParmVarDecl", "name": "p", "type": {"qualType": "void **"}},
+           {"kind": "ParmVarDecl", "name": "n", "type": {"qualType": "size_t"}}]}
+Dumping cudaGetDeviceProperties_v2:
+{"kind": "FunctionDecl", "name": "cudaGetDeviceProperties_v2",
+ "type": {"qualType": "cudaError_t (struct cudaDeviceProp *, int)"},
+ "inner": [{"kind": "ParmVarDecl", "type": {"qualType": "struct cudaDeviceProp *"}},
+           {"kind": "ParmVarDecl", "type": {"qualType": "int"}}]}
+Dumping cudaStreamGetCaptureInfo_v2:
+{"kind": "FunctionDecl", "name": "cudaStreamGetCaptureInfo_v2", "type": {"qualType": "cudaError_t (int)"},
+ "inner": [{"kind": "ParmVarDecl", "type": {"qualType": "const enum cudaLimit *"}},
+           {"kind": "ParmVarDecl", "type": {"qualType": "unsigned int"}, "init": "c", "inner": [{}]}]}
+Dumping cudaRoundMode:
+{"kind": "EnumDecl", "name": "cudaRoundMode"}
+{"kind": "FunctionDecl", "name": "helper", "type": {"qualType": "void (void)"}}
+"""
+_DEFINES = (
+    "#define cudaGetDeviceProperties cudaGetDeviceProperties_v2\n"
+    "#define cudaStreamGetCaptureInfo __CUDART_API_PTSZ(cudaStreamGetCaptureInfo_v2)\n"
+    "#define cudaArrayDefault 0x00\n#define CUDART_VERSION 12040\n"
+)
+
+
+def test_signatures_read_from_clangs_ast_as_code_writes_them() -> None:
+    found = {s.name: s for s in signatures.signatures(_AST, _DEFINES, "cuda_runtime_api.h", "cuda")}
+    assert set(found) == {"cudaMalloc", "cudaGetDeviceProperties", "cudaStreamGetCaptureInfo"}
+    assert found["cudaMalloc"] == signatures.Signature(
+        "cuda_runtime_api.h", "cudaMalloc", "cudaError_t", ("void **", "size_t"), 2
+    )
+    assert found["cudaGetDeviceProperties"].parameters == ("cudaDeviceProp *", "int")  # no `struct`
+    capture = found["cudaStreamGetCaptureInfo"]
+    assert capture.parameters == ("const cudaLimit *", "unsigned int") and capture.required == 1
+
+
+def test_tsv_round_trips_and_the_committed_files_agree() -> None:
+    committed = signatures.load()
+    assert signatures.from_text(signatures.to_text(committed)) == committed
+    assert len(committed) > 250
+    names = {s.name for s in committed}
+    gaps = signatures.load_gaps()
+    assert len({g.name for g in gaps}) == len(gaps), "a gap is listed twice"
+    assert {g.name for g in gaps} <= names, "a gap names no function of cuda_api.tsv"
+    assert all(g.reason.strip() for g in gaps)
+
+
+def test_probe_lines_call_with_and_without_defaults_and_attribute_errors() -> None:
+    items = [
+        signatures.Signature("cuda_runtime_api.h", "cudaFree", "cudaError_t", ("void *",), 1),
+        signatures.Signature("cuda_runtime_api.h", "cudaEventRecord", "cudaError_t", ("cudaEvent_t", "cudaStream_t"), 1),
+        signatures.Signature("cuda_runtime_api.h", "cudaNothing", "void", (), 0),
+    ]  # fmt: skip
+    source, lines = signatures.probe_source(items)
+    text = source.splitlines()
+    assert text[0] == "#include <cuda_runtime_api.h>"
+    record = [n for n, name in lines.items() if name == "cudaEventRecord"]
+    assert len(record) == 2  # both arities
+    assert "cudaEventRecord(std::declval<cudaEvent_t>())" in text[record[0] - 1]
+    assert "is_convertible" in text[record[1] - 1] and "cudaError_t" in text[record[1] - 1]
+    assert text[max(lines) - 1].startswith("using probe_2_0 = decltype(cudaNothing())")
+    output = (
+        f"probe.cu:{record[1]}:44: error: no matching function for call to 'hipEventRecord'\n"
+        "/usr/include/hip/hip_runtime_api.h:10:1: error: unrelated\n"
+        f"probe.cu:{record[1]}:50: error: second error, same line\n"
+    )
+    assert signatures.failures(output, lines) == {
+        "cudaEventRecord": "no matching function for call to 'hipEventRecord'"
+    }
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        signatures.Signature("h", "cudaX;int", "cudaError_t", (), 0),
+        signatures.Signature("h", "cudaX", "cudaError_t", ('char *"); system("x',), 1),
+        signatures.Signature("h", "cudaX", "cudaError_t\n#include <x>", (), 0),
+    ],
+)
+def test_probe_refuses_what_is_not_a_plain_signature(bad: signatures.Signature) -> None:
+    with pytest.raises(ValueError):
+        signatures.probe_source([bad])
+
+
+# --- the oracle: the committed signatures are what the real header says ----------------------
+
+
+@pytest.mark.engine
+def test_committed_signatures_match_the_real_header(
+    open_devel_gfx1030: dict[str, Any], tmp_path: Path
+) -> None:
+    include = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
+    library = Path(signatures.__file__).resolve().parents[2]  # .../lib, holding cudacompat/
+    result = docker_run(
+        str(open_devel_gfx1030["reference"]),
+        "cd /src && python3 -m cudacompat.generate.signatures /real --output /out/cuda_api.tsv",
+        "-v", f"{include}:/real:ro", "-v", f"{library}:/src:ro", "-v", f"{tmp_path}:/out",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (tmp_path / "cuda_api.tsv").read_text() == signatures.SIGNATURES.read_text(), (
+        "cuda_api.tsv is stale: python -m cudacompat.generate.signatures INCLUDE (clang++-17, in the open image)"
+    )
+
+
+# --- in the image: calls written against the real signatures compile against ours -------------
+
+
+@pytest.mark.engine
+def test_every_runtime_function_compiles_or_is_a_listed_gap(
+    open_devel_gfx1030: dict[str, Any], tmp_path: Path
+) -> None:
+    image = str(open_devel_gfx1030["reference"])
+    committed = signatures.load()
+    source, lines = signatures.probe_source(committed)
+    (tmp_path / "probe.cu").write_text(source)
+    result = docker_run(
+        image,
+        f"{ACTIVATE}; cd /p && nvcc -c probe.cu -o /tmp/probe.o -Xcompiler -ferror-limit=0",
+        "-v", f"{tmp_path}:/p:ro",
+    )  # fmt: skip
+    failed = signatures.failures(result.stderr, lines)
+    gaps = {gap.name for gap in signatures.load_gaps()}
+    provided = len({s.name for s in committed}) - len(failed)
+    print(f"\nCUDA runtime API: {provided} of {len({s.name for s in committed})} functions compile as called")
+    assert result.returncode != 0 or not gaps  # the probe really compiled, gaps and all
+    unexpected = {name: error for name, error in failed.items() if name not in gaps}
+    assert not unexpected, "\n".join(f"{name}: {error}" for name, error in sorted(unexpected.items()))
+    assert not gaps - set(failed), f"listed as gaps but compile now: {sorted(gaps - set(failed))}"
+    # every error was attributed to a probe line (none came from our own headers)
+    assert "error:" not in "\n".join(
+        line for line in result.stderr.splitlines() if " error: " in line and not line.startswith("probe.cu:")
+    )
+
+    report = json.loads(docker_run(image, "cat /opt/moatbridge/toolkit/compat-report.json").stdout)
+    assert set(report["api"]["unsupported"]) == gaps
+
+
+@pytest.mark.engine
+def test_nvcc_names_the_reason_a_runtime_function_is_missing(
+    open_devel_gfx1030: dict[str, Any], tmp_path: Path
+) -> None:
+    (tmp_path / "graph.cu").write_text(
+        "int main() { cudaGraph_t g; cudaGraphExec_t e; unsigned long long f;\n"
+        "  cudaGraphInstantiate(&e, g); return cudaGraphExecGetFlags(e, &f); }\n"
+    )
+    result = docker_run(
+        str(open_devel_gfx1030["reference"]), f"{ACTIVATE}; cd /p && nvcc -c graph.cu -o /tmp/g.o", "-v", f"{tmp_path}:/p:ro"
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "nvcc: cudaGraphExecGetFlags is a CUDA runtime function the open toolkit lacks" in result.stderr
+    assert result.stderr.count("cudaGraphExecGetFlags is a CUDA runtime function") == 1
+    assert "cudaGraphInstantiate is a CUDA runtime" not in result.stderr
