@@ -486,6 +486,18 @@ def test_hip_complex_operators_are_switched_off_as_cuda_has_none() -> None:
     assert toolkit.without_complex_operators("#if __cplusplus\n#endif\n") is None
 
 
+def test_hip_error_type_loses_nodiscard_as_cuda_error_has_none() -> None:
+    from cudacompat.generate import toolkit
+
+    header = "#if __cplusplus >= 201703L\n#define __HIP_NODISCARD [[nodiscard]]\n#else\n#define __HIP_NODISCARD\n#endif\n"
+    text = toolkit.without_nodiscard_errors(header)
+    assert text is not None and "__HIP_NODISCARD [[nodiscard]]" not in text
+    assert text.count("#define __HIP_NODISCARD") == 2  # the macro still exists, now empty
+    assert (
+        toolkit.without_nodiscard_errors("typedef enum hipError_t {} hipError_t;\n") is None
+    )  # unexpected shape
+
+
 def test_hip_vector_operators_become_templates_that_user_operators_beat() -> None:
     from cudacompat.generate import toolkit
 
