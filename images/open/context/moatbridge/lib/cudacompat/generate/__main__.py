@@ -40,7 +40,8 @@ def main(argv: list[str] | None = None) -> int:
         for path in sorted((args.system_include / directory).glob("*.h"))
     )
     kept += mappings.prefix_rules(newer, (m.cuda for m in kept))
-    api = [" ".join((s.name, s.result, *s.parameters)) for s in signatures.load()]
+    api_functions = signatures.load()
+    api = [" ".join((s.name, s.result, *s.parameters)) for s in api_functions]
     hip_runtime = (args.system_include / "hip" / "hip_runtime_api.h").read_text(encoding="utf-8")
     kept += mappings.runtime_api_rules(api, hip_runtime, [m.cuda for m in kept] + [d.cuda for d in dropped])
 
@@ -74,7 +75,9 @@ def main(argv: list[str] | None = None) -> int:
     toolkit.write_headers(include, header_plans)
     provided = sum(1 for p in header_plans if p.kind != "unsupported")
     print(f"CUDA headers: {provided} of {len(header_plans)} provided (cuda_headers.tsv)", flush=True)
-    toolkit.write_report(shared, emitted, unresolved, dropped, header_plans)
+    toolkit.write_report(
+        shared, emitted, unresolved, dropped, header_plans, len(api_functions), signatures.load_gaps()
+    )
     targets = [t for t in args.targets.split(",") if t]
     for gfx in targets:
         config = ToolkitConfig(

@@ -64,9 +64,13 @@ def header_paths(include: Path) -> list[str]:
     return sorted(paths)
 
 
+def without_comments(text: str) -> str:
+    return _COMMENT.sub(" ", text)
+
+
 def _directives(text: str) -> list[str]:
     """Preprocessor lines, comments removed and continuations joined."""
-    text = _COMMENT.sub(" ", text.replace("\\\n", " "))
+    text = without_comments(text.replace("\\\n", " "))
     return [line.strip() for line in text.splitlines() if line.strip().startswith("#")]
 
 

@@ -13,6 +13,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from .inventory import without_comments
+
 _SUB = re.compile(r"^sub\s+(\w+)")
 _ROW = re.compile(r'^\s*subst\("([^"]+)",\s*"([^"]*)",\s*"([^"]+)"\);')
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -202,12 +204,10 @@ def runtime_api_rules(api_names: Iterable[str], hip_headers: str, existing: Iter
     name with `hip` for `cuda` (HIP 5.7's external-semaphore graph nodes, say): `api_names`
     are the runtime API's functions and the types in their signatures (cuda_api.tsv)."""
     known = set(existing)
-    code = re.sub(r"/\*.*?\*/|//[^\n]*", " ", hip_headers, flags=re.S)
-    declared = set(re.findall(r"\bhip[A-Z]\w*", code))
+    declared = set(re.findall(r"\bhip[A-Z]\w*", without_comments(hip_headers)))
     rules = []
     for cuda in sorted({name for text in api_names for name in _CUDA_IDENTIFIER.findall(text)}):
         hip = "hip" + cuda[len("cuda") :]
         if cuda not in known and cuda not in OVERRIDDEN and hip in declared:
-            known.add(cuda)
             rules.append(Mapping(cuda, hip, "hand", "runtime"))
     return rules

@@ -150,12 +150,12 @@ def report_markdown(
 
 def write_report(
     shared: Path, resolved: dict[str, int], unresolved: list[Mapping], dropped: list[Dropped],
-    header_plans: list[headers.HeaderPlan] | None = None,
+    header_plans: list[headers.HeaderPlan] | None = None, api_functions: int = 0,
+    gaps: Sequence[signatures.Gap] = (),
 ) -> None:  # fmt: skip
     plans = header_plans or []
-    gaps = signatures.load_gaps()
     data = {
-        "api": {"functions": len(signatures.load()), "unsupported": {gap.name: gap.reason for gap in gaps}},
+        "api": {"functions": api_functions, "unsupported": {gap.name: gap.reason for gap in gaps}},
         "emitted": resolved,
         "unresolved": [{"cuda": m.cuda, "hip": m.hip, "family": m.family} for m in unresolved],
         "dropped": [{"cuda": d.cuda, "hip": d.hip, "reason": d.reason} for d in dropped],

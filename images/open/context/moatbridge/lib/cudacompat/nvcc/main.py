@@ -87,19 +87,17 @@ def _compat_report_hints(diagnostics: str, config: ToolkitConfig) -> str:
         headers, functions = data["headers"]["unsupported"], data.get("api", {}).get("unsupported", {})
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return ""
-    hints: list[str] = []
+    lookups = (
+        ("fatal error: '", header_marker, headers, "CUDA header the open toolkit does not provide"),
+        (name_marker, "'", functions, "CUDA runtime function the open toolkit lacks"),
+    )
+    hints: dict[str, None] = {}  # in order, each once
     for line in diagnostics.splitlines():
-        if header_marker in line and "fatal error: '" in line:
-            name = line.split("fatal error: '", 1)[1].split(header_marker, 1)[0]
-            if isinstance(headers, dict) and isinstance(headers.get(name), str):
-                hint = f"nvcc: {name} is a CUDA header the open toolkit does not provide: {headers[name]}\n"
-                hints += [] if hint in hints else [hint]
-        elif name_marker in line and " error: " in line:
-            name = line.split(name_marker, 1)[1].split("'", 1)[0]
-            if isinstance(functions, dict) and isinstance(functions.get(name), str):
-                reason = functions[name]
-                hint = f"nvcc: {name} is a CUDA runtime function the open toolkit lacks: {reason}\n"
-                hints += [] if hint in hints else [hint]
+        for opening, closing, reasons, what in lookups:
+            if opening in line and closing in line.split(opening, 1)[1] and isinstance(reasons, dict):
+                name = line.split(opening, 1)[1].split(closing, 1)[0]
+                if isinstance(reasons.get(name), str):
+                    hints[f"nvcc: {name} is a {what}: {reasons[name]}\n"] = None
     return "".join(hints)
 
 
