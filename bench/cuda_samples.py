@@ -4,12 +4,13 @@ the open toolkit, for each target, and write the per-program table.
     python bench/cuda_samples.py [--targets gfx1030,gfx1100] [--output docs/compat/cuda-samples.md]
                                  [--run]
 
-Each target's open devel image is built (or reused) with `moatbridge image build`; each sample
-is built in a container of it with the toolkit activated, exactly as the samples' own
-Makefiles do it (`make`, HOST_COMPILER=g++). With --run, and only where /dev/kfd exists, the
-built programs run too and their PASSED/FAILED lines are recorded (no GPU here: nothing runs).
-The CI test (tests/test_cuda_samples.py) builds a slice of the same samples through the host
-shims; this script is the whole set, too long for CI on two cores.
+For each target, `moatbridge setup --yes` installs the open toolchain into a throwaway HOME
+(building or reusing its image), and each sample's own Makefile runs from the host shell
+through the host shims (`make`, HOST_COMPILER=g++), as a user's would. With --run, and only
+where /dev/kfd exists, the built programs run too, through `moatbridge run`, and their
+PASSED/FAILED lines are recorded (no GPU here: nothing runs). The CI test
+(tests/test_cuda_samples.py) builds a slice of the same samples the same way; this script is
+the whole set, too long for CI on two cores.
 """
 
 from __future__ import annotations
@@ -17,25 +18,16 @@ from __future__ import annotations
 import argparse
 import datetime
 import functools
-import json
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
+import toolchain  # noqa: E402
+
 from support import cuda_samples, nvidia_toolkit  # noqa: E402
-
-
-def _image(target: str) -> str:
-    result = subprocess.run(
-        [sys.executable, "-m", "moatbridge", "image", "build", "--flavour", "open", "--target", target,
-         "--json"],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    return str(json.loads(result.stdout)["reference"])
 
 
 def _commit() -> str:
@@ -43,21 +35,16 @@ def _commit() -> str:
     return result.stdout.strip() or "unknown"
 
 
-def _make_in_image(image: str, target: str, work: Path, directory: Path) -> subprocess.CompletedProcess[str]:
-    """The sample's own Makefile in a container of the target's image, toolkit activated."""
-    script = f". /opt/moatbridge/bin/activate {target} && make -C {directory}"
-    return subprocess.run(
-        ["docker", "run", "--rm", "--network", "host", "-v", f"{work}:{work}", image, "bash", "-c", script],
-        capture_output=True, text=True, timeout=1800,
-    )  # fmt: skip
+def _make_through_shims(env: dict[str, str], directory: Path) -> subprocess.CompletedProcess[str]:
+    """The sample's own Makefile, from the host shell, through the host shims (make, nvcc)."""
+    return toolchain.in_shell(env, "make", str(directory), timeout=1800)
 
 
-def _run_program(image: str, target: str, directory: Path, binary: str) -> str:
-    script = f". /opt/moatbridge/bin/activate {target} && cd {directory} && timeout 300 ./{binary}"
+def _run_program(env: dict[str, str], directory: Path, binary: str) -> str:
+    """A built sample run as a user runs it: `moatbridge run ./sample` (the GPU passed in)."""
     result = subprocess.run(
-        ["docker", "run", "--rm", "--network", "host", "--device", "/dev/kfd", "--device", "/dev/dri",
-         "-v", f"{directory}:{directory}", image, "bash", "-c", script],
-        capture_output=True, text=True,
+        [sys.executable, "-m", "moatbridge", "run", "--", "timeout", "300", f"./{binary}"],
+        capture_output=True, text=True, cwd=directory, env=env,
     )  # fmt: skip
     text = result.stdout + result.stderr
     return "PASSED" if result.returncode == 0 and "FAIL" not in text else "FAILED"
@@ -80,18 +67,16 @@ def main() -> int:
         samples = [s for s in samples if s.name in wanted]
     results: list[cuda_samples.Result] = []
     for target in [t for t in args.targets.split(",") if t]:
-        image = _image(target)
-        with tempfile.TemporaryDirectory(prefix="cuda-samples-") as scratch:
-            work = Path(scratch) / "examples"
+        with toolchain.toolchain_home(target, "cuda-samples") as env:
+            work = Path(env["HOME"]) / "src" / "cuda-samples"
             cuda_samples.prepare(examples, work)
-
-            make = functools.partial(_make_in_image, image, target, work)
+            make = functools.partial(_make_through_shims, env)
 
             for result in cuda_samples.build(samples, target, work, make):
                 status = result.status
                 if args.run and status == "built" and Path("/dev/kfd").exists():
                     directory = work / "Samples" / result.sample
-                    status = f"built, {_run_program(image, target, directory, result.detail)}"
+                    status = f"built, {_run_program(env, directory, result.detail)}"
                 results.append(
                     cuda_samples.Result(result.sample, target, status, result.detail, result.seconds)
                 )
@@ -100,8 +85,8 @@ def main() -> int:
     header = (
         f"# NVIDIA cuda-samples on the open toolkit\n\nGenerated by `python bench/cuda_samples.py` on "
         f"{datetime.date.today().isoformat()} at commit {commit} (Debian nvidia-cuda-samples 12.4.1, "
-        f"unmodified Makefiles; targets {args.targets}). Skipped samples need what no open stack has here "
-        "(the reason is on each line)."
+        f"unmodified Makefiles through the host shims; targets {args.targets}). Skipped samples need "
+        "what no open stack has here (the reason is on each line)."
     )
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(cuda_samples.markdown(results, header), encoding="utf-8")

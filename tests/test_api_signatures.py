@@ -176,3 +176,62 @@ def test_nvcc_names_the_reason_a_runtime_function_is_missing(
     assert "nvcc: cudaGraphExecGetFlags is a CUDA runtime function the open toolkit lacks" in result.stderr
     assert result.stderr.count("cudaGraphExecGetFlags is a CUDA runtime function") == 1
     assert "cudaGraphInstantiate is a CUDA runtime" not in result.stderr
+
+
+# --- device attributes: every name NVIDIA's headers give, distinct where CUDA's are ---------
+
+_ENUMERATOR = r"^\s*({prefix}\w+)\s*=\s*(0x[0-9a-fA-F]+|\d+)"
+
+
+def _distinct_enumerators(text: str, prefix: str) -> list[str]:
+    """The enumerators starting with `prefix`, the first of each value (CUDA's aliases share one)."""
+    import re
+
+    first: dict[int, str] = {}
+    for match in re.finditer(_ENUMERATOR.format(prefix=prefix), text, re.M):
+        first.setdefault(int(match.group(2), 0), match.group(1))
+    return list(first.values())
+
+
+def test_distinct_enumerators_skip_aliases() -> None:
+    text = "enum a {\n  cudaDevAttrA = 1,\n  cudaDevAttrB = 0x2, /* x */\n  cudaDevAttrAlias = 1,\n  other = 3\n};\n"
+    assert _distinct_enumerators(text, "cudaDevAttr") == ["cudaDevAttrA", "cudaDevAttrB"]
+
+
+@pytest.mark.engine
+def test_every_device_attribute_compiles_and_cudas_distinct_ones_stay_distinct(
+    open_devel_gfx1030: dict[str, Any], tmp_path: Path
+) -> None:
+    include = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
+    runtime = _distinct_enumerators((include / "driver_types.h").read_text(), "cudaDevAttr")
+    driver = _distinct_enumerators((include / "cuda.h").read_text(), "CU_DEVICE_ATTRIBUTE_")
+    assert len(runtime) > 100 and len(driver) > 100
+    # a switch over each set: an undeclared name is an error, two CUDA attributes folded into
+    # one value are a duplicate case label, and a label outside the enum would warn
+    lines = [
+        "#include <cuda.h>",
+        "#include <cuda_runtime.h>",
+        "int runtime(cudaDeviceAttr a) {",
+        "  switch (a) {",
+    ]
+    lines += [f"    case {name}: return {i};" for i, name in enumerate(runtime)]
+    lines += ["    default: return -1;", "  }", "}", "int driver(CUdevice_attribute a) {", "  switch (a) {"]
+    lines += [f"    case {name}: return {i};" for i, name in enumerate(driver)]
+    lines += ["    default: return -1;", "  }", "}"]
+    lines += [
+        "int main() {",
+        "  int value = 0;",
+        "  if (cudaDeviceGetAttribute(&value, cudaDevAttrMaxSurface2DHeight, 0) != cudaSuccess) return 1;",
+        "  if (cuDeviceGetAttribute(&value, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS, 0)) return 1;",
+        "  return runtime(cudaDevAttrMaxBlocksPerMultiprocessor) + driver(CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED);",
+        "}",
+    ]
+    (tmp_path / "attributes.cu").write_text("\n".join(lines) + "\n")
+    result = docker_run(
+        str(open_devel_gfx1030["reference"]),
+        f"{ACTIVATE}; cd /p && nvcc -o /tmp/attributes attributes.cu -Xcompiler -ferror-limit=0 && "
+        "g++ -I$CUDA_PATH/include -x c++ -c attributes.cu -o /tmp/host.o",
+        "-v", f"{tmp_path}:/p:ro",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "warning" not in result.stderr, result.stderr[-4000:]

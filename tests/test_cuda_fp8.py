@@ -1,7 +1,10 @@
 """CUDA's FP8 types (cuda_fp8.h) are software types in the open toolkit (HIP 5.7 has none);
 NVIDIA's own header is the oracle: one program prints every conversion over every half
 value, special values and every FP8 code, compiled on the host against the real header
-(g++) and in the image against ours (nvcc). The outputs must be identical."""
+(g++) and in the image against ours (nvcc). The outputs must be identical.
+
+The same oracle checks the cuda_bf16.h functions the toolkit adds to HIP's bf16 header
+(moatbridge/bf16_functions.h)."""
 
 from __future__ import annotations
 
@@ -18,16 +21,17 @@ from support import nvidia_toolkit
 pytestmark = pytest.mark.engine
 
 PROGRAM = REPO / "tests" / "cuda_programs" / "fp8_conversions.cpp"
+BF16_PROGRAM = REPO / "tests" / "cuda_programs" / "bf16_functions.cpp"
 
 
-def _real_output(tmp_path: Path) -> str:
+def _real_output(program: Path, tmp_path: Path) -> str:
     include = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
     compiler = shutil.which("g++")
     if compiler is None:
         pytest.fail("g++ is needed to compile against NVIDIA's headers on the host")
-    binary = tmp_path / "fp8-real"
+    binary = tmp_path / f"{program.stem}-real"
     subprocess.run(
-        [compiler, "-std=c++17", "-O1", "-I", str(include), str(PROGRAM), "-o", str(binary)],
+        [compiler, "-std=c++17", "-O1", "-I", str(include), str(program), "-o", str(binary)],
         check=True, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     return subprocess.run([str(binary)], check=True, capture_output=True, text=True, timeout=120).stdout
@@ -36,7 +40,7 @@ def _real_output(tmp_path: Path) -> str:
 def test_fp8_conversions_match_nvidias_header_bit_for_bit(
     open_devel_gfx1030: dict[str, Any], shared_tmp: Path, tmp_path: Path
 ) -> None:
-    real = _real_output(tmp_path)
+    real = _real_output(PROGRAM, tmp_path)
     shutil.copy(PROGRAM, shared_tmp / "fp8.cu")
     ours = docker_run(
         str(open_devel_gfx1030["reference"]),
@@ -48,3 +52,27 @@ def test_fp8_conversions_match_nvidias_header_bit_for_bit(
     assert len(real_lines) > 250_000
     differing = [(r, o) for r, o in zip(real_lines, our_lines, strict=True) if r != o]
     assert not differing, f"{len(differing)} conversions differ, first: {differing[:5]}"
+
+
+def test_bf16_functions_match_nvidias_header_bit_for_bit(
+    open_devel_gfx1030: dict[str, Any], shared_tmp: Path, tmp_path: Path
+) -> None:
+    """Exact expectations for the edge cases, then checksums of sweeps, of every host-callable
+    function added; ours built host-only (g++ on cuda_bf16.h) and by nvcc, whose build also
+    compiles the program's kernel calling every device-only one for gfx1030."""
+    real = _real_output(BF16_PROGRAM, tmp_path)
+    shutil.copy(BF16_PROGRAM, shared_tmp / "bf16.cpp")
+    shutil.copy(BF16_PROGRAM, shared_tmp / "bf16.cu")
+    ours = docker_run(
+        str(open_devel_gfx1030["reference"]),
+        f". /opt/moatbridge/bin/activate gfx1030 && cd {shared_tmp}"
+        " && g++ -std=c++17 -O1 -I/opt/moatbridge/targets/gfx1030/include -o /tmp/bf16-gxx bf16.cpp && /tmp/bf16-gxx"
+        " && echo '--- nvcc' && nvcc -o /tmp/bf16-nvcc bf16.cu && /tmp/bf16-nvcc",
+        "-v", f"{shared_tmp}:{shared_tmp}",
+    )  # fmt: skip
+    assert ours.returncode == 0, (ours.stdout[-3000:], ours.stderr[-3000:])
+    real_lines = real.splitlines()
+    assert len(real_lines) > 300 and real_lines[-1] == "expectations failed: 0"
+    for build, output in zip(("g++", "nvcc"), ours.stdout.split("--- nvcc\n"), strict=True):
+        differing = [(r, o) for r, o in zip(real_lines, output.splitlines(), strict=True) if r != o]
+        assert not differing, f"{build}: {len(differing)} lines differ, first: {differing[:5]}"

@@ -476,30 +476,30 @@ def test_old_language_standards_compile_cuda_as_cxx17_and_host_sources_as_asked(
 
 
 def test_hip_complex_operators_are_switched_off_as_cuda_has_none() -> None:
-    from cudacompat.generate import toolkit
+    from cudacompat.generate import shadows
 
     header = "#if __cplusplus\n#define COMPLEX_NEG_OP_OVERLOAD(t) x\n#endif\n#if __cplusplus\n\nCOMPLEX_NEG_OP_OVERLOAD(hipFloatComplex)\n#endif\n"
-    text = toolkit.without_complex_operators(header)
+    text = shadows.without_complex_operators(header)
     assert text is not None
     assert text.splitlines()[0] == "#if __cplusplus"  # the macro definitions stay
     assert text.splitlines()[3].startswith("#if 0")  # their uses go
-    assert toolkit.without_complex_operators("#if __cplusplus\n#endif\n") is None
+    assert shadows.without_complex_operators("#if __cplusplus\n#endif\n") is None
 
 
 def test_hip_error_type_loses_nodiscard_as_cuda_error_has_none() -> None:
-    from cudacompat.generate import toolkit
+    from cudacompat.generate import shadows
 
     header = "#if __cplusplus >= 201703L\n#define __HIP_NODISCARD [[nodiscard]]\n#else\n#define __HIP_NODISCARD\n#endif\n"
-    text = toolkit.without_nodiscard_errors(header)
+    text = shadows.without_nodiscard_errors(header)
     assert text is not None and "__HIP_NODISCARD [[nodiscard]]" not in text
     assert text.count("#define __HIP_NODISCARD") == 2  # the macro still exists, now empty
     assert (
-        toolkit.without_nodiscard_errors("typedef enum hipError_t {} hipError_t;\n") is None
+        shadows.without_nodiscard_errors("typedef enum hipError_t {} hipError_t;\n") is None
     )  # unexpected shape
 
 
 def test_hip_vector_operators_become_templates_that_user_operators_beat() -> None:
-    from cudacompat.generate import toolkit
+    from cudacompat.generate import shadows
 
     friends = "".join(
         f"        friend __HOST_DEVICE__ inline constexpr HIP_vector_type operator{op}(\n"
@@ -510,15 +510,15 @@ def test_hip_vector_operators_become_templates_that_user_operators_beat() -> Non
         f"\n        __HOST_DEVICE__\n        HIP_vector_type& operator{op}=(const HIP_vector_type& x) noexcept"
         for op in "+-*/"
     )
-    text = toolkit.with_template_vector_friends(friends + members)
+    text = shadows.with_template_vector_friends(friends + members)
     assert text is not None
     assert text.count("template <class V = HIP_vector_type") == 6
     assert "operator+=(const V& x)" in text and "V x, const HIP_vector_type& y" in text
-    assert toolkit.with_template_vector_friends(friends) is None  # not the expected shape: left alone
+    assert shadows.with_template_vector_friends(friends) is None  # not the expected shape: left alone
 
 
 def test_hip_tiles_of_a_parent_group_get_unambiguous_rank_and_size() -> None:
-    from cudacompat.generate import toolkit
+    from cudacompat.generate import shadows
 
     header = (
         "template <unsigned int size> class thread_block_tile_base : public tile_base<size> {\n"
@@ -529,11 +529,57 @@ def test_hip_tiles_of_a_parent_group_get_unambiguous_rank_and_size() -> None:
         "                               public parent_group_info<tileSize, ParentCGTy> {\n"
         "  _CG_STATIC_CONST_DECL_ unsigned int numThreads = tileSize;\n  protected:\n};\n"
     )
-    text = toolkit.with_unambiguous_tiles(header)
+    text = shadows.with_unambiguous_tiles(header)
     assert text is not None
     assert "using thread_block_tile_base<tileSize>::thread_rank;" in text
     assert "unsigned int num_threads() { return size; }" in text
-    assert toolkit.with_unambiguous_tiles("class other {};") is None
+    assert shadows.with_unambiguous_tiles("class other {};") is None
+
+
+def test_hip_tile_shuffles_take_any_trivially_copyable_type() -> None:
+    from cudacompat.generate import shadows
+
+    assertion = 'static_assert(is_valid_type<T>::value, "Neither an integer or float type.");'
+    header = (
+        "#include <x>\nnamespace cooperative_groups {\nclass tile {\n"
+        f"  template <class T> T shfl(T var, int r) const {{\n    {assertion}\n    return (__shfl(var, r, 32));\n  }}\n"
+        f"  template <class T> T shfl_xor(T var, unsigned m) const {{\n    {assertion}\n"
+        "    return (__shfl_xor(var, m, 32));\n  }\n};\n}\n"
+    )
+    text = shadows.with_shuffles_of_any_type(header)
+    assert text is not None
+    assert "is_valid_type" not in text and text.count("std::is_trivially_copyable<T>::value") == 2
+    assert "return (::moatbridge_cg::__shfl(var, r, 32));" in text
+    assert "return (::moatbridge_cg::__shfl_xor(var, m, 32));" in text
+    # the word-wise helpers come before the groups that call them
+    assert text.index("namespace moatbridge_cg") < text.index("namespace cooperative_groups")
+    assert shadows.with_shuffles_of_any_type(header.replace(assertion, "")) is None
+
+
+def test_hip_bfloat16_becomes_a_class_with_cudas_conversions_and_operators() -> None:
+    from cudacompat.generate import shadows
+
+    header = (
+        '#ifndef GUARD\n#define GUARD\n#include "amd_hip_common.h"\n'
+        "struct __hip_bfloat16 {\n  unsigned short data;\n};\n"
+        "struct __hip_bfloat162 {\n  __hip_bfloat16 x;\n  __hip_bfloat16 y;\n};\n"
+        "__device__ __hip_bfloat16 __short_as_bfloat16(const short int a) {\n"
+        "  return __hip_bfloat16{(unsigned short)a};\n}\n"
+        "__device__ __hip_bfloat16 __ushort_as_bfloat16(const unsigned short int a) {\n"
+        "  return __hip_bfloat16{a};\n}\n#endif\n"
+    )
+    text = shadows.with_bfloat16_class(header)
+    assert text is not None
+    assert "#include <hip/amd_detail/amd_hip_common.h>" in text
+    assert "operator float() const;" in text and "__hip_bfloat16(float value);" in text
+    # bit patterns stay bit patterns: never the converting constructor from unsigned short
+    assert "return __hip_bfloat16(moatbridge_bf16_bits(), (unsigned short)a);" in text
+    assert "return __hip_bfloat16(moatbridge_bf16_bits(), a);" in text
+    assert "__hip_bfloat16{" not in text
+    # operators are defined inside the include guard, after everything they use
+    assert text.index("MOATBRIDGE_BF16_BINARY(+)") < text.rindex("#endif")
+    assert text.index("__ushort_as_bfloat16") < text.index("MOATBRIDGE_BF16_BINARY(+)")
+    assert shadows.with_bfloat16_class(header.replace("unsigned short data;", "uint16_t data;")) is None
 
 
 # --- dependency files in nvcc's shape (FindCUDA's make2cmake.cmake parses `target : deps`) --

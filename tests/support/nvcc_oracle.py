@@ -159,7 +159,8 @@ def real(nvcc: Path, argv: list[str], cwd: Path) -> Interpretation:
 _OUR_NOISE = re.compile(
     r"-D__CUDA\w*=.*|-D__MOATBRIDGE\w*=.*|-D__CUDACC\w*(=.*)?|-x|hip|c\+\+|cu|-c|-E|-fgpu-rdc|"
     r"--offload-arch=.*|-isystem .*/include(/moatbridge/shadow)?|-include moatbridge/nvcc_prelude.h|"
-    r"-Wno-unused-result|-Wno-unknown-cuda-version|-Wno-unused-command-line-argument|--cuda-host-only|-L.*/lib64(/stubs)?|"
+    r"-Wno-unused-result|-Wno-unknown-cuda-version|-Wno-unused-command-line-argument|-Wno-pass-failed|"
+    r"--cuda-host-only|-L.*/lib64(/stubs)?|"
     r".*\.cu|.*\.cpp|.*\.c|.*\.o|-M|-MM|-MD|-MMD|-MP|-MF .*|-MT .*|-fsyntax-only|-save-temps=obj|"
     # clang options that only act on device code (nvcc gives their counterparts to cicc/ptxas)
     r"-fgpu-flush-denormals-to-zero|-fno-hip-fp32-correctly-rounded-divide-sqrt|"

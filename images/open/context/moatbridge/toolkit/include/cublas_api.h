@@ -73,6 +73,22 @@ static inline hipblasStatus_t hipblasGemmStridedBatchedEx(
                                        moatbridge_blas_type(bt), ldb, sb, beta, C, moatbridge_blas_type(ct), ldc, sc,
                                        count, moatbridge_blas_type(compute), algo);
 }
+/* cuBLAS's batched triangular solves take `const T* const A[]` and `T* const B[]`; hipBLAS 5.5's
+   take `T* const A[]` and `T* B[]`, so the calls CUDA code writes (ggml's, with `const float**`)
+   find no match. These overloads take cuBLAS's types; hipBLAS does not write through A. */
+#define MOATBRIDGE_TRSM_BATCHED(name, T)                                                              \
+    static inline hipblasStatus_t name(hipblasHandle_t h, hipblasSideMode_t side, hipblasFillMode_t uplo, \
+                                       hipblasOperation_t trans, hipblasDiagType_t diag, int m, int n,     \
+                                       const T* alpha, const T* const A[], int lda, T* const B[], int ldb, \
+                                       int count) {                                                        \
+        return name(h, side, uplo, trans, diag, m, n, alpha, const_cast<T* const*>(A), lda,                \
+                    const_cast<T**>(B), ldb, count);                                                       \
+    }
+MOATBRIDGE_TRSM_BATCHED(hipblasStrsmBatched, float)
+MOATBRIDGE_TRSM_BATCHED(hipblasDtrsmBatched, double)
+MOATBRIDGE_TRSM_BATCHED(hipblasCtrsmBatched, hipblasComplex)
+MOATBRIDGE_TRSM_BATCHED(hipblasZtrsmBatched, hipblasDoubleComplex)
+#undef MOATBRIDGE_TRSM_BATCHED
 /* Math modes (tensor-op and TF32 choices) and user workspaces: rocBLAS picks its kernels and
    manages its workspace itself, so these are accepted and change nothing. */
 #ifndef CUBLAS_DEFAULT_MATH

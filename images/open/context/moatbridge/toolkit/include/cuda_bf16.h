@@ -2,7 +2,11 @@
 #pragma once
 #include <moatbridge/runtime.h>
 #if defined(__HIP__)
+/* HIP's bf16 header, shadowed: __hip_bfloat16 is a class there, as CUDA's __nv_bfloat16 is
+   (listed explicitly for host compilers, whose include path has no shadow directory) */
+#include <moatbridge/shadow/hip/amd_detail/amd_hip_bf16.h>
 #include <hip/hip_bf16.h>
+#include <moatbridge/bf16_functions.h>
 #else
 /* A host-only compile (g++, or clang++ without -x hip) of HIP 5.7's bf16 header defines 26
    non-inline `__device__` functions (duplicate symbols across translation units) and calls
@@ -17,8 +21,13 @@
 #pragma push_macro("__device__")
 #undef __device__
 #define __device__ static __attribute__((unused))
+/* HIP's bf16 header, shadowed: __hip_bfloat16 is a class there, as CUDA's __nv_bfloat16 is
+   (listed explicitly for host compilers, whose include path has no shadow directory) */
+#include <moatbridge/shadow/hip/amd_detail/amd_hip_bf16.h>
 #include <hip/hip_bf16.h>
 #pragma pop_macro("__device__")
+/* what HIP lacks (host-callable functions only here: nothing in it wants the __device__ above) */
+#include <moatbridge/bf16_functions.h>
 #include <math.h>
 #define MOATBRIDGE_OCML_1(name, expression) \
     extern "C" __attribute__((weak)) float __ocml_##name##_f32(float x) { return expression; }

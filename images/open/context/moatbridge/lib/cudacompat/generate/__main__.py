@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from ..nvcc.config import ToolkitConfig, full_cuda_version
-from . import headers, inventory, mappings, probe, signatures, toolkit
+from . import device_functions, headers, inventory, mappings, probe, shadows, signatures, toolkit
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     shadowed = toolkit.write_shadow_tree(include, args.system_include / "thrust", "thrust")
     cub = toolkit.write_cub_headers(include, args.system_include / "hipcub")
-    for name in toolkit.write_vector_shadows(include, args.system_include):
+    for name in shadows.write_vector_shadows(include, args.system_include):
         print(f"warning: HIP's {name} has an unexpected shape; its float2 operators stay", flush=True)
     print(f"thrust shadow headers: {shadowed}; cub headers: {cub}")
     toolkit.write_libraries(shared / "lib64")
@@ -76,8 +76,9 @@ def main(argv: list[str] | None = None) -> int:
     provided = sum(1 for p in header_plans if p.kind != "unsupported")
     print(f"CUDA headers: {provided} of {len(header_plans)} provided (cuda_headers.tsv)", flush=True)
     toolkit.write_report(
-        shared, emitted, unresolved, dropped, header_plans, len(api_functions), signatures.load_gaps()
-    )
+        shared, emitted, unresolved, dropped, header_plans, len(api_functions), signatures.load_gaps(),
+        device_functions.load(), signatures.load_gaps(device_functions.GAPS),
+    )  # fmt: skip
     targets = [t for t in args.targets.split(",") if t]
     for gfx in targets:
         config = ToolkitConfig(

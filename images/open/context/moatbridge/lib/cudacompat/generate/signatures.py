@@ -30,6 +30,9 @@ _ALIAS = re.compile(r"#define (\w+) (?:__CUDART_API_PT[SD][ZS]\()?(\w+)\)?")
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _TYPE = re.compile(r"[\w :*&<>,()\[\]]+")
 _PROBE_ERROR = re.compile(r"^probe\.cu:(\d+):\d+: error: (.*)$", re.MULTILINE)
+# lld's `error: undefined hidden symbol: f(int)` and its `>>> referenced by x.o:(probe_1_1)` lines
+_LINK_ERROR = re.compile(r"^(?:ld\.)?lld: error: (.*)$((?:\n>>> .*)*)", re.MULTILINE)
+_REFERRER = re.compile(r"^>>> referenced by .*:\((\w+)\)$", re.MULTILINE)
 
 
 class Signature(NamedTuple):
@@ -99,12 +102,15 @@ def signatures(ast_json: str, defines: str, header: str, prefix: str) -> list[Si
 # --- the .tsv files -------------------------------------------------------------------------
 
 
-def to_text(items: Iterable[Signature]) -> str:
-    lines = [
-        "# The CUDA runtime API's functions (NVIDIA CUDA 12.4 as Debian packages it): names and types only.",
-        "# Written by `python -m cudacompat.generate.signatures INCLUDE_DIR`; tests check it and probe ours.",
-        "# header\tname\tresult\trequired parameters\tparameter types (; separated)",
-    ]
+PREAMBLE = (
+    "# The CUDA runtime API's functions (NVIDIA CUDA 12.4 as Debian packages it): names and types only.",
+    "# Written by `python -m cudacompat.generate.signatures INCLUDE_DIR`; tests check it and probe ours.",
+    "# header\tname\tresult\trequired parameters\tparameter types (; separated)",
+)
+
+
+def to_text(items: Iterable[Signature], preamble: Iterable[str] = PREAMBLE) -> str:
+    lines = list(preamble)
     lines += [f"{s.header}\t{s.name}\t{s.result}\t{s.required}\t{'; '.join(s.parameters)}" for s in items]
     return "\n".join(lines) + "\n"
 
@@ -135,14 +141,19 @@ def load_gaps(path: Path = GAPS) -> list[Gap]:
 # --- probes (pure) --------------------------------------------------------------------------
 
 
+def check_plain(item: Signature) -> None:
+    """Refuse what is not a name and plain types before it is written into a probe."""
+    plain_types = all(_TYPE.fullmatch(t) for t in (item.result, *item.parameters))
+    if not _NAME.fullmatch(item.name) or not plain_types:
+        raise ValueError(f"not a plain signature: {item}")
+
+
 def probe_source(items: Iterable[Signature], includes: Iterable[str] = HEADERS) -> tuple[str, dict[int, str]]:
     """A CUDA source with one probe per line; returns it and line number -> function name."""
     lines = [f"#include <{header}>" for header in includes] + ["#include <type_traits>", "#include <utility>"]
     names: dict[int, str] = {}
     for index, item in enumerate(items):
-        plain_types = all(_TYPE.fullmatch(t) for t in (item.result, *item.parameters))
-        if not _NAME.fullmatch(item.name) or not plain_types:
-            raise ValueError(f"not a plain signature: {item}")
+        check_plain(item)
         for count in sorted({item.required, len(item.parameters)}):
             arguments = ", ".join(f"std::declval<{t}>()" for t in item.parameters[:count])
             call = f"{item.name}({arguments})"
@@ -156,13 +167,21 @@ def probe_source(items: Iterable[Signature], includes: Iterable[str] = HEADERS) 
     return "\n".join(lines) + "\n", names
 
 
-def failures(compiler_output: str, names: dict[int, str]) -> dict[str, str]:
-    """function -> its first error, for every probe line the compiler reported an error on."""
+def failures(
+    compiler_output: str, names: dict[int, str], symbols: dict[str, str] | None = None
+) -> dict[str, str]:
+    """function -> its first error, for every probe line the compiler reported an error on and,
+    given `symbols` (a probe's function symbol -> function), every probe the linker named as
+    referring to an undefined symbol."""
     failed: dict[str, str] = {}
     for match in _PROBE_ERROR.finditer(compiler_output):
         name = names.get(int(match.group(1)))
         if name is not None:
             failed.setdefault(name, match.group(2).strip())
+    for match in _LINK_ERROR.finditer(compiler_output):
+        for symbol in _REFERRER.findall(match.group(2)):
+            if symbols and symbol in symbols:
+                failed.setdefault(symbols[symbol], match.group(1).strip())
     return failed
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -133,6 +132,7 @@ def write_headers(include: Path, plans: Iterable[headers.HeaderPlan]) -> None:
 def report_markdown(
     resolved: dict[str, int], unresolved: Iterable[Mapping], dropped: Iterable[Dropped],
     header_plans: Iterable[headers.HeaderPlan] = (), api_gaps: Iterable[signatures.Gap] = (),
+    device_gaps: Iterable[signatures.Gap] = (),
 ) -> str:  # fmt: skip
     lines = ["# CUDA -> HIP mappings left out of the compatibility headers", ""]
     lines.append("| family | emitted |")
@@ -145,17 +145,25 @@ def report_markdown(
     lines += ["", *headers.report_lines(header_plans)]
     lines += ["", "## CUDA runtime functions not provided (cuda_api.tsv, probed by the tests)", ""]
     lines += [f"- `{gap.name}`: {gap.reason}" for gap in api_gaps]
+    lines += ["", "## CUDA device functions not provided (device_api.tsv, probed by the tests)", ""]
+    lines += [f"- `{gap.name}`: {gap.reason}" for gap in device_gaps]
     return "\n".join(lines) + "\n"
 
 
 def write_report(
     shared: Path, resolved: dict[str, int], unresolved: list[Mapping], dropped: list[Dropped],
     header_plans: list[headers.HeaderPlan] | None = None, api_functions: int = 0,
-    gaps: Sequence[signatures.Gap] = (),
+    gaps: Sequence[signatures.Gap] = (), device_functions: Sequence[signatures.Signature] = (),
+    device_gaps: Sequence[signatures.Gap] = (),
 ) -> None:  # fmt: skip
     plans = header_plans or []
     data = {
         "api": {"functions": api_functions, "unsupported": {gap.name: gap.reason for gap in gaps}},
+        "device": {
+            "functions": len({s.name for s in device_functions}),
+            "signatures": len(device_functions),
+            "unsupported": {gap.name: gap.reason for gap in device_gaps},
+        },
         "emitted": resolved,
         "unresolved": [{"cuda": m.cuda, "hip": m.hip, "family": m.family} for m in unresolved],
         "dropped": [{"cuda": d.cuda, "hip": d.hip, "reason": d.reason} for d in dropped],
@@ -166,7 +174,9 @@ def write_report(
         },
     }
     write_text(shared / "compat-report.json", json.dumps(data, indent=1, sort_keys=True) + "\n")
-    write_text(shared / "compat-report.md", report_markdown(resolved, unresolved, dropped, plans, gaps))
+    write_text(
+        shared / "compat-report.md", report_markdown(resolved, unresolved, dropped, plans, gaps, device_gaps)
+    )
 
 
 def write_shadow_tree(include: Path, system_dir: Path, library: str) -> int:
@@ -186,122 +196,6 @@ def write_shadow_tree(include: Path, system_dir: Path, library: str) -> int:
         )
         count += 1
     return count
-
-
-_COMPLEX_OPERATORS = "COMPLEX_NEG_OP_OVERLOAD(hipFloatComplex)"
-
-
-def without_complex_operators(text: str) -> str | None:
-    """HIP's complex header with its operators on hipFloatComplex/hipDoubleComplex switched
-    off. Those types are float2/double2, which have no operators in CUDA: with HIP's, every
-    `float2 - float2` of code that defines its own vector operators (cuda-samples'
-    helper_math.h, and the many projects that copy it) is ambiguous, and `float2 * float2`
-    would be a complex product. None if the header does not have the expected shape."""
-    lines = text.split("\n")
-    try:
-        first = next(i for i, line in enumerate(lines) if line.strip() == _COMPLEX_OPERATORS)
-    except StopIteration:
-        return None
-    opening = next((i for i in range(first, -1, -1) if lines[i].strip() == "#if __cplusplus"), None)
-    if opening is None:
-        return None
-    lines[opening] = "#if 0 /* moatbridge: CUDA's float2/double2 have no operators (see toolkit.py) */"
-    return "\n".join(lines)
-
-
-_FRIEND_OPERATOR = re.compile(
-    r"friend (__HOST_DEVICE__ inline constexpr HIP_vector_type operator([*/])\(\s*)HIP_vector_type x,"
-)
-
-
-# The arithmetic compound assignments of two vectors (the bitwise ones are templates already).
-_COMPOUND_MEMBER = re.compile(
-    r"(\n[ \t]*)__HOST_DEVICE__(\n[ \t]*)HIP_vector_type& operator([-+*/])="
-    r"\(const HIP_vector_type& x\) noexcept"
-)
-_ONLY_THIS_TYPE = (
-    "template <class V = HIP_vector_type, typename std::enable_if<std::is_same<V, HIP_vector_type>{}>"
-    "::type* = nullptr>"
-)
-
-
-def with_template_vector_friends(text: str) -> str | None:
-    """HIP's vector types with their two non-template friend operators (`*` and `/` of two
-    vectors) and their four arithmetic compound assignments made templates for that type
-    alone. CUDA's vectors have no operators, so code brings its own (helper_math.h:
-    `float2 operator*(float2, float2)`); a non-template of HIP's would tie with it, a template
-    loses to it. (HIP's own `float4 * float4` then becomes ambiguous, an error as it is on
-    NVIDIA's toolkit.) None if the header does not have the expected shape."""
-    replaced, count = _FRIEND_OPERATOR.subn(_ONLY_THIS_TYPE + "\n        friend \\1V x,", text)
-    replaced, members = _COMPOUND_MEMBER.subn(
-        "\\1" + _ONLY_THIS_TYPE + "\\1__HOST_DEVICE__\\2HIP_vector_type& operator\\3=(const V& x) noexcept",
-        replaced,
-    )
-    return replaced if count == 2 and members == 4 else None
-
-
-_TILE_CLASS = re.compile(
-    r"(class thread_block_tile_type : public thread_block_tile_base<tileSize>,\s*public tiled_group,"
-    r"\s*public parent_group_info<tileSize, ParentCGTy> \{\n"
-    r"\s*_CG_STATIC_CONST_DECL_ unsigned int numThreads = tileSize;\n)"
-)
-_TILE_BASE_SYNC = re.compile(
-    r"(class thread_block_tile_base : public tile_base<size> \{.*?\n public:\n)", re.S
-)
-
-
-def with_unambiguous_tiles(text: str) -> str | None:
-    """HIP 5.7's cooperative groups with tile.thread_rank()/size()/sync() unambiguous on tiles
-    of a parent group (`tiled_partition<16>(this_thread_block())`: only the parentless
-    specialisation says which base they come from) and with CUDA 12's num_threads() on
-    tiles. None if the header does not have the expected shape."""
-    text, tiles = _TILE_CLASS.subn(
-        "\\1 public:  /* moatbridge: as the parentless specialisation does */\n"
-        "  using thread_block_tile_base<tileSize>::size;\n"
-        "  using thread_block_tile_base<tileSize>::sync;\n"
-        "  using thread_block_tile_base<tileSize>::thread_rank;\n"
-        " private:\n",
-        text,
-    )
-    text, bases = _TILE_BASE_SYNC.subn(
-        "\\1  __CG_STATIC_QUALIFIER__ unsigned int num_threads() { return size; }  /* moatbridge */\n",
-        text,
-        count=1,
-    )
-    return text if tiles == 1 and bases == 1 else None
-
-
-_NODISCARD = "#define __HIP_NODISCARD [[nodiscard]]"
-
-
-def without_nodiscard_errors(text: str) -> str | None:
-    """HIP's runtime API with hipError_t no longer [[nodiscard]]: CUDA's cudaError_t is not, so
-    CUDA code ignores results freely (`cudaFree(p);`), and a project's -Wall (Meson adds it
-    to every compile) would otherwise warn at each such call. None if the header does not
-    have the expected shape."""
-    if text.count(_NODISCARD) != 1:
-        return None
-    return text.replace(_NODISCARD, "#define __HIP_NODISCARD /* moatbridge: not [[nodiscard]], as in CUDA */")
-
-
-def write_vector_shadows(include: Path, system_include: Path) -> list[str]:
-    """Shadowed copies of HIP headers whose behaviour differs from CUDA's where code can see it
-    (the functions above); returns those that did not have the expected shape and were left
-    as they are."""
-    left: list[str] = []
-    for name, change in (
-        ("amd_detail/amd_hip_complex.h", without_complex_operators),
-        ("amd_detail/amd_hip_vector_types.h", with_template_vector_friends),
-        ("amd_detail/amd_hip_cooperative_groups.h", with_unambiguous_tiles),
-        ("hip_runtime_api.h", without_nodiscard_errors),
-    ):
-        source = system_include / "hip" / name
-        text = change(source.read_text(encoding="utf-8")) if source.is_file() else None
-        if text is None:
-            left.append(name)
-            continue
-        write_text(include / "moatbridge" / "shadow" / "hip" / name, text)
-    return left
 
 
 def write_cub_headers(include: Path, hipcub_dir: Path) -> int:

@@ -149,8 +149,10 @@ def cuda_compile_flags(
     if cmdline.has("extended-lambda") or cmdline.has("expt-extended-lambda"):
         flags.append("-D__CUDACC_EXTENDED_LAMBDA__=1")
     # HIP's API is [[nodiscard]]; CUDA's is not, so unchecked calls must not warn. The device
-    # flags this driver adds go unused in -M/-E runs, which real nvcc does not warn about.
+    # flags this driver adds go unused in -M/-E runs, which real nvcc does not warn about; nor
+    # does it warn when a `#pragma unroll` loop cannot be unrolled (clang's -Wpass-failed).
     flags += ["-Wno-unused-result", "-Wno-unknown-cuda-version", "-Wno-unused-command-line-argument"]
+    flags += ["-Wno-pass-failed"]
     flags += _warning_flags(cmdline)
     flags += _common_host_flags(cmdline, cuda=True)
     flags += _dependency_flags(cmdline)

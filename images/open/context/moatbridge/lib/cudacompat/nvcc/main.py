@@ -73,10 +73,12 @@ def _needs_device_link(config: ToolkitConfig, path: str) -> bool:
 
 
 def _compat_report_hints(diagnostics: str, config: ToolkitConfig) -> str:
-    """For `'cublasLt.h' file not found` or `undeclared identifier 'cudaGraphAddNode'`: the
-    compat report's reason that header or runtime function is missing."""
-    header_marker, name_marker = "' file not found", "undeclared identifier '"
-    if header_marker not in diagnostics and name_marker not in diagnostics:
+    """For `'cublasLt.h' file not found`, `undeclared identifier 'cudaGraphAddNode'` or `no
+    matching function for call to '__clusterDim'`: the compat report's reason that header,
+    runtime function or device function is missing."""
+    header_marker = "' file not found"
+    name_markers = ("undeclared identifier '", "no matching function for call to '")
+    if header_marker not in diagnostics and not any(marker in diagnostics for marker in name_markers):
         return ""
     import json  # only on failure: start-up time matters on every compile
 
@@ -84,20 +86,24 @@ def _compat_report_hints(diagnostics: str, config: ToolkitConfig) -> str:
     try:
         with open(report, encoding="utf-8") as handle:
             data = json.load(handle)
-        headers, functions = data["headers"]["unsupported"], data.get("api", {}).get("unsupported", {})
+        headers = data["headers"]["unsupported"]
+        functions = data.get("api", {}).get("unsupported", {})
+        device = data.get("device", {}).get("unsupported", {})
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return ""
     lookups = (
-        ("fatal error: '", header_marker, headers, "CUDA header the open toolkit does not provide"),
-        (name_marker, "'", functions, "CUDA runtime function the open toolkit lacks"),
+        (("fatal error: '",), header_marker, headers, "CUDA header the open toolkit does not provide"),
+        (name_markers, "'", functions, "CUDA runtime function the open toolkit lacks"),
+        (name_markers, "'", device, "CUDA device function the open toolkit lacks"),
     )
     hints: dict[str, None] = {}  # in order, each once
     for line in diagnostics.splitlines():
-        for opening, closing, reasons, what in lookups:
-            if opening in line and closing in line.split(opening, 1)[1] and isinstance(reasons, dict):
-                name = line.split(opening, 1)[1].split(closing, 1)[0]
-                if isinstance(reasons.get(name), str):
-                    hints[f"nvcc: {name} is a {what}: {reasons[name]}\n"] = None
+        for openings, closing, reasons, what in lookups:
+            for opening in openings:
+                if opening in line and closing in line.split(opening, 1)[1] and isinstance(reasons, dict):
+                    name = line.split(opening, 1)[1].split(closing, 1)[0]
+                    if isinstance(reasons.get(name), str):
+                        hints[f"nvcc: {name} is a {what}: {reasons[name]}\n"] = None
     return "".join(hints)
 
 

@@ -1,7 +1,10 @@
 /* moatbridge nvcc: in CUDA, threadIdx.x and friends are plain unsigned ints; in HIP they are
    proxy objects that convert to one, which device printf cannot pass through `...`
    ("cannot compile this non-scalar arg to printf"). Route printf through a variadic
-   template that converts such arguments first. Only for nvcc compiles (the prelude). */
+   template that converts such arguments first. Only for nvcc compiles (the prelude).
+   A function-like macro, so that `printf` not followed by `(` stays itself: the format
+   attribute of logging functions, `__attribute__((format(printf, 2, 3)))`, names the
+   format family, not a function, and `using ::printf;` keeps meaning the C function. */
 #pragma once
 #if defined(__HIP__) && defined(__cplusplus) && !defined(MOATBRIDGE_NO_PRINTF_WRAPPER)
 #include <cstdio>
@@ -25,5 +28,5 @@ __host__ __device__ inline int moatbridge_printf(const char* format, const Args&
 namespace std {
 using ::moatbridge_printf;
 }
-#define printf moatbridge_printf
+#define printf(...) moatbridge_printf(__VA_ARGS__)
 #endif

@@ -1,10 +1,12 @@
 /* moatbridge: CUDA device intrinsics HIP 5.7 lacks, written over clang's AMDGPU builtins.
    Integer dot products, __nanosleep, cache-hinted loads/stores (the hint has no AMD
    meaning: a plain access), warp match/reduce, address-space predicates, traps, __fns and
-   the SIMD-within-a-word ("video") intrinsics. Lane masks follow warp_sync.h. */
+   the SIMD-within-a-word ("video") intrinsics; more (atomics, DPX, mode-taking double
+   functions, ...) in device_extras.h. Lane masks follow warp_sync.h. */
 #pragma once
 #if defined(__HIP__) && !defined(MOATBRIDGE_NO_INTRINSICS)
 #include <moatbridge/warp_sync.h>
+#include <type_traits>
 
 /* --- integer dot products (sm_61) ---------------------------------------------------- */
 __device__ inline int __dp4a(int a, int b, int c) {
@@ -43,12 +45,37 @@ __device__ inline void __nanosleep(unsigned int ns) {
 }
 
 /* --- cache-hinted loads and stores (sm_35+): the hints have no AMD counterpart ------------ */
+template <class T> __device__ inline T __ldca(const T* p) { return *p; }
+template <class T> __device__ inline T __ldcg(const T* p) { return *p; }
+template <class T> __device__ inline T __ldcs(const T* p) { return *p; }
 template <class T> __device__ inline T __ldlu(const T* p) { return *p; }
-template <class T> __device__ inline T __ldcv(const T* p) { return *(const volatile T*)p; }
 template <class T> __device__ inline void __stwb(T* p, T value) { *p = value; }
 template <class T> __device__ inline void __stcg(T* p, T value) { *p = value; }
 template <class T> __device__ inline void __stcs(T* p, T value) { *p = value; }
-template <class T> __device__ inline void __stwt(T* p, T value) { *(volatile T*)p = value; }
+/* __ldcv/__stwt (fetch again, write through): volatile accesses, a vector's one word at a time */
+template <class T> __device__ inline typename std::enable_if<std::is_scalar<T>::value, T>::type __ldcv(const T* p) {
+    return *(const volatile T*)p;
+}
+template <class T> __device__ inline typename std::enable_if<std::is_scalar<T>::value>::type __stwt(T* p, T value) {
+    *(volatile T*)p = value;
+}
+template <class T>
+using moatbridge_word_t = typename std::conditional<sizeof(T) % 4 == 0 && alignof(T) % 4 == 0, unsigned int,
+    typename std::conditional<sizeof(T) % 2 == 0 && alignof(T) % 2 == 0, unsigned short, unsigned char>::type>::type;
+template <class T> __device__ inline typename std::enable_if<!std::is_scalar<T>::value, T>::type __ldcv(const T* p) {
+    typedef moatbridge_word_t<T> W;
+    W words[sizeof(T) / sizeof(W)];
+    for (unsigned int i = 0; i < sizeof(T) / sizeof(W); ++i) words[i] = ((const volatile W*)p)[i];
+    T value;
+    __builtin_memcpy(&value, words, sizeof(T));
+    return value;
+}
+template <class T> __device__ inline typename std::enable_if<!std::is_scalar<T>::value>::type __stwt(T* p, T value) {
+    typedef moatbridge_word_t<T> W;
+    W words[sizeof(T) / sizeof(W)];
+    __builtin_memcpy(words, &value, sizeof(T));
+    for (unsigned int i = 0; i < sizeof(T) / sizeof(W); ++i) ((volatile W*)p)[i] = words[i];
+}
 
 /* --- warp match and reduce (sm_70/sm_80) -------------------------------------------------- */
 template <class T>
@@ -340,4 +367,5 @@ MOATBRIDGE_SAD(__vsadu4, 8, __vabsdiffu4)
 #undef MOATBRIDGE_SIMD
 #undef MOATBRIDGE_SAT_S
 #undef MOATBRIDGE_SAT_U
+#include <moatbridge/device_extras.h>
 #endif

@@ -97,12 +97,7 @@ static inline hipError_t moatbridge_cudaGetDeviceProperties(moatbridge_cudaDevic
 #define cudaDeviceProp moatbridge_cudaDeviceProp
 #define cudaGetDeviceProperties_v2 moatbridge_cudaGetDeviceProperties
 
-static inline hipError_t moatbridge_cudaDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int device) {
-    hipError_t status = hipDeviceGetAttribute(value, attribute, device);
-    if (status == hipSuccess && attribute == hipDeviceAttributeComputeCapabilityMajor) *value = MOATBRIDGE_MIMIC_CC_MAJOR;
-    if (status == hipSuccess && attribute == hipDeviceAttributeComputeCapabilityMinor) *value = MOATBRIDGE_MIMIC_CC_MINOR;
-    return status;
-}
+#include <moatbridge/device_attributes.h>
 #define cudaDeviceGetAttribute moatbridge_cudaDeviceGetAttribute
 
 /* CUDA's C++ API adds template overloads taking typed pointers and kernels; HIP 5.7's

@@ -15,6 +15,7 @@
 #if defined(__HIP__)
 #include <moatbridge/warp_sync.h>
 #include <moatbridge/intrinsics.h>
+#include <moatbridge/surface_functions.h>
 #endif
 /* The calling convention of host callbacks (empty but on Windows) */
 #ifndef CUDART_CB

@@ -1,0 +1,39 @@
+"""A throwaway HOME with one open toolchain set up, as a user would have it, for the bench
+scripts that build real projects through the host shims."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+
+
+@contextlib.contextmanager
+def toolchain_home(target: str, prefix: str) -> Iterator[dict[str, str]]:
+    """The environment of a shell in a fresh HOME where `moatbridge setup --yes` installed the
+    open toolchain for `target` (building or reusing its image); removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix=f"{prefix}-{target}-") as scratch:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
+        env["HOME"] = scratch
+        moatbridge = [sys.executable, "-m", "moatbridge"]
+        subprocess.run(
+            [*moatbridge, "setup", "--yes", "--flavour", "open", "--target", target, "--no-modify-rc"],
+            env=env, check=True, capture_output=True, text=True,
+        )  # fmt: skip
+        try:
+            yield env
+        finally:
+            subprocess.run([*moatbridge, "uninstall", "--all", "--keep-images"], env=env, capture_output=True)
+            warm = f"moatbridge-open-{target}-{os.getuid()}"
+            subprocess.run(["docker", "rm", "-f", warm], capture_output=True)
+
+
+def in_shell(env: dict[str, str], command: str, cwd: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    """`command` in a bash whose PATH has the toolchain's host shims (nvcc, cmake, make, ninja)."""
+    return subprocess.run(
+        ["bash", "-c", f'. "$HOME/.local/share/moatbridge/env" && {command}'],
+        capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env,
+    )  # fmt: skip

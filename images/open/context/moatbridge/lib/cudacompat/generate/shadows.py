@@ -1,0 +1,301 @@
+"""Shadowed copies of HIP 5.7 headers: where HIP's behaviour differs from CUDA's in a way code
+can see, a copy of HIP's header, changed by one function each, is written under
+include/moatbridge/shadow/hip/ (searched before the system's HIP headers by nvcc). Each change
+checks the header has the shape it expects and leaves it alone (returns None) otherwise."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from .toolkit import write_text
+
+_COMPLEX_OPERATORS = "COMPLEX_NEG_OP_OVERLOAD(hipFloatComplex)"
+
+
+def without_complex_operators(text: str) -> str | None:
+    """HIP's complex header with its operators on hipFloatComplex/hipDoubleComplex switched
+    off. Those types are float2/double2, which have no operators in CUDA: with HIP's, every
+    `float2 - float2` of code that defines its own vector operators (cuda-samples'
+    helper_math.h, and the many projects that copy it) is ambiguous, and `float2 * float2`
+    would be a complex product. None if the header does not have the expected shape."""
+    lines = text.split("\n")
+    try:
+        first = next(i for i, line in enumerate(lines) if line.strip() == _COMPLEX_OPERATORS)
+    except StopIteration:
+        return None
+    opening = next((i for i in range(first, -1, -1) if lines[i].strip() == "#if __cplusplus"), None)
+    if opening is None:
+        return None
+    lines[opening] = "#if 0 /* moatbridge: CUDA's float2/double2 have no operators (see toolkit.py) */"
+    return "\n".join(lines)
+
+
+_FRIEND_OPERATOR = re.compile(
+    r"friend (__HOST_DEVICE__ inline constexpr HIP_vector_type operator([*/])\(\s*)HIP_vector_type x,"
+)
+
+
+# The arithmetic compound assignments of two vectors (the bitwise ones are templates already).
+_COMPOUND_MEMBER = re.compile(
+    r"(\n[ \t]*)__HOST_DEVICE__(\n[ \t]*)HIP_vector_type& operator([-+*/])="
+    r"\(const HIP_vector_type& x\) noexcept"
+)
+_ONLY_THIS_TYPE = (
+    "template <class V = HIP_vector_type, typename std::enable_if<std::is_same<V, HIP_vector_type>{}>"
+    "::type* = nullptr>"
+)
+
+
+def with_template_vector_friends(text: str) -> str | None:
+    """HIP's vector types with their two non-template friend operators (`*` and `/` of two
+    vectors) and their four arithmetic compound assignments made templates for that type
+    alone. CUDA's vectors have no operators, so code brings its own (helper_math.h:
+    `float2 operator*(float2, float2)`); a non-template of HIP's would tie with it, a template
+    loses to it. (HIP's own `float4 * float4` then becomes ambiguous, an error as it is on
+    NVIDIA's toolkit.) None if the header does not have the expected shape."""
+    replaced, count = _FRIEND_OPERATOR.subn(_ONLY_THIS_TYPE + "\n        friend \\1V x,", text)
+    replaced, members = _COMPOUND_MEMBER.subn(
+        "\\1" + _ONLY_THIS_TYPE + "\\1__HOST_DEVICE__\\2HIP_vector_type& operator\\3=(const V& x) noexcept",
+        replaced,
+    )
+    return replaced if count == 2 and members == 4 else None
+
+
+_TILE_CLASS = re.compile(
+    r"(class thread_block_tile_type : public thread_block_tile_base<tileSize>,\s*public tiled_group,"
+    r"\s*public parent_group_info<tileSize, ParentCGTy> \{\n"
+    r"\s*_CG_STATIC_CONST_DECL_ unsigned int numThreads = tileSize;\n)"
+)
+_TILE_BASE_SYNC = re.compile(
+    r"(class thread_block_tile_base : public tile_base<size> \{.*?\n public:\n)", re.S
+)
+
+
+def with_unambiguous_tiles(text: str) -> str | None:
+    """HIP 5.7's cooperative groups with tile.thread_rank()/size()/sync() unambiguous on tiles
+    of a parent group (`tiled_partition<16>(this_thread_block())`: only the parentless
+    specialisation says which base they come from) and with CUDA 12's num_threads() on
+    tiles. None if the header does not have the expected shape."""
+    text, tiles = _TILE_CLASS.subn(
+        "\\1 public:  /* moatbridge: as the parentless specialisation does */\n"
+        "  using thread_block_tile_base<tileSize>::size;\n"
+        "  using thread_block_tile_base<tileSize>::sync;\n"
+        "  using thread_block_tile_base<tileSize>::thread_rank;\n"
+        " private:\n",
+        text,
+    )
+    text, bases = _TILE_BASE_SYNC.subn(
+        "\\1  __CG_STATIC_QUALIFIER__ unsigned int num_threads() { return size; }  /* moatbridge */\n",
+        text,
+        count=1,
+    )
+    return text if tiles == 1 and bases == 1 else None
+
+
+_VALID_TYPE_ASSERT = 'static_assert(is_valid_type<T>::value, "Neither an integer or float type.");'
+_SHUFFLE_CALL = re.compile(r"\b(__shfl(?:_up|_down|_xor)?)\(var,")
+_CG_NAMESPACE = "\nnamespace cooperative_groups {\n"
+# Shuffles of any trivially copyable type, one 32-bit word at a time, for the tiles' methods.
+_WORDWISE_SHUFFLES = """
+namespace moatbridge_cg {  /* moatbridge: CUDA's tiles shuffle any trivially copyable type */
+template <class T, class Shuffle> __device__ inline T by_words(T var, Shuffle shuffle) {
+  int words[(sizeof(T) + sizeof(int) - 1) / sizeof(int)] = {};
+  __builtin_memcpy(words, &var, sizeof(T));
+  for (int& word : words) word = shuffle(word);
+  __builtin_memcpy(&var, words, sizeof(T));
+  return var;
+}
+#define MOATBRIDGE_CG_SHUFFLE(name)                                                            \\
+  template <class T, class Lane> __device__ inline                                             \\
+  typename std::enable_if<std::is_arithmetic<T>::value, T>::type name(T var, Lane lane, int width) { \\
+    return ::name(var, lane, width);                                                           \\
+  }                                                                                            \\
+  template <class T, class Lane> __device__ inline                                             \\
+  typename std::enable_if<!std::is_arithmetic<T>::value, T>::type name(T var, Lane lane, int width) { \\
+    return by_words(var, [=](int word) { return ::name(word, lane, width); });                 \\
+  }
+MOATBRIDGE_CG_SHUFFLE(__shfl)
+MOATBRIDGE_CG_SHUFFLE(__shfl_up)
+MOATBRIDGE_CG_SHUFFLE(__shfl_down)
+MOATBRIDGE_CG_SHUFFLE(__shfl_xor)
+#undef MOATBRIDGE_CG_SHUFFLE
+}  // namespace moatbridge_cg
+"""
+
+
+def with_shuffles_of_any_type(text: str) -> str | None:
+    """HIP 5.7's tile and coalesced-group shuffles with CUDA's reach: any trivially copyable
+    type (`tile.shfl_xor(uint4, 1)`, a struct), not integers and floats only; other types go
+    one 32-bit word at a time. None if the header does not have the expected shape."""
+    asserts = text.count(_VALID_TYPE_ASSERT)
+    text = text.replace(
+        _VALID_TYPE_ASSERT,
+        'static_assert(std::is_trivially_copyable<T>::value, "a shuffled type must be trivially copyable");',
+    )
+    text, calls = _SHUFFLE_CALL.subn("::moatbridge_cg::\\1(var,", text)
+    if not asserts or calls < asserts or _CG_NAMESPACE not in text:
+        return None
+    return text.replace(_CG_NAMESPACE, _WORDWISE_SHUFFLES + _CG_NAMESPACE, 1)
+
+
+def _cooperative_groups(text: str) -> str | None:
+    tiles = with_unambiguous_tiles(text)
+    return with_shuffles_of_any_type(tiles) if tiles is not None else None
+
+
+_BF16_STRUCT = "struct __hip_bfloat16 {\n  unsigned short data;\n};\n"
+_BF162_STRUCT = "struct __hip_bfloat162 {\n  __hip_bfloat16 x;\n  __hip_bfloat16 y;\n};\n"
+_BF16_FROM_BITS = re.compile(r"__hip_bfloat16\{([^{}]+)\}")
+_QUOTED_INCLUDE = re.compile(r'^#include "([\w.]+\.h)"', re.M)
+_BF16_CLASS = """#if defined(__HIP__)
+#define MOATBRIDGE_BF16_HD __host__ __device__
+#else
+#define MOATBRIDGE_BF16_HD
+#endif
+struct moatbridge_bf16_bits {};
+/* moatbridge: a class, as CUDA's __nv_bfloat16 is: it converts to and from float (so
+   `float acc = x * y` and `ggml_cuda_mad(acc, b.x, b.y)` compile) and from the integer types.
+   Storage and layout are HIP's: one unsigned short, trivially copyable. */
+struct __hip_bfloat16 {
+  unsigned short data;
+  __hip_bfloat16() = default;
+  MOATBRIDGE_BF16_HD constexpr __hip_bfloat16(moatbridge_bf16_bits, unsigned short bits) : data(bits) {}
+  MOATBRIDGE_BF16_HD __hip_bfloat16(float value);
+  MOATBRIDGE_BF16_HD __hip_bfloat16(double value) : __hip_bfloat16(static_cast<float>(value)) {}
+  MOATBRIDGE_BF16_HD __hip_bfloat16(short value) : __hip_bfloat16(static_cast<float>(value)) {}
+  MOATBRIDGE_BF16_HD __hip_bfloat16(unsigned short value) : __hip_bfloat16(static_cast<float>(value)) {}
+  MOATBRIDGE_BF16_HD __hip_bfloat16(int value) : __hip_bfloat16(static_cast<float>(value)) {}
+  MOATBRIDGE_BF16_HD __hip_bfloat16(unsigned int value) : __hip_bfloat16(static_cast<float>(value)) {}
+  MOATBRIDGE_BF16_HD __hip_bfloat16(long value) : __hip_bfloat16(static_cast<float>(value)) {}
+  MOATBRIDGE_BF16_HD __hip_bfloat16(unsigned long value) : __hip_bfloat16(static_cast<float>(value)) {}
+  MOATBRIDGE_BF16_HD __hip_bfloat16(long long value) : __hip_bfloat16(static_cast<float>(value)) {}
+  MOATBRIDGE_BF16_HD __hip_bfloat16(unsigned long long value) : __hip_bfloat16(static_cast<float>(value)) {}
+  MOATBRIDGE_BF16_HD operator float() const;
+};
+"""
+_BF162_CLASS = """struct __hip_bfloat162 {
+  __hip_bfloat16 x;
+  __hip_bfloat16 y;
+  __hip_bfloat162() = default;
+  MOATBRIDGE_BF16_HD constexpr __hip_bfloat162(const __hip_bfloat16& a, const __hip_bfloat16& b)
+      : x(a), y(b) {}
+};
+"""
+# The members and CUDA's operators, defined once the conversions above them are.
+_BF16_OPERATORS = """
+/* moatbridge: CUDA's __nv_bfloat16 members and operators (computed in float, as CUDA's are on
+   GPUs without bf16 arithmetic; rounded to nearest even). */
+MOATBRIDGE_BF16_HD inline __hip_bfloat16::__hip_bfloat16(float value) : data(__float2bfloat16(value).data) {}
+MOATBRIDGE_BF16_HD inline __hip_bfloat16::operator float() const { return __bfloat162float(*this); }
+#define MOATBRIDGE_BF16_BINARY(op)                                                                     \\
+  MOATBRIDGE_BF16_HD inline __hip_bfloat16 operator op(const __hip_bfloat16& a, const __hip_bfloat16& b) { \\
+    return __hip_bfloat16(static_cast<float>(a) op static_cast<float>(b));                             \\
+  }                                                                                                    \\
+  MOATBRIDGE_BF16_HD inline __hip_bfloat16& operator op##=(__hip_bfloat16& a, const __hip_bfloat16& b) { \\
+    return a = a op b;                                                                                 \\
+  }                                                                                                    \\
+  MOATBRIDGE_BF16_HD inline __hip_bfloat162 operator op(const __hip_bfloat162& a,                     \\
+                                                        const __hip_bfloat162& b) {                    \\
+    return __hip_bfloat162(a.x op b.x, a.y op b.y);                                                    \\
+  }                                                                                                    \\
+  MOATBRIDGE_BF16_HD inline __hip_bfloat162& operator op##=(__hip_bfloat162& a, const __hip_bfloat162& b) { \\
+    return a = a op b;                                                                                 \\
+  }
+MOATBRIDGE_BF16_BINARY(+)
+MOATBRIDGE_BF16_BINARY(-)
+MOATBRIDGE_BF16_BINARY(*)
+MOATBRIDGE_BF16_BINARY(/)
+#undef MOATBRIDGE_BF16_BINARY
+#define MOATBRIDGE_BF16_COMPARE(op)                                                                   \\
+  MOATBRIDGE_BF16_HD inline bool operator op(const __hip_bfloat16& a, const __hip_bfloat16& b) {      \\
+    return static_cast<float>(a) op static_cast<float>(b);                                            \\
+  }                                                                                                   \\
+  MOATBRIDGE_BF16_HD inline bool operator op(const __hip_bfloat162& a, const __hip_bfloat162& b) {    \\
+    return (a.x op b.x) && (a.y op b.y);                                                              \\
+  }
+MOATBRIDGE_BF16_COMPARE(==)
+MOATBRIDGE_BF16_COMPARE(<)
+MOATBRIDGE_BF16_COMPARE(>)
+MOATBRIDGE_BF16_COMPARE(<=)
+MOATBRIDGE_BF16_COMPARE(>=)
+#undef MOATBRIDGE_BF16_COMPARE
+/* unordered: true when either is NaN, as CUDA's __hbne */
+MOATBRIDGE_BF16_HD inline bool operator!=(const __hip_bfloat16& a, const __hip_bfloat16& b) {
+  return !(a == b);
+}
+MOATBRIDGE_BF16_HD inline bool operator!=(const __hip_bfloat162& a, const __hip_bfloat162& b) {
+  return (a.x != b.x) && (a.y != b.y);
+}
+MOATBRIDGE_BF16_HD inline __hip_bfloat16 operator+(const __hip_bfloat16& a) { return a; }
+MOATBRIDGE_BF16_HD inline __hip_bfloat16 operator-(const __hip_bfloat16& a) {
+  return __hip_bfloat16(moatbridge_bf16_bits(), static_cast<unsigned short>(a.data ^ 0x8000u));
+}
+MOATBRIDGE_BF16_HD inline __hip_bfloat162 operator+(const __hip_bfloat162& a) { return a; }
+MOATBRIDGE_BF16_HD inline __hip_bfloat162 operator-(const __hip_bfloat162& a) {
+  return __hip_bfloat162(-a.x, -a.y);
+}
+MOATBRIDGE_BF16_HD inline __hip_bfloat16& operator++(__hip_bfloat16& a) { return a += __hip_bfloat16(1.0f); }
+MOATBRIDGE_BF16_HD inline __hip_bfloat16& operator--(__hip_bfloat16& a) { return a -= __hip_bfloat16(1.0f); }
+MOATBRIDGE_BF16_HD inline __hip_bfloat16 operator++(__hip_bfloat16& a, int) {
+  __hip_bfloat16 old = a;
+  ++a;
+  return old;
+}
+MOATBRIDGE_BF16_HD inline __hip_bfloat16 operator--(__hip_bfloat16& a, int) {
+  __hip_bfloat16 old = a;
+  --a;
+  return old;
+}
+#undef MOATBRIDGE_BF16_HD
+"""
+
+
+def with_bfloat16_class(text: str) -> str | None:
+    """HIP 5.7's __hip_bfloat16 as the class CUDA's __nv_bfloat16 is (conversions to and from
+    float, arithmetic and comparison operators, for bfloat162 too), where HIP 5.7 has a plain
+    struct that code must convert by hand. Quoted includes become <hip/amd_detail/...> so the
+    shadow finds its siblings. None if the header does not have the expected shape."""
+    if text.count(_BF16_STRUCT) != 1 or text.count(_BF162_STRUCT) != 1:
+        return None
+    text = text.replace(_BF16_STRUCT, _BF16_CLASS).replace(_BF162_STRUCT, _BF162_CLASS)
+    text, from_bits = _BF16_FROM_BITS.subn("__hip_bfloat16(moatbridge_bf16_bits(), \\1)", text)
+    text = _QUOTED_INCLUDE.sub("#include <hip/amd_detail/\\1>", text)
+    guard_end = text.rfind("\n#endif")
+    if from_bits != 2 or guard_end < 0:
+        return None
+    return text[:guard_end] + "\n" + _BF16_OPERATORS + text[guard_end:]
+
+
+_NODISCARD = "#define __HIP_NODISCARD [[nodiscard]]"
+
+
+def without_nodiscard_errors(text: str) -> str | None:
+    """HIP's runtime API with hipError_t no longer [[nodiscard]]: CUDA's cudaError_t is not, so
+    CUDA code ignores results freely (`cudaFree(p);`), and a project's -Wall (Meson adds it
+    to every compile) would otherwise warn at each such call. None if the header does not
+    have the expected shape."""
+    if text.count(_NODISCARD) != 1:
+        return None
+    return text.replace(_NODISCARD, "#define __HIP_NODISCARD /* moatbridge: not [[nodiscard]], as in CUDA */")
+
+
+def write_vector_shadows(include: Path, system_include: Path) -> list[str]:
+    """Shadowed copies of HIP headers whose behaviour differs from CUDA's where code can see it
+    (the functions above); returns those that did not have the expected shape and were left
+    as they are."""
+    left: list[str] = []
+    for name, change in (
+        ("amd_detail/amd_hip_complex.h", without_complex_operators),
+        ("amd_detail/amd_hip_vector_types.h", with_template_vector_friends),
+        ("amd_detail/amd_hip_cooperative_groups.h", _cooperative_groups),
+        ("amd_detail/amd_hip_bf16.h", with_bfloat16_class),
+        ("hip_runtime_api.h", without_nodiscard_errors),
+    ):
+        source = system_include / "hip" / name
+        text = change(source.read_text(encoding="utf-8")) if source.is_file() else None
+        if text is None:
+            left.append(name)
+            continue
+        write_text(include / "moatbridge" / "shadow" / "hip" / name, text)
+    return left
