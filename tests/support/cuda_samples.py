@@ -154,6 +154,18 @@ def summary(results: list[Result]) -> tuple[int, int, int]:
     return built, failed, skipped
 
 
+def by_cause(results: Iterable[Result], status: str) -> list[tuple[str, list[str]]]:
+    """The samples with `status`, grouped by what stops them (their first error, or the skip
+    reason), the most common cause first; a sample failing alike on every target counts once."""
+    groups: dict[str, set[str]] = {}
+    for result in results:
+        if result.status == status:
+            groups.setdefault(result.detail, set()).add(result.sample)
+    return sorted(
+        ((cause, sorted(names)) for cause, names in groups.items()), key=lambda g: (-len(g[1]), g[0])
+    )
+
+
 def markdown(results: list[Result], header: str) -> str:
     built, failed, skipped = summary(results)
     rate = built / (built + failed) if built + failed else 0.0
@@ -163,8 +175,20 @@ def markdown(results: list[Result], header: str) -> str:
         f"built {built}, failed {failed}, skipped {skipped}: {rate:.0%} of the buildable",
         "",
     ]
-    lines += ["| sample | target | result | detail |", "|---|---|---|---|"]
+    for target in sorted({r.target for r in results}):
+        mine = [r for r in results if r.target == target]
+        t_built, t_failed, _ = summary(mine)
+        lines.append(f"* {target}: {t_built} of {t_built + t_failed} buildable samples build")
+    for title, status in (("What stops the others", "failed"), ("Skipped on purpose", "skipped")):
+        groups = by_cause(results, status)
+        if groups:
+            lines += ["", f"## {title}", "", "| cause | samples |", "|---|---|"]
+            lines += [f"| {_cell(cause)} | {len(names)}: {', '.join(names)} |" for cause, names in groups]
+    lines += ["", "## Every sample", "", "| sample | target | result | detail |", "|---|---|---|---|"]
     for r in sorted(results, key=lambda r: (r.status != "failed", r.sample, r.target)):
-        detail = r.detail.replace("|", "\\|")
-        lines.append(f"| {r.sample} | {r.target} | {r.status} | {detail} |")
+        lines.append(f"| {r.sample} | {r.target} | {r.status} | {_cell(r.detail)} |")
     return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
