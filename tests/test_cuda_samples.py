@@ -21,7 +21,6 @@ pytestmark = pytest.mark.engine
 # Samples of the slice that do not build yet, with what stops them. The test fails when one
 # of them starts building (update the list) or when another one stops.
 KNOWN_FAILURES: dict[str, str] = {
-    "2_Concepts_and_Techniques/MC_EstimatePiInlineQ": "hipRAND 5.7 has no JoeKuo6 Sobol direction vectors",
     # helper_cuda.h overloads _cudaGetErrorEnum on cudaError_t and CUresult: one type in HIP
     "3_CUDA_Features/cudaCompressibleMemory": "CUresult and cudaError_t are both hipError_t",
 }

@@ -128,6 +128,12 @@ def real_include_dir() -> Path:
     return unpacked(HEADER_PACKAGES, "nvidia-cuda-headers", keep="usr/include") / "usr/include"
 
 
+def real_curand_library() -> Path:
+    """NVIDIA's libcurand (Debian's libcurand10): its host API runs without a GPU."""
+    root = unpacked(("libcurand10",), "nvidia-curand", keep="usr/lib/x86_64-linux-gnu")
+    return root / "usr/lib/x86_64-linux-gnu/libcurand.so.10"
+
+
 def samples_dir() -> Path:
     """NVIDIA's cuda-samples as Debian ships them (Makefile projects, unmodified)."""
     root = unpacked(SAMPLE_PACKAGES, "nvidia-cuda-samples")
