@@ -556,6 +556,26 @@ def test_hip_tile_shuffles_take_any_trivially_copyable_type() -> None:
     assert shadows.with_shuffles_of_any_type(header.replace(assertion, "")) is None
 
 
+def test_hip_cooperative_groups_gain_cudas_binary_and_labeled_partitions() -> None:
+    from cudacompat.generate import shadows
+
+    header = (
+        "namespace cooperative_groups {\nclass coalesced_group : public thread_group {\n private:\n"
+        "  friend __CG_QUALIFIER__ coalesced_group coalesced_threads();\n};\n"
+        "}  // namespace cooperative_groups\n#endif\n"
+    )
+    text = shadows.with_partitions("#include <x>\n" + header)
+    assert text is not None
+    assert "  friend struct ::moatbridge_cg::coalesced_access;\n" in text
+    # declared before the class that befriends it; defined after the groups it builds
+    assert text.index("struct coalesced_access;") < text.index("class coalesced_group")
+    assert text.index("binary_partition(const coalesced_group& parent, bool pred)") > text.index(
+        "}  // namespace cooperative_groups"
+    )
+    assert "labeled_partition(const thread_block_tile<Size, Parent>&, int label)" in text
+    assert shadows.with_partitions(header.replace("coalesced_threads", "other")) is None
+
+
 def test_hip_bfloat16_becomes_a_class_with_cudas_conversions_and_operators() -> None:
     from cudacompat.generate import shadows
 

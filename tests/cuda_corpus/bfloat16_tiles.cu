@@ -2,7 +2,8 @@
 // Covers: cuda_bf16.h's __nv_bfloat16 as a class (implicit float conversions, arithmetic and
 // comparison operators on __nv_bfloat16 and __nv_bfloat162, construction from int and double)
 // and cooperative-groups tile shuffles of a type that is neither integer nor float (uint4 and
-// a struct), as reductions in real code write them.
+// a struct), as reductions in real code write them; cg::labeled_partition and
+// cg::binary_partition of a tile (warp-aggregated atomics).
 #include <cstdio>
 #include <cstdlib>
 #include <cmath>
@@ -64,6 +65,17 @@ __global__ void tileReduce(const float* in, MinMax* result, uint4* lanes)
     lanes[threadIdx.x] = neighbour;
 }
 
+// Per-label counts with one atomic per label group, and the size of the even-label group.
+__global__ void partitionCounts(const int* labels, int* counts, int* evens)
+{
+    auto tile = cg::tiled_partition<32>(cg::this_thread_block());
+    int label = labels[threadIdx.x];
+    cg::coalesced_group same = cg::labeled_partition(tile, label);
+    if (same.thread_rank() == 0) atomicAdd(&counts[label], static_cast<int>(same.size()));
+    cg::coalesced_group parity = cg::binary_partition(tile, label % 2 == 0);
+    if (label % 2 == 0 && parity.thread_rank() == 0) atomicAdd(evens, static_cast<int>(parity.size()));
+}
+
 int main()
 {
     int device_count = 0;
@@ -121,6 +133,27 @@ int main()
             return 1;
         }
     }
+    std::vector<int> labels(32);
+    for (int i = 0; i < 32; ++i) labels[i] = i % 5;
+    int* dlabels;
+    int* dcounts;
+    CHECK(cudaMalloc(&dlabels, 32 * sizeof(int)));
+    CHECK(cudaMalloc(&dcounts, 6 * sizeof(int)));
+    CHECK(cudaMemcpy(dlabels, labels.data(), 32 * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK(cudaMemset(dcounts, 0, 6 * sizeof(int)));
+    partitionCounts<<<1, 32>>>(dlabels, dcounts, dcounts + 5);
+    CHECK(cudaGetLastError());
+    int counts[6];
+    CHECK(cudaMemcpy(counts, dcounts, 6 * sizeof(int), cudaMemcpyDeviceToHost));
+    const int expected_counts[6] = {7, 7, 6, 6, 6, 19};  // i % 5 over 0..31; labels 0, 2, 4
+    for (int k = 0; k < 6; ++k) {
+        if (counts[k] != expected_counts[k]) {
+            fprintf(stderr, "partition count %d = %d, expected %d\n", k, counts[k], expected_counts[k]);
+            return 1;
+        }
+    }
+    CHECK(cudaFree(dlabels));
+    CHECK(cudaFree(dcounts));
     CHECK(cudaFree(dx));
     CHECK(cudaFree(dy));
     CHECK(cudaFree(dout));

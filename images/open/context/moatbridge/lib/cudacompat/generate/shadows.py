@@ -139,9 +139,77 @@ def with_shuffles_of_any_type(text: str) -> str | None:
     return text.replace(_CG_NAMESPACE, _WORDWISE_SHUFFLES + _CG_NAMESPACE, 1)
 
 
+_COALESCED_FRIEND = "  friend __CG_QUALIFIER__ coalesced_group coalesced_threads();\n"
+_CG_END = "}  // namespace cooperative_groups\n"
+# CUDA 11's partitions of a tile or coalesced group by a predicate or a label: the lanes of
+# the parent that voted alike, as a coalesced group (built through a friend of its class).
+_PARTITIONS = """
+namespace moatbridge_cg {  /* moatbridge: cg::binary_partition and cg::labeled_partition */
+using mask_t = ::lane_mask;
+struct coalesced_access {
+  __CG_STATIC_QUALIFIER__ cooperative_groups::coalesced_group make(mask_t members) {
+    return cooperative_groups::coalesced_group(members);
+  }
+  __CG_STATIC_QUALIFIER__ mask_t members(const cooperative_groups::coalesced_group& g) {
+    return g.coalesced_info.member_mask;
+  }
+};
+template <unsigned int Size> __CG_QUALIFIER__ mask_t tile_members() {
+  const mask_t all = ~static_cast<mask_t>(0);
+  return (all >> (sizeof(all) * 8 - Size)) << (__lane_id() & ~(Size - 1));
+}
+__CG_QUALIFIER__ cooperative_groups::coalesced_group alike(mask_t members, bool pred) {
+  const mask_t yes = static_cast<mask_t>(__ballot(pred));
+  return coalesced_access::make(members & (pred ? yes : ~yes));
+}
+__CG_QUALIFIER__ cooperative_groups::coalesced_group alike(mask_t members, int label) {
+  mask_t same = 0;
+  for (int lane = 0; lane < __AMDGCN_WAVEFRONT_SIZE; ++lane) {  /* uniform: every member shuffles */
+    const int theirs = __shfl(label, lane, __AMDGCN_WAVEFRONT_SIZE);
+    if (((members >> lane) & 1) && theirs == label) same |= mask_t(1) << lane;
+  }
+  return coalesced_access::make(same);
+}
+}  // namespace moatbridge_cg
+namespace cooperative_groups {
+__CG_QUALIFIER__ coalesced_group binary_partition(const coalesced_group& parent, bool pred) {
+  return ::moatbridge_cg::alike(::moatbridge_cg::coalesced_access::members(parent), pred);
+}
+template <unsigned int Size, class Parent>
+__CG_QUALIFIER__ coalesced_group binary_partition(const thread_block_tile<Size, Parent>&, bool pred) {
+  return ::moatbridge_cg::alike(::moatbridge_cg::tile_members<Size>(), pred);
+}
+__CG_QUALIFIER__ coalesced_group labeled_partition(const coalesced_group& parent, int label) {
+  return ::moatbridge_cg::alike(::moatbridge_cg::coalesced_access::members(parent), label);
+}
+template <unsigned int Size, class Parent>
+__CG_QUALIFIER__ coalesced_group labeled_partition(const thread_block_tile<Size, Parent>&, int label) {
+  return ::moatbridge_cg::alike(::moatbridge_cg::tile_members<Size>(), label);
+}
+}  // namespace cooperative_groups
+"""
+
+
+def with_partitions(text: str) -> str | None:
+    """CUDA's cg::binary_partition and cg::labeled_partition, which HIP 5.7 lacks: a friend
+    of coalesced_group (declared before the groups) builds the group from the lanes that
+    voted alike. None if the header does not have the expected shape."""
+    end = text.rfind(_CG_END)
+    if text.count(_COALESCED_FRIEND) != 1 or end < 0 or _CG_NAMESPACE not in text:
+        return None
+    friend = "  friend struct ::moatbridge_cg::coalesced_access;\n"
+    text = text.replace(_COALESCED_FRIEND, _COALESCED_FRIEND + friend)
+    end = text.rfind(_CG_END) + len(_CG_END)
+    text = text[:end] + _PARTITIONS + text[end:]
+    forward = "\nnamespace moatbridge_cg {\nstruct coalesced_access;\n}"
+    return text.replace(_CG_NAMESPACE, forward + _CG_NAMESPACE, 1)
+
+
 def _cooperative_groups(text: str) -> str | None:
-    tiles = with_unambiguous_tiles(text)
-    return with_shuffles_of_any_type(tiles) if tiles is not None else None
+    result: str | None = text
+    for change in (with_unambiguous_tiles, with_shuffles_of_any_type, with_partitions):
+        result = change(result) if result is not None else None
+    return result
 
 
 _BF16_STRUCT = "struct __hip_bfloat16 {\n  unsigned short data;\n};\n"
