@@ -8,15 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from moatbridge.core.activation import (
-    activation_plan,
-    has_block,
-    insert_block,
-    rc_block,
-    remove_block,
-    render_fish,
-    render_posix,
-)
+from moatbridge.core import rc_block as block_edit
+from moatbridge.core.activation import activation_plan, rc_block, render_fish, render_posix
 
 POSIX_SHELLS = ["bash", "zsh", "dash"]
 
@@ -138,29 +131,29 @@ def test_fish_activation(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "original",
-    ["", "export A=1\n", "export A=1", "export A=1\n\n", "# only a comment\nalias ll='ls -l'\n"],
+    [b"", b"export A=1\n", b"export A=1", b"export A=1\n\n", b"# only a comment\nalias ll='ls -l'\n"],
 )
 @pytest.mark.parametrize("fish", [False, True])
-def test_rc_block_round_trip_is_byte_exact(original: str, fish: bool) -> None:
+def test_rc_block_round_trip_is_byte_exact(original: bytes, fish: bool) -> None:
     block = rc_block("/home/u/.local/share/moatbridge/env", fish)
-    once = insert_block(original, block)
-    twice = insert_block(once, block)
+    once = block_edit.insert(original, block, "rc")
+    twice = block_edit.insert(once, block, "rc")
     assert once == twice  # idempotent
-    assert has_block(once) and once.count("# >>> moatbridge >>>") == 1
-    assert remove_block(once) == original
-    assert remove_block(original) == original
+    assert block_edit.contains(once, "rc") and once.count(b"# >>> moatbridge >>>") == 1
+    assert block_edit.remove(once, "rc") == original
+    assert block_edit.remove(original, "rc") == original
 
 
 def test_rc_block_keeps_lines_added_after_it() -> None:
     block = rc_block("/x/env", False)
-    edited = insert_block("export A=1\n", block) + "export B=2\n"
-    assert remove_block(edited) == "export A=1\nexport B=2\n"
+    edited = block_edit.insert(b"export A=1\n", block, "rc") + b"export B=2\n"
+    assert block_edit.remove(edited, "rc") == b"export A=1\nexport B=2\n"
 
 
 def test_rc_block_sources_env_in_real_bash(tmp_path: Path) -> None:
     env, _, home = _env_files(tmp_path)
     rc = tmp_path / "bashrc"
-    rc.write_text(insert_block("PATH=/usr/bin:/bin\n", rc_block(str(env), False)))
+    rc.write_bytes(block_edit.insert(b"PATH=/usr/bin:/bin\n", rc_block(str(env), False), "rc"))
     result = subprocess.run(
         [_shell("bash"), "-c", f'set -eu; . "{rc}"; echo "$PATH"'], capture_output=True, text=True
     )

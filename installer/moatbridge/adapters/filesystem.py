@@ -39,6 +39,44 @@ def atomic_write_text(path: Path, text: str, mode: int = 0o644) -> None:
         raise
 
 
+def rewrite_preserving(path: Path, data: bytes) -> None:
+    """Replace a user's file's bytes, keeping what makes it theirs: mode, owner and, for a
+    file with other hard links, its inode (rewritten in place: a rename would split the
+    links). Otherwise atomically, via a temp file in the same directory and a rename."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        atomic_write_bytes(path, data, 0o644)
+        return
+    if info.st_nlink > 1:
+        with path.open("r+b") as handle:
+            handle.write(data)
+            handle.truncate()
+            handle.flush()
+            os.fsync(handle.fileno())
+        return
+    atomic_write_bytes(path, data, info.st_mode & 0o7777, (info.st_uid, info.st_gid))
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int, owner: tuple[int, int] | None = None) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if owner is not None and (os.getuid() == 0 or owner[0] == os.getuid()):
+            with contextlib.suppress(PermissionError):  # a group the user is not in: keep theirs
+                os.chown(temp, *owner)
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+
+
 def read_json(path: Path, default: Any) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))

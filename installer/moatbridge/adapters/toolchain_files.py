@@ -2,7 +2,8 @@
 
 Every file carries moatbridge's marker; a file without it is the user's and is never
 overwritten or deleted. Writes are atomic. rc files are edited only inside the
-managed block, and the original bytes come back when the block is removed.
+managed block, byte for byte (core.rc_block), through symlinks, keeping mode, owner and
+hard links, and the original bytes come back when the block is removed.
 """
 
 from __future__ import annotations
@@ -11,12 +12,19 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from moatbridge.adapters.filesystem import atomic_write_text
-from moatbridge.core.activation import MARKER, has_block, insert_block, remove_block
+from moatbridge.adapters.filesystem import atomic_write_text, rewrite_preserving
+from moatbridge.core import rc_block
+from moatbridge.core.activation import MARKER
 from moatbridge.errors import MoatbridgeError
 
 
 class ForeignFileConflict(MoatbridgeError):
+    exit_code = 2
+
+
+class RcFileError(MoatbridgeError):
+    """An rc file that cannot be edited (a directory, unreadable)."""
+
     exit_code = 2
 
 
@@ -61,32 +69,49 @@ def remove_owned(path: Path, dry_run: bool = False) -> bool:
     return True
 
 
-def edit_rc(path: Path, block: str, dry_run: bool = False) -> Written:
-    """Add the managed block (idempotent); creates the rc file if it did not exist."""
-    existed = path.exists()
-    original = path.read_text(encoding="utf-8") if existed else ""
-    updated = insert_block(original, block)
+def _rc_target(path: Path) -> Path:
+    """Where an rc file's bytes live: through a symlink (a dotfiles repository) to its target.
+    Anything but a regular file (or none yet) is refused."""
+    target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    if target.exists() and not target.is_file():
+        raise RcFileError(f"{path} is not a regular file; its moatbridge block is left alone.",
+                          f"make {path} a file (or remove it) and run again")  # fmt: skip
+    return target
+
+
+def _read_rc(target: Path) -> bytes:
+    try:
+        return target.read_bytes() if target.exists() else b""
+    except OSError as error:
+        raise RcFileError(f"{target} cannot be read: {error.strerror}.", "check its permissions") from error
+
+
+def edit_rc(path: Path, block: list[bytes], dry_run: bool = False) -> Written:
+    """Add the managed block (idempotent); creates the rc file if it did not exist. The
+    user's bytes (encoding, line endings, final newline) stay as they are."""
+    target = _rc_target(path)
+    existed = target.exists()
+    original = _read_rc(target)
+    updated = rc_block.insert(original, block, str(path))
     changed = updated != original
     if changed and not dry_run:
-        mode = path.stat().st_mode & 0o777 if existed else 0o644
-        atomic_write_text(path, updated, mode)
+        rewrite_preserving(target, updated)
     return Written(str(path), "rc-block", created=not existed, changed=changed)
 
 
 def unedit_rc(path: Path, created: bool, dry_run: bool = False) -> bool:
     """Remove the managed block; delete the file if moatbridge created it and nothing else remains."""
-    if not path.exists():
+    target = _rc_target(path)
+    original = _read_rc(target)
+    if not target.exists() or not rc_block.contains(original, str(path)):
         return False
-    original = path.read_text(encoding="utf-8")
-    if not has_block(original):
-        return False
-    restored = remove_block(original)
+    restored = rc_block.remove(original, str(path))
     if dry_run:
         return True
-    if created and restored == "":
-        path.unlink()
+    if created and restored == b"" and not path.is_symlink():
+        target.unlink()
     else:
-        atomic_write_text(path, restored, path.stat().st_mode & 0o777)
+        rewrite_preserving(target, restored)
     return True
 
 

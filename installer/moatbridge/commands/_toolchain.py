@@ -31,7 +31,7 @@ from moatbridge.core.shims import (
     render_toolchain_env,
 )
 from moatbridge.core.toolchains import State, Toolchain, find_pin
-from moatbridge.errors import InputError
+from moatbridge.errors import InputError, MoatbridgeError
 from moatbridge.paths import Paths
 
 ACTIVATORS = {"open": ". /opt/moatbridge/bin/activate", "scale": ". /opt/scale/bin/scaleenv"}
@@ -174,12 +174,13 @@ def remove_toolchain_files(paths: Paths, name: str, dry_run: bool) -> list[str]:
     return removed
 
 
-def remove_shared_files(paths: Paths, state: State, dry_run: bool) -> list[str]:
+def remove_shared_files(paths: Paths, state: State, dry_run: bool, problems: list[str]) -> list[str]:
     """Everything else moatbridge wrote: shims, runner, env files, default, rc blocks.
 
     Besides what the state records, the usual places are checked too, so files a
     killed setup wrote before it could record them are found and removed as well
-    (only ones carrying moatbridge's marker or block).
+    (only ones carrying moatbridge's marker or block). An rc file that cannot be edited
+    (a directory, an ambiguous block) is reported in `problems`; everything else goes on.
     """
     home = Path(paths.home)
     recorded = {(item["path"], item["kind"]): bool(item["created"]) for item in state.files}
@@ -193,8 +194,11 @@ def remove_shared_files(paths: Paths, state: State, dry_run: bool) -> list[str]:
     for (path_text, kind), created in recorded.items():
         path = Path(path_text)
         if kind == "rc-block":
-            if unedit_rc(path, created, dry_run):
-                removed.append(f"{path} (moatbridge block)")
+            try:
+                if unedit_rc(path, created, dry_run):
+                    removed.append(f"{path} (moatbridge block)")
+            except MoatbridgeError as error:  # the rest is still removed; the user fixes this one
+                problems.append(error.message)
         elif path.suffix == ".pid" and path.parent == home / "run":
             if not dry_run:
                 path.unlink(missing_ok=True)

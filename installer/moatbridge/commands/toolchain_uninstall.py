@@ -44,6 +44,7 @@ def run(args: Namespace) -> int:
             not args.keep_images and not args.dry_run and names and _confirm("Also remove the images?")
         )
         removed: list[str] = []
+        problems: list[str] = []
         for name in names:
             known = next((t for t in state.toolchains if t.name == name), None)
             _stop_container(paths, name, args.dry_run, removed)
@@ -52,7 +53,7 @@ def run(args: Namespace) -> int:
                 _remove_image(known.image, args.dry_run, removed)
             state = state.without_toolchain(name)
         if not state.toolchains:
-            removed += tc.remove_shared_files(paths, state, args.dry_run)
+            removed += tc.remove_shared_files(paths, state, args.dry_run, problems)
             state = replace(state, files=(), default=None)
             if not args.dry_run:
                 for consent in state.consents:
@@ -80,7 +81,9 @@ def run(args: Namespace) -> int:
     print(
         f"{'Dry run: nothing changed' if args.dry_run else 'Uninstalled'}: {', '.join(names) or 'nothing'}."
     )
-    return 0
+    for problem in problems:  # everything else is done; these are the user's to look at
+        print(f"moatbridge: left as it is: {problem}", file=sys.stderr)
+    return 1 if problems else 0
 
 
 def _stop_container(paths: Paths, name: str, dry_run: bool, removed: list[str]) -> None:

@@ -1,0 +1,153 @@
+"""rc files come back byte for byte, in every shape people have (issue 11, defects 2 and 3).
+
+Each case writes a real rc file, adds moatbridge's block through the same adapter setup
+uses, removes it as uninstall does, and compares bytes. Ambiguous markers are refused with
+nothing written; an rc file that cannot be edited stops neither uninstall nor the rest of
+its work."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from moatbridge.adapters.toolchain_files import RcFileError, edit_rc, unedit_rc
+from moatbridge.core import rc_block
+from moatbridge.core.activation import rc_block as block_for
+
+BLOCK = block_for("/home/u/.local/share/moatbridge/env", False)
+
+SHAPES = {
+    "lf": b"export A=1\nalias ll='ls -l'\n",
+    "crlf": b"export A=1\r\nalias ll='ls -l'\r\n",
+    "lone-cr": b"export A=1\ralias ll='ls -l'\r",
+    "no-final-newline": b"export A=1",
+    "crlf-no-final-newline": b"export A=1\r\nexport B=2",
+    "latin-1": b"# caf\xe9\nexport NAME='J\xfcrgen'\n",
+    "blank-lines": b"\n\n\nexport A=1\n\n",
+    "mixed-endings": b"a\r\nb\nc\r\n",
+    "empty": b"",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_every_shape_comes_back_byte_for_byte(tmp_path: Path, shape: str) -> None:
+    rc = tmp_path / ".bashrc"
+    rc.write_bytes(SHAPES[shape])
+    rc.chmod(0o600)
+    assert edit_rc(rc, BLOCK).changed
+    edited = rc.read_bytes()
+    assert edited.startswith(SHAPES[shape]) or not SHAPES[shape].endswith((b"\n", b"\r"))
+    assert edited.count(b"# >>> moatbridge >>>") == 1
+    if b"\r\n" in SHAPES[shape] and b"\n" not in SHAPES[shape].replace(b"\r\n", b""):
+        assert edited.count(b"\n") == edited.count(b"\r\n")  # the block uses the file's endings
+    assert not edit_rc(rc, BLOCK).changed  # idempotent
+    assert unedit_rc(rc, created=False)
+    assert rc.read_bytes() == SHAPES[shape]
+    assert stat.S_IMODE(rc.stat().st_mode) == 0o600
+
+
+def test_a_line_appended_after_the_block_keeps_its_own_line(tmp_path: Path) -> None:
+    rc = tmp_path / ".bashrc"
+    rc.write_bytes(b"export A=1")  # no final newline
+    edit_rc(rc, BLOCK)
+    with rc.open("ab") as handle:
+        handle.write(b"export X=2\n")
+    unedit_rc(rc, created=False)
+    assert rc.read_bytes() == b"export A=1\nexport X=2\n"
+
+
+def test_a_symlinked_rc_file_is_edited_at_its_target(tmp_path: Path) -> None:
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    target = dotfiles / "bashrc"
+    target.write_bytes(b"export A=1\n")
+    rc = tmp_path / ".bashrc"
+    rc.symlink_to(target)
+    edit_rc(rc, BLOCK)
+    assert rc.is_symlink() and b"moatbridge" in target.read_bytes()
+    unedit_rc(rc, created=True)  # even "created" never deletes through a link
+    assert rc.is_symlink() and target.read_bytes() == b"export A=1\n"
+
+
+def test_a_hard_linked_rc_file_stays_linked(tmp_path: Path) -> None:
+    rc = tmp_path / ".bashrc"
+    rc.write_bytes(b"export A=1\n")
+    twin = tmp_path / "backup-bashrc"
+    os.link(rc, twin)
+    edit_rc(rc, BLOCK)
+    assert rc.stat().st_ino == twin.stat().st_ino and twin.read_bytes() == rc.read_bytes()
+    unedit_rc(rc, created=False)
+    assert rc.stat().st_ino == twin.stat().st_ino and twin.read_bytes() == b"export A=1\n"
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="changing a file's owner needs root")
+def test_the_owner_is_kept(tmp_path: Path) -> None:
+    rc = tmp_path / ".bashrc"
+    rc.write_bytes(b"export A=1\n")
+    os.chown(rc, 1234, 2345)
+    edit_rc(rc, BLOCK)
+    assert (rc.stat().st_uid, rc.stat().st_gid) == (1234, 2345)
+
+
+AMBIGUOUS = {
+    "orphan-begin": b"# >>> moatbridge >>>\nexport MINE=1\nexport ALSO_MINE=2\n",
+    "orphan-end": b"export MINE=1\n# <<< moatbridge <<<\n",
+    "end-before-begin": b"# <<< moatbridge <<<\nexport MINE=1\n# >>> moatbridge >>>\n",
+    "two-blocks": rc_block.insert(b"", BLOCK, "rc") * 2,
+    "user-line-inside": rc_block.insert(b"", BLOCK, "rc").replace(b"; fi\n", b"; fi\nexport MINE=1\n"),
+    "lookalike-marker": b"# >>> moatbridge >>> (my own copy)\nexport MINE=1\n# <<< moatbridge <<<\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(AMBIGUOUS))
+def test_ambiguous_markers_are_refused_and_nothing_is_written(tmp_path: Path, case: str) -> None:
+    rc = tmp_path / ".bashrc"
+    rc.write_bytes(AMBIGUOUS[case])
+    for action in (lambda: edit_rc(rc, BLOCK), lambda: unedit_rc(rc, created=False)):
+        with pytest.raises(rc_block.AmbiguousBlock) as raised:
+            action()
+        assert raised.value.exit_code == 2 and raised.value.hint
+        assert str(rc) in raised.value.message
+        assert rc.read_bytes() == AMBIGUOUS[case]
+
+
+def test_an_rc_path_that_is_a_directory_is_refused(tmp_path: Path) -> None:
+    rc = tmp_path / ".zshrc"
+    rc.mkdir()
+    with pytest.raises(RcFileError):
+        edit_rc(rc, BLOCK)
+    with pytest.raises(RcFileError):
+        unedit_rc(rc, created=False)
+
+
+def test_uninstall_finishes_and_reports_what_it_could_not_edit(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".zshrc").mkdir()  # a directory where zsh's rc file would be
+    bashrc = b"export A=1\r\nexport B=2\r\n"
+    profile = b"# caf\xe9\nexport A=1"  # latin-1, no final newline
+    (home / ".bashrc").write_bytes(bashrc)
+    (home / ".profile").write_bytes(profile)
+    edit_rc(home / ".bashrc", BLOCK)
+    edit_rc(home / ".profile", BLOCK)
+    shared = home / ".local/share/moatbridge"
+    shared.mkdir(parents=True)
+    (shared / "env").write_text("# generated by moatbridge\nexport X=1\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_", "ZDOTDIR"))}
+    env["HOME"] = str(home)
+    result = subprocess.run(
+        [sys.executable, "-m", "moatbridge", "uninstall", "--all", "--keep-images"],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert str(home / ".zshrc") in result.stderr and "not a regular file" in result.stderr
+    assert (home / ".bashrc").read_bytes() == bashrc
+    assert (home / ".profile").read_bytes() == profile
+    assert not (shared / "env").exists()  # the rest of uninstall went on
+    assert (home / ".zshrc").is_dir()
