@@ -31,6 +31,18 @@ class _Parser(argparse.ArgumentParser):
 BASE_SOURCES = ("auto", "pull", "bootstrap")
 
 
+def _image_reference(value: str) -> str:
+    """--image values go into generated YAML and Dockerfiles: an image reference, nothing else."""
+    from moatbridge.core.references import parse_reference
+    from moatbridge.errors import InputError
+
+    try:
+        parse_reference(value)
+    except InputError as error:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an image reference") from error
+    return value
+
+
 def _base_default() -> str:
     """--base's default; sites without Docker Hub set MOATBRIDGE_BASE_SOURCE=bootstrap once."""
     value = os.environ.get("MOATBRIDGE_BASE_SOURCE", "auto")
@@ -104,8 +116,9 @@ def _add_beyond_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     ci.add_argument("--test", metavar="CMD", help="test command run on the GPU runner (default: ctest)")
     ci.add_argument("--gpu-runner", metavar="LABEL", help="self-hosted runner label/tag with an AMD GPU")
     ci.add_argument(
-        "--image", metavar="REF", help="image reference the runners pull (default: the toolchain's)"
-    )
+        "--image", metavar="REF", type=_image_reference,
+        help="image reference the runners pull (default: the toolchain's)",
+    )  # fmt: skip
     ci.add_argument("--force", action="store_true", help="replace an existing file")
     ci.add_argument("--dry-run", action="store_true", help="print the file, write nothing")
 
@@ -142,8 +155,9 @@ def _add_beyond_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     k8s.add_argument("--namespace", metavar="NS")
     k8s.add_argument("--name", metavar="NAME", help="Job name (default: from the toolchain)")
     k8s.add_argument(
-        "--image", metavar="REF", help="image reference the cluster pulls (e.g. a team registry)"
-    )
+        "--image", metavar="REF", type=_image_reference,
+        help="image reference the cluster pulls (e.g. a team registry)",
+    )  # fmt: skip
     k8s.add_argument("command_args", nargs=argparse.REMAINDER, metavar="-- CMD ...")
 
     export = verbs.add_parser("export", help="hand a toolchain image to another runtime")

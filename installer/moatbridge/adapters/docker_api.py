@@ -151,7 +151,7 @@ def build(
     return _build_events(stream, on_event)
 
 
-_LAYER_ID = re.compile(r"^[0-9a-f]{12,64}$")
+_LAYER_ID = re.compile(r"^[0-9a-f]{12,64}$", re.ASCII)
 _PERMANENT = ("manifest unknown", "not found", "unauthorized", "denied", "invalid reference", "no such host")
 
 
@@ -177,7 +177,7 @@ def _transfer_events(
         status = str(entry.get("status", ""))
         layer = entry.get("id")
         detail = entry.get("progressDetail") or {}
-        if layer and status and _LAYER_ID.match(str(layer)):
+        if layer and status and _LAYER_ID.fullmatch(str(layer)):
             on_event(
                 StreamEvent(
                     "layer",

@@ -34,7 +34,7 @@ SCALE_REDISTRIBUTION = (
 )
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
-_IMAGE_ID = re.compile(r"^sha256:[0-9a-f]{64}$")
+_IMAGE_ID = re.compile(r"^sha256:[0-9a-f]{64}$", re.ASCII)
 _SUM_LINE = re.compile(r"^([0-9a-f]{64}) [ *](\S.*)$")
 
 
@@ -151,7 +151,7 @@ def build_manifest(
             f"The toolchain {toolchain.name} names the licence {toolchain.licence!r}, which has no record.",
             "reinstall moatbridge (its licenses/ directory is incomplete)",
         )
-    if not _IMAGE_ID.match(toolchain.image_id):
+    if not _IMAGE_ID.fullmatch(toolchain.image_id):
         raise BundleError(
             f"The toolchain {toolchain.name} records no image ID.",
             f"run 'moatbridge upgrade {toolchain.name}' (or setup again), then save",
@@ -223,7 +223,7 @@ def _toolchain(data: Any) -> BundledToolchain:
         raise _invalid("toolchain", "expected a mapping")
     w = "toolchain."
     image_id = _get(data, "image_id", w, str)
-    if not _IMAGE_ID.match(image_id):
+    if not _IMAGE_ID.fullmatch(image_id):
         raise _invalid("toolchain.image_id", f"{image_id[:80]!r} is not a sha256: image ID")
     targets = _strings(data, "targets", w)
     if not targets:

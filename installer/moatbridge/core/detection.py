@@ -46,8 +46,8 @@ ENVIRONMENT_KEYS = (
     "ROCM_PATH",
     "HIP_PATH",
 )
-_SLOT_RE = re.compile(r"^[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$")
-_RENDER_RE = re.compile(r"^renderD(\d+)$")
+_SLOT_RE = re.compile(r"^[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$", re.ASCII)
+_RENDER_RE = re.compile(r"^renderD(\d+)$", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -169,7 +169,7 @@ def _amd_gpu_from_kfd(
 ) -> Gpu:
     minor = props.get("drm_render_minor", 0) or 0
     slot = host.link_name(f"/sys/class/drm/renderD{minor}/device") if minor else None
-    if slot is None or not _SLOT_RE.match(slot):
+    if slot is None or not _SLOT_RE.fullmatch(slot):
         location = props.get("location_id")
         slot = pci_slot_from_location(props.get("domain") or 0, location) if location else None
     device_info = pci.get(slot) if slot else None
@@ -199,7 +199,7 @@ def _amd_gpu_from_kfd(
 
 def _render_node_of(host: HostFS, slot: str) -> str | None:
     for entry in host.listdir(f"{PCI_DEVICES}/{slot}/drm"):
-        if _RENDER_RE.match(entry):
+        if _RENDER_RE.fullmatch(entry):
             return f"/dev/dri/{entry}"
     return None
 
@@ -374,11 +374,11 @@ def _device_node(host: HostFS, path: str, identity: Identity | None) -> DeviceNo
 
 
 def detect_devices(host: HostFS, gpus: list[Gpu]) -> tuple[DeviceNode, tuple[DeviceNode, ...]]:
-    present = [f"/dev/dri/{n}" for n in host.listdir("/dev/dri") if _RENDER_RE.match(n)]
+    present = [f"/dev/dri/{n}" for n in host.listdir("/dev/dri") if _RENDER_RE.fullmatch(n)]
     expected = [g.render_node for g in gpus if g.vendor == "amd" and g.render_node]
     paths = sorted(
         dict.fromkeys(present + expected),
-        key=lambda p: int(_RENDER_RE.match(os.path.basename(p)).group(1)),  # type: ignore[union-attr]
+        key=lambda p: int(_RENDER_RE.fullmatch(os.path.basename(p)).group(1)),  # type: ignore[union-attr]
     )
     gids = {gid for gid in (host.owner_gid(p) for p in ["/dev/kfd", *paths]) if gid is not None}
     identity = current_identity(host, gids)

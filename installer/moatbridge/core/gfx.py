@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-_GFX_RE = re.compile(r"^gfx(\d{1,2})(\d)([0-9a-f])$")
+_GFX_RE = re.compile(r"^gfx(\d{1,2})(\d)([0-9a-f])$", re.ASCII)
 
 
 def decode_gfx_target_version(value: int) -> str | None:
@@ -28,7 +28,7 @@ def decode_gfx_target_version(value: int) -> str | None:
 
 
 def is_gfx_name(text: str) -> bool:
-    return bool(_GFX_RE.match(text))
+    return bool(_GFX_RE.fullmatch(text))
 
 
 # Family labels as AMD's hardware tables word them (detection.md 7.1).
@@ -120,7 +120,7 @@ def suggest_hsa_override(
     return entry[0]
 
 
-_OVERRIDE_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
+_OVERRIDE_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)$", re.ASCII)
 
 
 def parse_hsa_override(value: str) -> str | None:
@@ -129,7 +129,7 @@ def parse_hsa_override(value: str) -> str | None:
     libhsakmt wants three decimal integers (major <= 63, minor and stepping <= 255)
     and fails topology init on anything else.
     """
-    match = _OVERRIDE_RE.match(value.strip())
+    match = _OVERRIDE_RE.fullmatch(value.strip())
     if not match:
         return None
     major, minor, stepping = (int(g) for g in match.groups())

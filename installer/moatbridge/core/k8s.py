@@ -16,7 +16,7 @@ from moatbridge.core.toolkit_env import toolkit_env
 
 GPU_RESOURCE = "amd.com/gpu"
 BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ def job_name(candidate: str) -> str:
 
 
 def valid_name(name: str) -> bool:
-    return len(name) <= 63 and bool(_DNS_LABEL.match(name))
+    return len(name) <= 63 and bool(_DNS_LABEL.fullmatch(name))
 
 
 def job_manifest(spec: JobSpec) -> dict[str, Any]:

@@ -35,7 +35,7 @@ class Reference:
 
 
 def parse_reference(text: str) -> Reference:
-    match = _REFERENCE.match(text.strip())
+    match = _REFERENCE.fullmatch(text)
     if not match:
         raise InputError(
             f"{text!r} is not an image reference.",

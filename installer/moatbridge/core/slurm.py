@@ -26,11 +26,11 @@ JOB_ENV = (
 
 # #SBATCH values are read by sbatch's own option parser, not by a shell: keep them to
 # characters that need no quoting at all.
-_GRES = re.compile(r"^[A-Za-z0-9_:.,/=+()-]*$")
-_PARTITION = re.compile(r"^[A-Za-z0-9_.,-]+$")
-_TIME = re.compile(r"^(?:\d+(?:-\d+)?(?::\d+){0,2}|UNLIMITED|unlimited|INFINITE|infinite)$")
-_JOB_NAME = re.compile(r"^[A-Za-z0-9_.+:@-]{1,128}$")
-_OUTPUT = re.compile(r"^[A-Za-z0-9_.,%/+:@=-]+$")
+_GRES = re.compile(r"^[A-Za-z0-9_:.,/=+()-]*$", re.ASCII)
+_PARTITION = re.compile(r"^[A-Za-z0-9_.,-]+$", re.ASCII)
+_TIME = re.compile(r"^(?:\d+(?:-\d+)?(?::\d+){0,2}|UNLIMITED|unlimited|INFINITE|infinite)$", re.ASCII)
+_JOB_NAME = re.compile(r"^[A-Za-z0-9_.+:@-]{1,128}$", re.ASCII)
+_OUTPUT = re.compile(r"^[A-Za-z0-9_.,%/+:@=-]+$", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -78,15 +78,15 @@ def validate(job: SlurmJob) -> None:
             "--runtime apptainer needs the toolchain converted to a SIF file: pass --sif FILE.",
             f"'moatbridge export apptainer -t {job.toolchain}' shows how to make one",
         )
-    if not _GRES.match(job.gres):
+    if not _GRES.fullmatch(job.gres):
         raise bad("--gres", job.gres, "gpu:1 or gpu:mi250:2 ('' for none)")
-    if job.partition is not None and not _PARTITION.match(job.partition):
+    if job.partition is not None and not _PARTITION.fullmatch(job.partition):
         raise bad("--partition", job.partition, "gpu")
-    if job.time is not None and not _TIME.match(job.time):
+    if job.time is not None and not _TIME.fullmatch(job.time):
         raise bad("--time", job.time, "1:00:00 or 2-00:00:00")
-    if job.job_name is not None and not _JOB_NAME.match(job.job_name):
+    if job.job_name is not None and not _JOB_NAME.fullmatch(job.job_name):
         raise bad("--job-name", job.job_name, "build-cuda (no spaces or quotes)")
-    if not _OUTPUT.match(job.output):
+    if not _OUTPUT.fullmatch(job.output):
         raise bad("output file", job.output, DEFAULT_OUTPUT)
     for text in (job.image, job.target, job.activate, job.sif or "", *job.licence_env):
         if "\n" in text or "\r" in text:

@@ -16,12 +16,12 @@ from moatbridge.errors import InputError
 
 STATE_VERSION = 1
 PIN_FILE = ".moatbridge-toolchain"
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$")
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$", re.ASCII)
 
 
 def validate_name(name: str) -> str:
     """Toolchain names become file and container names: keep them boring."""
-    if not _NAME.match(name) or ".." in name:
+    if not _NAME.fullmatch(name) or ".." in name:
         raise InputError(
             f"{name!r} is not a usable toolchain name.",
             "use lower-case letters, digits, '.', '_' and '-' (e.g. open-gfx1030), at most 63 characters",
