@@ -214,7 +214,7 @@ def resolve_toolchain(state: State, explicit: str | None, environ: dict[str, str
     """Explicit -t > a pin file up from the working directory > $MOATBRIDGE_TOOLCHAIN > default."""
     name = explicit
     if name is None:
-        pin = find_pin(os.getcwd(), os.path.exists, lambda p: Path(p).read_text(encoding="utf-8"))
+        pin = find_pin(os.getcwd(), os.path.exists, lambda p: Path(p).read_bytes().decode("utf-8", "replace"))
         name = pin[1] if pin else None
     name = name or environ.get("MOATBRIDGE_TOOLCHAIN") or state.default
     if name is None:

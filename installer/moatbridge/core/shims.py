@@ -115,7 +115,17 @@ if [ -z "$name" ]; then
     dir=$PWD
     while [ -n "$dir" ]; do
         if [ -r "$dir/.moatbridge-toolchain" ]; then
-            IFS= read -r name < "$dir/.moatbridge-toolchain" || true
+            # The pin rule (core.toolchains.pin_name): the first non-blank line, trimmed of
+            # spaces, tabs and CRs; a pin naming nothing is an error, not the default.
+            blank=" $(printf '\t\r')"
+            while IFS= read -r line || [ -n "$line" ]; do
+                while :; do case $line in ["$blank"]*) line=${{line#?}} ;; *) break ;; esac; done
+                while :; do case $line in *["$blank"]) line=${{line%?}} ;; *) break ;; esac; done
+                if [ -n "$line" ]; then name=$line; break; fi
+            done < "$dir/.moatbridge-toolchain"
+            if [ -z "$name" ]; then
+                fail "$dir/.moatbridge-toolchain names no toolchain." "write one toolchain name in it, e.g. open-gfx1030"
+            fi
             break
         fi
         dir=${{dir%/*}}
@@ -123,9 +133,12 @@ if [ -z "$name" ]; then
 fi
 if [ -z "$name" ]; then name=${{MOATBRIDGE_TOOLCHAIN:-}}; fi
 if [ -z "$name" ] && [ -r "$MOATBRIDGE_HOME/default" ]; then IFS= read -r name < "$MOATBRIDGE_HOME/default" || true; fi
+# the name rule of core.toolchains.validate_name, spelled out (no locale-dependent ranges)
 case $name in
-    ''|*/*|*..*|-*) fail "no usable toolchain is selected ('$name')." "run 'moatbridge list' and 'moatbridge default NAME'" ;;
+    ''|*..*|[!abcdefghijklmnopqrstuvwxyz0123456789]*|*[!abcdefghijklmnopqrstuvwxyz0123456789_.-]*)
+        fail "no usable toolchain is selected ('$name')." "run 'moatbridge list' and 'moatbridge default NAME'" ;;
 esac
+if [ ${{#name}} -gt 63 ]; then fail "no usable toolchain is selected ('$name')." "run 'moatbridge list'"; fi
 conf=$MOATBRIDGE_HOME/toolchains/$name/toolchain.env
 if [ ! -r "$conf" ]; then fail "toolchain '$name' is not installed." "see 'moatbridge list', or run 'moatbridge setup'"; fi
 . "$conf"

@@ -158,18 +158,27 @@ class State:
         )
 
 
+def pin_name(text: str, where: str) -> str:
+    """The toolchain a pin file names, by the rule the shims' runner applies too: the first
+    line that is not blank, lines split at LF only, spaces, tabs and CRs around it trimmed.
+    A pin that names nothing is an error, never a silent fall-back to the default."""
+    for line in text.split("\n"):
+        name = line.strip(" \t\r")
+        if name:
+            return validate_name(name)
+    raise InputError(f"{where} names no toolchain.", "write one toolchain name in it, e.g. open-gfx1030")
+
+
 def find_pin(start: str, exists: Any, read: Any) -> tuple[str, str] | None:
-    """Walk up from ``start`` to find a pin file; returns (path, toolchain name)."""
+    """Walk up from ``start`` to find a pin file; returns (path, toolchain name). ``read``
+    returns the file's text as it is (no newline translation)."""
     import os.path
 
     directory = os.path.abspath(start)
     while True:
         candidate = os.path.join(directory, PIN_FILE)
         if exists(candidate):
-            name = (
-                str(read(candidate)).strip().splitlines()[0].strip() if str(read(candidate)).strip() else ""
-            )
-            return candidate, validate_name(name)
+            return candidate, pin_name(str(read(candidate)), candidate)
         parent = os.path.dirname(directory)
         if parent == directory:
             return None
