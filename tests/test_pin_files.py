@@ -34,6 +34,13 @@ CASES: dict[str, tuple[bytes, str | None]] = {
 }
 
 
+def test_the_runner_is_plain_text() -> None:
+    """Control characters in the runner would not survive a text comparison (a re-run of
+    setup would rewrite it every time) and are invisible in review."""
+    runner = render_runner("/home/u/.local/share/moatbridge", "/usr/bin/moatbridge")
+    assert not [c for c in runner if ord(c) < 32 and c != "\n"]
+
+
 def _python(project: Path) -> str | None:
     try:
         found = find_pin(

@@ -117,7 +117,7 @@ if [ -z "$name" ]; then
         if [ -r "$dir/.moatbridge-toolchain" ]; then
             # The pin rule (core.toolchains.pin_name): the first non-blank line, trimmed of
             # spaces, tabs and CRs; a pin naming nothing is an error, not the default.
-            blank=" $(printf '\t\r')"
+            blank=" $(printf '\\t\\r')"
             while IFS= read -r line || [ -n "$line" ]; do
                 while :; do case $line in ["$blank"]*) line=${{line#?}} ;; *) break ;; esac; done
                 while :; do case $line in *["$blank"]) line=${{line%?}} ;; *) break ;; esac; done
