@@ -30,11 +30,6 @@ import toolchain  # noqa: E402
 from support import cuda_samples, nvidia_toolkit  # noqa: E402
 
 
-def _commit() -> str:
-    result = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO)
-    return result.stdout.strip() or "unknown"
-
-
 def _make_through_shims(env: dict[str, str], directory: Path) -> subprocess.CompletedProcess[str]:
     """The sample's own Makefile, from the host shell, through the host shims (make, nvcc)."""
     return toolchain.in_shell(env, "make", str(directory), timeout=1800)
@@ -42,10 +37,7 @@ def _make_through_shims(env: dict[str, str], directory: Path) -> subprocess.Comp
 
 def _run_program(env: dict[str, str], directory: Path, binary: str) -> str:
     """A built sample run as a user runs it: `moatbridge run ./sample` (the GPU passed in)."""
-    result = subprocess.run(
-        [sys.executable, "-m", "moatbridge", "run", "--", "timeout", "300", f"./{binary}"],
-        capture_output=True, text=True, cwd=directory, env=env,
-    )  # fmt: skip
+    result = toolchain.run_built(env, directory, binary)
     text = result.stdout + result.stderr
     return "PASSED" if result.returncode == 0 and "FAIL" not in text else "FAILED"
 
@@ -59,7 +51,7 @@ def main() -> int:
     parser.add_argument("--only", default="", help="comma-separated sample names (default: all)")
     parser.add_argument("--run", action="store_true", help="also run what was built (needs an AMD GPU)")
     args = parser.parse_args()
-    commit = _commit()  # the images are built from the tree as it is now
+    commit = toolchain.commit()  # the images are built from the tree as it is now
     examples = nvidia_toolkit.samples_dir()
     samples = cuda_samples.discover(examples)
     if args.only:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import re
-import subprocess
 import sys
 import tarfile
 from collections import Counter
@@ -102,7 +101,7 @@ def main() -> int:
     parser.add_argument("--version", default="0.3.36", help="llama-cpp-python release (vendors llama.cpp)")
     parser.add_argument("--output", type=Path, default=REPO / "docs" / "compat" / "ggml.md")
     args = parser.parse_args()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO)
+    commit = toolchain.commit()
     sdist = pypi.download_sdist("llama-cpp-python", args.version)
     with toolchain.toolchain_home(args.target, "ggml") as env:
         source = Path(env["HOME"]) / "src"
@@ -122,7 +121,7 @@ def main() -> int:
         library = any(build.glob("bin/libggml-cuda.so*"))
     identified = re.search(r"The CUDA compiler identification is (.*)", configure.stdout)
     header = (
-        f"Generated on {datetime.date.today().isoformat()} at commit {commit.stdout.strip() or 'unknown'}: "
+        f"Generated on {datetime.date.today().isoformat()} at commit {commit}: "
         f"llama.cpp from llama-cpp-python {args.version}, unmodified, for {args.target} through the host "
         f"shims; CMake identified the CUDA compiler as {identified.group(1) if identified else '?'}; "
         f"`cmake {CONFIGURE}`, then `ninja -k 0 ggml-cuda`."

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import shlex
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -26,11 +25,8 @@ import toolchain  # noqa: E402
 
 
 def run(env: dict[str, str], directory: Path, name: str) -> str:
-    """`moatbridge run ./name`: the container gets the GPU as shims and shells do."""
-    result = subprocess.run(
-        [sys.executable, "-m", "moatbridge", "run", "--", "timeout", "300", f"./{name}"],
-        capture_output=True, text=True, cwd=directory, env=env,
-    )  # fmt: skip
+    """`moatbridge run ./name`, judged by the program's own PASSED line."""
+    result = toolchain.run_built(env, directory, name)
     passed = result.returncode == 0 and "PASSED" in result.stdout
     said = (result.stderr or result.stdout)[-160:]
     return "PASSED" if passed else f"FAILED (exit {result.returncode}): {said}"

@@ -1,5 +1,6 @@
 """A throwaway HOME with one open toolchain set up, as a user would have it, for the bench
-scripts that build real projects through the host shims."""
+scripts that build real projects through the host shims, and what they share: running a
+built program as a user would, and the commit a table is generated at."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 @contextlib.contextmanager
@@ -37,3 +41,17 @@ def in_shell(env: dict[str, str], command: str, cwd: str, timeout: float) -> sub
         ["bash", "-c", f'. "$HOME/.local/share/moatbridge/env" && {command}'],
         capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env,
     )  # fmt: skip
+
+
+def run_built(env: dict[str, str], directory: Path, name: str) -> subprocess.CompletedProcess[str]:
+    """`moatbridge run ./name` from `directory`: the container gets the GPU as shims do."""
+    return subprocess.run(
+        [sys.executable, "-m", "moatbridge", "run", "--", "timeout", "300", f"./{name}"],
+        capture_output=True, text=True, cwd=directory, env=env,
+    )  # fmt: skip
+
+
+def commit() -> str:
+    """The checkout's short commit, for the header of a generated table."""
+    result = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO)
+    return result.stdout.strip() or "unknown"

@@ -158,6 +158,23 @@ def docker_run(image: str, script: str, *extra: str) -> subprocess.CompletedProc
     )  # fmt: skip
 
 
+def regenerated_from_real_headers(image: str, module: str, output: str, scratch: Path) -> str:
+    """A committed table re-read from NVIDIA's real headers: `python3 -m MODULE /real --output
+    OUTPUT` run in the open image (clang++-17 is there) with the repo's cudacompat mounted."""
+    from cudacompat import generate
+
+    from support import nvidia_toolkit
+
+    include = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
+    library = Path(generate.__file__).resolve().parents[2]  # .../lib, holding cudacompat/
+    result = docker_run(
+        image, f"cd /src && python3 -m {module} /real --output /out/{output}",
+        "-v", f"{include}:/real:ro", "-v", f"{library}:/src:ro", "-v", f"{scratch}:/out",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    return (scratch / output).read_text()
+
+
 @pytest.fixture(scope="session")
 def debian_base(engine_version: str) -> str:
     """moatbridge's own debootstrapped Debian trixie base (made once, then reused)."""

@@ -18,7 +18,7 @@ import pytest
 
 from cudacompat.generate import signatures
 
-from conftest import docker_run
+from conftest import docker_run, regenerated_from_real_headers
 from support import nvidia_toolkit
 
 ACTIVATE = ". /opt/moatbridge/bin/activate gfx1030 >/dev/null"
@@ -115,15 +115,9 @@ def test_probe_refuses_what_is_not_a_plain_signature(bad: signatures.Signature) 
 def test_committed_signatures_match_the_real_header(
     open_devel_gfx1030: dict[str, Any], tmp_path: Path
 ) -> None:
-    include = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
-    library = Path(signatures.__file__).resolve().parents[2]  # .../lib, holding cudacompat/
-    result = docker_run(
-        str(open_devel_gfx1030["reference"]),
-        "cd /src && python3 -m cudacompat.generate.signatures /real --output /out/cuda_api.tsv",
-        "-v", f"{include}:/real:ro", "-v", f"{library}:/src:ro", "-v", f"{tmp_path}:/out",
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert (tmp_path / "cuda_api.tsv").read_text() == signatures.SIGNATURES.read_text(), (
+    image = str(open_devel_gfx1030["reference"])
+    fresh = regenerated_from_real_headers(image, "cudacompat.generate.signatures", "cuda_api.tsv", tmp_path)
+    assert fresh == signatures.SIGNATURES.read_text(), (
         "cuda_api.tsv is stale: python -m cudacompat.generate.signatures INCLUDE (clang++-17, in the open image)"
     )
 

@@ -22,8 +22,7 @@ from cudacompat.generate import device_functions, signatures, toolkit
 from cudacompat.nvcc.config import ToolkitConfig
 from cudacompat.nvcc.main import _compat_report_hints
 
-from conftest import docker_run
-from support import nvidia_toolkit
+from conftest import docker_run, regenerated_from_real_headers
 
 ACTIVATE = ". /opt/moatbridge/bin/activate gfx1030 >/dev/null"
 GAPS = signatures.load_gaps(device_functions.GAPS)
@@ -236,15 +235,11 @@ def test_the_compat_report_and_nvcc_name_a_device_gap(tmp_path: Path) -> None:
 def test_committed_device_functions_match_the_real_headers(
     open_devel_gfx1030: dict[str, Any], tmp_path: Path
 ) -> None:
-    include = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
-    library = Path(device_functions.__file__).resolve().parents[2]  # .../lib, holding cudacompat/
-    result = docker_run(
-        str(open_devel_gfx1030["reference"]),
-        "cd /src && python3 -m cudacompat.generate.device_functions /real --output /out/device_api.tsv",
-        "-v", f"{include}:/real:ro", "-v", f"{library}:/src:ro", "-v", f"{tmp_path}:/out",
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert (tmp_path / "device_api.tsv").read_text() == device_functions.SIGNATURES.read_text(), (
+    image = str(open_devel_gfx1030["reference"])
+    fresh = regenerated_from_real_headers(
+        image, "cudacompat.generate.device_functions", "device_api.tsv", tmp_path
+    )
+    assert fresh == device_functions.SIGNATURES.read_text(), (
         "device_api.tsv is stale: python -m cudacompat.generate.device_functions INCLUDE (clang++-17, in the open image)"
     )
 

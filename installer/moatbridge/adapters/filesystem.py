@@ -24,19 +24,7 @@ def tree_digest(root: Path) -> str:
 
 def atomic_write_text(path: Path, text: str, mode: int = 0o644) -> None:
     """Write via a temp file in the same directory + rename: readers see old or new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
+    atomic_write_bytes(path, text.encode("utf-8"), mode)
 
 
 def rewrite_preserving(path: Path, data: bytes) -> None:
@@ -59,6 +47,7 @@ def rewrite_preserving(path: Path, data: bytes) -> None:
 
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int, owner: tuple[int, int] | None = None) -> None:
+    """atomic_write_text's bytes: with `owner` (uid, gid), the new file keeps that owner too."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
