@@ -149,16 +149,20 @@ MOATBRIDGE_BF16_HOSTDEVICE __hip_bfloat162 make_bfloat162(const __hip_bfloat16 x
     decl __hip_bfloat16 name(const type i) {                                                     \
         return moatbridge_bf16_make(moatbridge_bf16_round_##mode(moatbridge_bf16_odd((wide)i))); \
     }
+/* CUDA's integer types: name in the function names, type, the type converted through,
+   range, and what NaN converts to */
+#define MOATBRIDGE_BF16_INTEGER_TYPES(X)                                                         \
+    X(short, short int, long long, SHRT_MIN, SHRT_MAX, 0)                                        \
+    X(ushort, unsigned short int, unsigned long long, 0, USHRT_MAX, 0)                           \
+    X(int, int, long long, INT_MIN, INT_MAX, 0)                                                  \
+    X(uint, unsigned int, unsigned long long, 0, UINT_MAX, 0)                                    \
+    X(ll, long long int, long long, LLONG_MIN, LLONG_MAX, LLONG_MIN)                             \
+    X(ull, unsigned long long int, unsigned long long, 0, ULLONG_MAX, 0x8000000000000000ull)
 /* CUDA has _rz bf16 -> integer and _rn integer -> bf16 on the host as well */
 #define MOATBRIDGE_BF16_INTEGER_HD(to, type, wide, lo, hi, nan)                                  \
     MOATBRIDGE_BF16_TO_INT(MOATBRIDGE_BF16_HOSTDEVICE, __bfloat162##to##_rz, type, lo, hi, nan, __builtin_truncf) \
     MOATBRIDGE_BF16_FROM_INT(MOATBRIDGE_BF16_HOSTDEVICE, __##to##2bfloat16_rn, type, wide, rn)
-MOATBRIDGE_BF16_INTEGER_HD(short, short int, long long, SHRT_MIN, SHRT_MAX, 0)
-MOATBRIDGE_BF16_INTEGER_HD(ushort, unsigned short int, unsigned long long, 0, USHRT_MAX, 0)
-MOATBRIDGE_BF16_INTEGER_HD(int, int, long long, INT_MIN, INT_MAX, 0)
-MOATBRIDGE_BF16_INTEGER_HD(uint, unsigned int, unsigned long long, 0, UINT_MAX, 0)
-MOATBRIDGE_BF16_INTEGER_HD(ll, long long int, long long, LLONG_MIN, LLONG_MAX, LLONG_MIN)
-MOATBRIDGE_BF16_INTEGER_HD(ull, unsigned long long int, unsigned long long, 0, ULLONG_MAX, 0x8000000000000000ull)
+MOATBRIDGE_BF16_INTEGER_TYPES(MOATBRIDGE_BF16_INTEGER_HD)
 MOATBRIDGE_BF16_TO_INT(MOATBRIDGE_BF16_HOSTDEVICE, __bfloat162char_rz, signed char, SCHAR_MIN, SCHAR_MAX, 0, __builtin_truncf)
 MOATBRIDGE_BF16_TO_INT(MOATBRIDGE_BF16_HOSTDEVICE, __bfloat162uchar_rz, unsigned char, 0, UCHAR_MAX, 0, __builtin_truncf)
 #undef MOATBRIDGE_BF16_INTEGER_HD
@@ -246,12 +250,7 @@ MOATBRIDGE_BF16_UNORDERED(gtu, nan || x > y)
     MOATBRIDGE_BF16_FROM_INT(MOATBRIDGE_BF16_DEVICE, __##to##2bfloat16_rz, type, wide, rz)          \
     MOATBRIDGE_BF16_FROM_INT(MOATBRIDGE_BF16_DEVICE, __##to##2bfloat16_rd, type, wide, rd)          \
     MOATBRIDGE_BF16_FROM_INT(MOATBRIDGE_BF16_DEVICE, __##to##2bfloat16_ru, type, wide, ru)
-MOATBRIDGE_BF16_INTEGER_D(short, short int, long long, SHRT_MIN, SHRT_MAX, 0)
-MOATBRIDGE_BF16_INTEGER_D(ushort, unsigned short int, unsigned long long, 0, USHRT_MAX, 0)
-MOATBRIDGE_BF16_INTEGER_D(int, int, long long, INT_MIN, INT_MAX, 0)
-MOATBRIDGE_BF16_INTEGER_D(uint, unsigned int, unsigned long long, 0, UINT_MAX, 0)
-MOATBRIDGE_BF16_INTEGER_D(ll, long long int, long long, LLONG_MIN, LLONG_MAX, LLONG_MIN)
-MOATBRIDGE_BF16_INTEGER_D(ull, unsigned long long int, unsigned long long, 0, ULLONG_MAX, 0x8000000000000000ull)
+MOATBRIDGE_BF16_INTEGER_TYPES(MOATBRIDGE_BF16_INTEGER_D)
 #undef MOATBRIDGE_BF16_INTEGER_D
 
 /* fused multiply-add, rounded once (moatbridge_bf16_fma_rn), then saturated to [0, 1] (NaN
@@ -283,6 +282,7 @@ MOATBRIDGE_BF16_DEVICE __hip_bfloat162 __hcmadd(const __hip_bfloat162 a, const _
 
 #undef MOATBRIDGE_BF16_TO_INT
 #undef MOATBRIDGE_BF16_FROM_INT
+#undef MOATBRIDGE_BF16_INTEGER_TYPES
 #undef MOATBRIDGE_BF16_MEMBER
 #undef MOATBRIDGE_BF16_HOSTDEVICE
 #undef MOATBRIDGE_BF16_DEVICE

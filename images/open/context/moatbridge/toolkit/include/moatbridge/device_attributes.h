@@ -75,6 +75,33 @@
     X(30069, 1)                          /* 64-bit stream memory operations (v1) */                   \
     X(30070, 1)                          /* CU_STREAM_WAIT_VALUE_NOR (v1): hipStreamWaitValueNor */
 
+/* HIP's attributes that the AMD runtime leaves to CUDA ("CUDA only"), answered as
+   cudaDeviceProp is: attribute, expression over `p` */
+#define MOATBRIDGE_CUDA_ONLY_ATTRIBUTES(X)                                                            \
+    X(hipDeviceAttributeAsyncEngineCount, p.asyncEngineCount)                                      \
+    X(hipDeviceAttributeDeviceOverlap, p.deviceOverlap)                                            \
+    X(hipDeviceAttributeMaxBlocksPerMultiProcessor, p.maxBlocksPerMultiProcessor)                  \
+    X(hipDeviceAttributeMaxSurface1DLayered, p.maxSurface1DLayered[0])                             \
+    X(hipDeviceAttributeMaxSurface2DLayered, p.maxSurface2DLayered[0])                             \
+    X(hipDeviceAttributeMaxSurfaceCubemap, p.maxSurfaceCubemap)                                    \
+    X(hipDeviceAttributeMaxSurfaceCubemapLayered, p.maxSurfaceCubemapLayered[0])                   \
+    X(hipDeviceAttributeMaxTexture1DLayered, p.maxTexture1DLayered[0])                             \
+    X(hipDeviceAttributeMaxTexture1DMipmap, p.maxTexture1DMipmap)                                  \
+    X(hipDeviceAttributeMaxTexture2DGather, p.maxTexture2DGather[0])                               \
+    X(hipDeviceAttributeMaxTexture2DLayered, p.maxTexture2DLayered[0])                             \
+    X(hipDeviceAttributeMaxTexture2DLinear, p.maxTexture2DLinear[0])                               \
+    X(hipDeviceAttributeMaxTexture2DMipmap, p.maxTexture2DMipmap[0])                               \
+    X(hipDeviceAttributeMaxTexture3DAlt, p.maxTexture3DAlt[0])                                     \
+    X(hipDeviceAttributeMaxTextureCubemap, p.maxTextureCubemap)                                    \
+    X(hipDeviceAttributeMaxTextureCubemapLayered, p.maxTextureCubemapLayered[0])                   \
+    X(hipDeviceAttributeSurfaceAlignment, static_cast<int>(p.surfaceAlignment))                    \
+    X(hipDeviceAttributeGlobalL1CacheSupported, p.globalL1CacheSupported)                          \
+    X(hipDeviceAttributeStreamPrioritiesSupported, p.streamPrioritiesSupported)                    \
+    X(hipDeviceAttributeUnifiedAddressing, p.unifiedAddressing)                                    \
+    X(hipDeviceAttributeSingleToDoublePrecisionPerfRatio, p.singleToDoublePrecisionPerfRatio)      \
+    X(hipDeviceAttributeMultiGpuBoardGroupID, p.multiGpuBoardGroupID)                              \
+    X(hipDeviceAttributeCanUseHostPointerForRegisteredMem, p.canUseHostPointerForRegisteredMem)
+
 #define MOATBRIDGE_ATTRIBUTE(value) static_cast<hipDeviceAttribute_t>(value)
 static constexpr hipDeviceAttribute_t cudaDevAttrGpuOverlap = MOATBRIDGE_ATTRIBUTE(30000);
 static constexpr hipDeviceAttribute_t cudaDevAttrAsyncEngineCount = hipDeviceAttributeAsyncEngineCount;
@@ -260,62 +287,24 @@ static constexpr hipDeviceAttribute_t cudaDevAttrMax = MOATBRIDGE_ATTRIBUTE(3010
 static inline hipError_t moatbridge_device_attribute(int* value, hipDeviceAttribute_t attribute, int device) {
     if (value == nullptr) return hipErrorInvalidValue;
     const int asked = static_cast<int>(attribute);
-    if (asked >= 30000 && asked < 30100) {
+    bool from_properties = asked >= 30000 && asked < 30100;  /* ours, the reserved ones too */
+    switch (asked) {
+#define MOATBRIDGE_LISTED(number, expression) case number:
+        MOATBRIDGE_CUDA_ONLY_ATTRIBUTES(MOATBRIDGE_LISTED) from_properties = true; break;
+#undef MOATBRIDGE_LISTED
+        default: break;
+    }
+    if (from_properties) {
         moatbridge_cudaDeviceProp p;
         hipError_t status = moatbridge_cudaGetDeviceProperties(&p, device);
         if (status != hipSuccess) return status;
         switch (asked) {
-#define MOATBRIDGE_EXTRA_CASE(number, expression) case number: *value = (expression); return hipSuccess;
-            MOATBRIDGE_EXTRA_ATTRIBUTES(MOATBRIDGE_EXTRA_CASE)
-#undef MOATBRIDGE_EXTRA_CASE
+#define MOATBRIDGE_ANSWER(number, expression) case number: *value = (expression); return hipSuccess;
+            MOATBRIDGE_EXTRA_ATTRIBUTES(MOATBRIDGE_ANSWER)
+            MOATBRIDGE_CUDA_ONLY_ATTRIBUTES(MOATBRIDGE_ANSWER)
+#undef MOATBRIDGE_ANSWER
             default: *value = 0; return hipSuccess;  /* reserved */
         }
-    }
-    switch (attribute) {
-        /* what the AMD runtime leaves to CUDA ("CUDA only"), answered as cudaDeviceProp is */
-        case hipDeviceAttributeAsyncEngineCount: case hipDeviceAttributeDeviceOverlap:
-        case hipDeviceAttributeMaxBlocksPerMultiProcessor: case hipDeviceAttributeMaxSurface1DLayered:
-        case hipDeviceAttributeMaxSurface2DLayered: case hipDeviceAttributeMaxSurfaceCubemap:
-        case hipDeviceAttributeMaxSurfaceCubemapLayered: case hipDeviceAttributeMaxTexture1DLayered:
-        case hipDeviceAttributeMaxTexture1DMipmap: case hipDeviceAttributeMaxTexture2DGather:
-        case hipDeviceAttributeMaxTexture2DLayered: case hipDeviceAttributeMaxTexture2DLinear:
-        case hipDeviceAttributeMaxTexture2DMipmap: case hipDeviceAttributeMaxTexture3DAlt:
-        case hipDeviceAttributeMaxTextureCubemap: case hipDeviceAttributeMaxTextureCubemapLayered:
-        case hipDeviceAttributeSurfaceAlignment: case hipDeviceAttributeGlobalL1CacheSupported:
-        case hipDeviceAttributeStreamPrioritiesSupported: case hipDeviceAttributeUnifiedAddressing:
-        case hipDeviceAttributeSingleToDoublePrecisionPerfRatio:
-        case hipDeviceAttributeMultiGpuBoardGroupID: case hipDeviceAttributeCanUseHostPointerForRegisteredMem: {
-            moatbridge_cudaDeviceProp p;
-            hipError_t status = moatbridge_cudaGetDeviceProperties(&p, device);
-            if (status != hipSuccess) return status;
-            switch (attribute) {
-                case hipDeviceAttributeAsyncEngineCount: *value = p.asyncEngineCount; break;
-                case hipDeviceAttributeDeviceOverlap: *value = p.deviceOverlap; break;
-                case hipDeviceAttributeMaxBlocksPerMultiProcessor: *value = p.maxBlocksPerMultiProcessor; break;
-                case hipDeviceAttributeMaxSurface1DLayered: *value = p.maxSurface1DLayered[0]; break;
-                case hipDeviceAttributeMaxSurface2DLayered: *value = p.maxSurface2DLayered[0]; break;
-                case hipDeviceAttributeMaxSurfaceCubemap: *value = p.maxSurfaceCubemap; break;
-                case hipDeviceAttributeMaxSurfaceCubemapLayered: *value = p.maxSurfaceCubemapLayered[0]; break;
-                case hipDeviceAttributeMaxTexture1DLayered: *value = p.maxTexture1DLayered[0]; break;
-                case hipDeviceAttributeMaxTexture1DMipmap: *value = p.maxTexture1DMipmap; break;
-                case hipDeviceAttributeMaxTexture2DGather: *value = p.maxTexture2DGather[0]; break;
-                case hipDeviceAttributeMaxTexture2DLayered: *value = p.maxTexture2DLayered[0]; break;
-                case hipDeviceAttributeMaxTexture2DLinear: *value = p.maxTexture2DLinear[0]; break;
-                case hipDeviceAttributeMaxTexture2DMipmap: *value = p.maxTexture2DMipmap[0]; break;
-                case hipDeviceAttributeMaxTexture3DAlt: *value = p.maxTexture3DAlt[0]; break;
-                case hipDeviceAttributeMaxTextureCubemap: *value = p.maxTextureCubemap; break;
-                case hipDeviceAttributeMaxTextureCubemapLayered: *value = p.maxTextureCubemapLayered[0]; break;
-                case hipDeviceAttributeSurfaceAlignment: *value = static_cast<int>(p.surfaceAlignment); break;
-                case hipDeviceAttributeGlobalL1CacheSupported: *value = p.globalL1CacheSupported; break;
-                case hipDeviceAttributeStreamPrioritiesSupported: *value = p.streamPrioritiesSupported; break;
-                case hipDeviceAttributeUnifiedAddressing: *value = p.unifiedAddressing; break;
-                case hipDeviceAttributeSingleToDoublePrecisionPerfRatio: *value = p.singleToDoublePrecisionPerfRatio; break;
-                case hipDeviceAttributeMultiGpuBoardGroupID: *value = p.multiGpuBoardGroupID; break;
-                default: *value = p.canUseHostPointerForRegisteredMem; break;
-            }
-            return hipSuccess;
-        }
-        default: break;
     }
     hipError_t status = hipDeviceGetAttribute(value, attribute, device);
     if (status == hipSuccess && attribute == hipDeviceAttributeComputeCapabilityMajor) *value = MOATBRIDGE_MIMIC_CC_MAJOR;
@@ -323,6 +312,7 @@ static inline hipError_t moatbridge_device_attribute(int* value, hipDeviceAttrib
     return status;
 }
 #undef MOATBRIDGE_EXTRA_ATTRIBUTES
+#undef MOATBRIDGE_CUDA_ONLY_ATTRIBUTES
 static inline hipError_t moatbridge_cudaDeviceGetAttribute(int* value, hipDeviceAttribute_t attribute, int device) {
     return moatbridge_device_attribute(value, attribute, device);
 }
