@@ -103,9 +103,9 @@ def unedit_rc(path: Path, created: bool, dry_run: bool = False) -> bool:
     """Remove the managed block; delete the file if moatbridge created it and nothing else remains."""
     target = _rc_target(path)
     original = _read_rc(target)
-    if not target.exists() or not rc_block.contains(original, str(path)):
+    restored = rc_block.remove(original, str(path))  # parses (and checks) the block once
+    if not target.exists() or restored == original:  # no block: nothing was taken out
         return False
-    restored = rc_block.remove(original, str(path))
     if dry_run:
         return True
     if created and restored == b"" and not path.is_symlink():
