@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "images/open/context/moatbridge/lib"))
 
 import machines
+from support import ci_policy
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE_DIR = REPO / "installer" / "moatbridge"
@@ -29,6 +30,11 @@ SCRUBBED = (
     "HSA_OVERRIDE_GFX_VERSION", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
     "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCM_PATH", "HIP_PATH", "DOCKER_HOST",
 )  # fmt: skip
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under CI=true a skipped or deselected test fails the run (tests/support/ci_policy.py)."""
+    ci_policy.pytest_configure(config)
 
 
 @pytest.fixture(autouse=True)
