@@ -321,29 +321,51 @@ def _add_image_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     remove.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-def _write_crash_report(exc: BaseException) -> str | None:
-    import time
+def _crash_report_text(exc: BaseException, words: Sequence[str]) -> str:
     import traceback
+
+    from moatbridge.core.redact import redact_argv, redact_text
+
+    argv = redact_argv([sys.argv[0] if sys.argv else "moatbridge", *words])
+    return redact_text(
+        f"moatbridge {__version__} on Python {sys.version}\n"
+        f"argv: {argv!r}\n\n" + "".join(traceback.format_exception(exc))
+    )
+
+
+def _write_crash_report(exc: BaseException, words: Sequence[str]) -> str | None:
+    """A private (0600) report with secrets redacted, under a name no other crash takes."""
+    import secrets
+    import time
 
     from moatbridge.paths import Paths
 
     try:
         state = Paths.from_environ(os.environ).state
-        os.makedirs(state, exist_ok=True)
-        path = os.path.join(state, f"crash-{time.strftime('%Y%m%d-%H%M%S')}.log")
-        with open(path, "w", encoding="utf-8") as handle:
-            handle.write(f"moatbridge {__version__} on Python {sys.version}\n")
-            handle.write(f"argv: {sys.argv!r}\n\n")
-            handle.write("".join(traceback.format_exception(exc)))
-        return path
+        os.makedirs(state, mode=0o700, exist_ok=True)
+        data = _crash_report_text(exc, words).encode("utf-8", "backslashreplace")
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        for _ in range(16):
+            path = os.path.join(state, f"crash-{stamp}-{os.getpid()}-{secrets.token_hex(3)}.log")
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            except FileExistsError:
+                continue
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            return path
+        return None
     except OSError:
         return None
 
 
 def _print_error(message: str, hint: str | None) -> None:
-    sys.stderr.write(f"moatbridge: {message}\n")
+    from moatbridge.core.redact import redact_text
+
+    # Messages may quote a URL or a tool's output: never a credential on the terminal.
+    sys.stderr.write(f"moatbridge: {redact_text(message)}\n")
     if hint:
-        sys.stderr.write(f"hint: {hint}\n")
+        sys.stderr.write(f"hint: {redact_text(hint)}\n")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -372,7 +394,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except Exception as exc:  # noqa: BLE001 - last line of defence: no tracebacks for users
-        report = _write_crash_report(exc)
+        report = _write_crash_report(exc, words)
         where = f"details in {report}" if report else "no crash report could be written"
         _print_error(f"internal error ({type(exc).__name__}: {exc}).", f"please report it; {where}")
         return EXIT_CRASH

@@ -273,12 +273,16 @@ class StandinRepoServer:
     """Serves a stand-in repository on 127.0.0.1 (random port), threaded.
 
     With ``username``/``password`` it demands HTTP basic auth like the commercial
-    repository (401 otherwise). Every request's path, status and Authorization
+    repository (401 otherwise); with ``query``, those query fields (a URL token) in
+    every request (403 otherwise). Every request's path, status and Authorization
     header are recorded in ``requests`` so tests can assert what a build sent.
     """
 
-    def __init__(self, root: Path, username: str | None = None, password: str | None = None) -> None:
+    def __init__(
+        self, root: Path, username: str | None = None, password: str | None = None, query: str | None = None
+    ) -> None:
         self.root = root
+        self._query = query  # when set, every request's query must hold these fields (a URL token)
         self._expected = (
             "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
             if username is not None and password is not None
@@ -321,6 +325,10 @@ class StandinRepoServer:
                 super().send_response(code, message)
 
             def _authorised(self) -> bool:
+                fields = self.path.partition("?")[2].split("&")
+                if owner._query is not None and not set(owner._query.split("&")) <= set(fields):
+                    self.send_error(403, "a missing or wrong token (stand-in repository)")
+                    return False
                 if owner._expected is None or self.headers.get("Authorization") == owner._expected:
                     return True
                 body = b"401 authentication required (stand-in repository)\n"

@@ -21,6 +21,8 @@ Properties:
   connections and joins the worker threads within a bounded time.
 * Redirects are followed here; the credentials are sent only to the upstream's own
   origin (scheme, host, port), never to a host a redirect points at.
+* An upstream URL with a query (a token, a signed URL) keeps it here too: the query
+  is appended to every request forwarded to that origin, and the build never sees it.
 
 Standard library only.
 """
@@ -111,8 +113,8 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _parse_upstream(upstream: str, credentials: Credentials | None) -> tuple[_Origin, str]:
-    """Validate the upstream base URL; return its origin and base path (no trailing slash)."""
+def _parse_upstream(upstream: str, credentials: Credentials | None) -> tuple[_Origin, str, str]:
+    """Validate the upstream base URL; return its origin, base path (no trailing slash) and query."""
     parts = urlsplit(upstream)
     if parts.scheme not in ("http", "https"):
         raise ValueError("the repository URL must start with https:// (or http://)")
@@ -120,12 +122,12 @@ def _parse_upstream(upstream: str, credentials: Credentials | None) -> tuple[_Or
         raise ValueError("the repository URL must not carry credentials; pass them as Credentials")
     if not parts.hostname:
         raise ValueError("the repository URL has no host")
-    if parts.query or parts.fragment:
-        raise ValueError("the repository URL must not have a query or fragment")
+    if parts.fragment:
+        raise ValueError("the repository URL must not have a fragment")
     if credentials is not None and parts.scheme == "http" and not _is_loopback(parts.hostname):
         raise ValueError("refusing to send repository credentials over plain http:// to a remote host")
     port = parts.port or (443 if parts.scheme == "https" else 80)
-    return _Origin(parts.scheme, parts.hostname, port), parts.path.rstrip("/")
+    return _Origin(parts.scheme, parts.hostname, port), parts.path.rstrip("/"), parts.query
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -183,7 +185,10 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         if not rest.startswith("/"):
             rest = "/" + rest
-        return self.server.base_path + rest
+        target = self.server.base_path + rest
+        if self.server.query:
+            target += ("&" if "?" in target else "?") + self.server.query
+        return target
 
     def _forwarded_headers(self) -> dict[str, str]:
         headers = {}
@@ -293,9 +298,12 @@ class _ProxyServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False  # joined in stop(), with a deadline
 
-    def __init__(self, origin: _Origin, base_path: str, authorization: str | None, io_timeout: float) -> None:
+    def __init__(
+        self, origin: _Origin, base_path: str, query: str, authorization: str | None, io_timeout: float
+    ) -> None:
         self.origin = origin
         self.base_path = base_path
+        self.query = query
         self.authorization = authorization
         self.io_timeout = io_timeout
         self.token = secrets.token_hex(16)
@@ -346,9 +354,9 @@ def serve_repo_proxy(
     ``upstream``: ``<url>/dists/noble/Release`` fetches ``<upstream>/dists/noble/Release``.
     ``timeout`` bounds every connect, read and write, upstream and downstream.
     """
-    origin, base_path = _parse_upstream(upstream, credentials)
+    origin, base_path, query = _parse_upstream(upstream, credentials)
     authorization = credentials.header_value() if credentials is not None else None
-    server = _ProxyServer(origin, base_path, authorization, timeout)
+    server = _ProxyServer(origin, base_path, query, authorization, timeout)
     thread = threading.Thread(
         target=server.serve_forever, kwargs={"poll_interval": 0.2}, name="moatbridge-repo-proxy", daemon=True
     )

@@ -29,6 +29,7 @@ from moatbridge.core.recipes import (
     plan_open_build,
     plan_scale_build,
 )
+from moatbridge.core.redact import has_secret, is_secret_name, redact_text, redact_url
 from moatbridge.errors import InputError, MoatbridgeError
 from moatbridge.paths import Paths
 
@@ -108,7 +109,7 @@ def ensure_base(
             say(f"Cannot pull {distro.base_image} ({exc.message}); bootstrapping it from a mirror")
     if boot is None:
         raise InputError(f"The {distro.name} recipe has no bootstrap recipe.", "use --base pull")
-    say(f"Bootstrapping {boot.tag} with debootstrap from {mirror or boot.mirror}")
+    say(f"Bootstrapping {boot.tag} with debootstrap from {redact_url(mirror or boot.mirror)}")
     image_id = bootstrap_base(client, boot, mirror, lambda line: None)
     return boot.tag, image_id
 
@@ -166,9 +167,6 @@ def plan_for(options: BuildOptions, catalog: Catalog, client: Any, say: Any) -> 
     return plan, flavour
 
 
-_SECRET_WORDS = ("PASSWORD", "PASSWD", "TOKEN", "SECRET", "CREDENTIAL", "AUTH")
-
-
 def _extra_build_args(values: tuple[str, ...] | None) -> tuple[tuple[str, str], ...]:
     pairs = []
     for value in values or ():
@@ -177,7 +175,7 @@ def _extra_build_args(values: tuple[str, ...] | None) -> tuple[tuple[str, str], 
             raise InputError(
                 f"--build-arg {value!r} is not NAME=VALUE.", "e.g. --build-arg SCALE_VERSION=1.7.2"
             )
-        if any(word in name.upper() for word in _SECRET_WORDS):
+        if is_secret_name(name):
             raise InputError(
                 f"--build-arg {name} looks like a secret; build args are stored in the image history.",
                 "put repository credentials in a file and pass --credentials-file",
@@ -230,6 +228,16 @@ def _plan_scale(
     )  # fmt: skip
 
 
+def enter_repo_proxy(stack: ExitStack, upstream: str, credentials: Credentials | None) -> str:
+    """Serve ``upstream`` through the loopback proxy for as long as ``stack``; its URL."""
+    try:
+        return str(stack.enter_context(serve_repo_proxy(upstream, credentials)))
+    except ValueError as exc:
+        raise InputError(
+            f"The repository {redact_url(upstream)} cannot be used: {exc}.", "fix the URL"
+        ) from None
+
+
 def _credentials(options: BuildOptions) -> Credentials | None:
     if options.credentials_file:
         return load_credentials(Path(options.credentials_file))
@@ -255,7 +263,10 @@ def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
     result: dict[str, Any] = {"reference": plan.reference, "recipe_digest": plan.recipe_digest}
     if options.dry_run:
         result.update(action="would-build" if existing is None else "up-to-date")
-        result.update(buildargs=dict(plan.buildargs), labels=dict(plan.labels))
+        result.update(
+            buildargs={name: redact_text(value) for name, value in plan.buildargs},
+            labels={name: redact_text(value) for name, value in plan.labels},
+        )
         if existing is not None:
             result["id"] = existing["Id"]
         result["text"] = (
@@ -277,11 +288,11 @@ def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
     credentials = _credentials(options) if plan.flavour == "scale" else None
     with ExitStack() as stack:
         buildargs = dict(plan.buildargs)
-        if credentials is not None:
-            # The build sees only a loopback URL; the proxy adds the credentials.
-            buildargs["SCALE_REPO_URL"] = stack.enter_context(
-                serve_repo_proxy(buildargs["SCALE_REPO_URL"], credentials)
-            )
+        repo_url = buildargs.get("SCALE_REPO_URL")
+        if repo_url is not None and (credentials is not None or has_secret(repo_url)):
+            # Build args are kept in the image history: the build sees only a loopback
+            # URL; the proxy adds the credentials and the URL's query (a token).
+            buildargs["SCALE_REPO_URL"] = enter_repo_proxy(stack, repo_url, credentials)
         view = stack.enter_context(
             BuildView(f"Building {plan.reference}", verbose=options.verbose, json=options.json or quiet)
         )
