@@ -19,6 +19,11 @@ class Paths:
         return Path(self.home) / "state.json"
 
     @property
+    def lock_file(self) -> Path:
+        """Taken by every command that changes the state; never removed (see StateStore)."""
+        return Path(self.state) / "state.lock"
+
+    @property
     def credentials(self) -> Path:
         """Private directory (0700) for repository credentials files (0600)."""
         return Path(self.home) / "credentials"

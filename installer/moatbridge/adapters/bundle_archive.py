@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+from moatbridge.adapters import faults
 from moatbridge.core.bundle import (
     IMAGE,
     MANIFEST,
@@ -269,6 +270,7 @@ def image_chunks(verified: Verified, on_bytes: Progress = _ignore) -> Iterator[b
             remaining -= len(chunk)
             on_bytes(len(chunk))
             yield chunk
+            faults.point("bundle.image-chunk-sent", str(member.size - remaining))
     if remaining or digest.hexdigest() != member.sha256:
         raise BundleError(
             f"The bundle {verified.path} changed while it was being loaded.",

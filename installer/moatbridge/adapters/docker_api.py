@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from moatbridge.adapters import faults
 from moatbridge.errors import EngineUnavailable, MoatbridgeError
 
 DEFAULT_TIMEOUT_S = 120
@@ -94,6 +95,7 @@ def _build_events(stream: Iterable[Mapping[str, Any]], on_event: Listener) -> st
     last_lines: list[str] = []
     step = "the first step"
     for entry in stream:
+        faults.point("engine.build-event")
         error = _error_text(entry)
         if error is not None:
             context = "\n".join(last_lines[-15:])
@@ -160,6 +162,7 @@ def _transfer_events(
 ) -> list[Mapping[str, Any]]:
     auxes: list[Mapping[str, Any]] = []
     for entry in stream:
+        faults.point(f"engine.{verb}-event")
         error = _error_text(entry)
         if error is not None:
             transient = not any(p in error.lower() for p in _PERMANENT)

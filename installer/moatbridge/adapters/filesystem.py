@@ -3,12 +3,32 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
+
+from moatbridge.adapters import faults
+from moatbridge.errors import MoatbridgeError
+
+# Temp files of atomic writes: ".NAME.moatbridge-tmp-PID-RANDOM" beside the file. A kill -9
+# between writing one and renaming it leaves it behind; the next run removes those whose
+# process is gone (sweep_stale_temps), so nothing of a killed run piles up.
+_TEMP = re.compile(r"\..*\.moatbridge-tmp-([0-9]+)-[^/]*")
+
+
+class DiskFull(MoatbridgeError):
+    exit_code = 74  # EX_IOERR
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"There is no space left to write {path}; the file was left as it was.",
+            f"free some space on the file system holding {path.parent}, then run this again",
+        )
 
 
 def tree_digest(root: Path) -> str:
@@ -48,8 +68,14 @@ def rewrite_preserving(path: Path, data: bytes) -> None:
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int, owner: tuple[int, int] | None = None) -> None:
     """atomic_write_text's bytes: with `owner` (uid, gid), the new file keeps that owner too."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        sweep_stale_temps(path.parent, path.name)
+        fd, temp = tempfile.mkstemp(prefix=f".{path.name}.moatbridge-tmp-{os.getpid()}-", dir=path.parent)
+    except OSError as error:
+        if error.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise DiskFull(path) from None
+        raise
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -59,11 +85,43 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int, owner: tuple[int, int
             with contextlib.suppress(PermissionError):  # a group the user is not in: keep theirs
                 os.chown(temp, *owner)
         os.chmod(temp, mode)
+        faults.point("write.temp-complete", str(path))
         os.replace(temp, path)
-    except BaseException:
+    except BaseException as error:
         with contextlib.suppress(OSError):
             os.unlink(temp)
+        if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise DiskFull(path) from None
         raise
+    faults.point("write.renamed", str(path))
+
+
+def _process_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # another user's process: alive
+        return False
+    return False
+
+
+def sweep_stale_temps(directory: Path, name: str | None = None, recursive: bool = False) -> list[Path]:
+    """Remove temp files of atomic writes (of file ``name``, or any) whose writer was killed."""
+    pattern = f".{name}.moatbridge-tmp-*" if name is not None else ".*.moatbridge-tmp-*"
+    try:
+        found = list(directory.rglob(pattern) if recursive else directory.glob(pattern))
+    except OSError:
+        return []
+    removed = []
+    for temp in found:
+        match = _TEMP.fullmatch(temp.name)
+        if match is None or not temp.is_file() or temp.is_symlink() or not _process_gone(int(match[1])):
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+            removed.append(temp)
+    return removed
 
 
 def read_json(path: Path, default: Any) -> Any:

@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from moatbridge.adapters.filesystem import atomic_write_json, read_json
+from moatbridge.adapters import faults
+from moatbridge.adapters.filesystem import atomic_write_json, read_json, sweep_stale_temps
 from moatbridge.core.toolchains import State
 from moatbridge.errors import MoatbridgeError
 
@@ -22,9 +23,12 @@ class StateBusy(MoatbridgeError):
 
 
 class StateStore:
-    def __init__(self, path: Path, lock_timeout: float = 30.0) -> None:
+    def __init__(self, path: Path, lock_timeout: float = 30.0, lock_path: Path | None = None) -> None:
         self.path = path
         self.lock_timeout = lock_timeout
+        # The lock file stays once made: unlinking it (even after release) would let a
+        # waiter hold a lock on the unlinked file while a newcomer locks a new one.
+        self.lock_path = lock_path or path.with_name(path.name + ".lock")
 
     def read(self) -> State:
         data = read_json(self.path, None)
@@ -38,14 +42,16 @@ class StateStore:
             return State()
 
     def write(self, state: State) -> None:
+        faults.point("state.before-write", str(self.path))
         atomic_write_json(self.path, state.to_json())
+        faults.point("state.written", str(self.path))
 
     @contextmanager
     def locked(self) -> Iterator[StateStore]:
         from filelock import FileLock, Timeout
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(str(self.path) + ".lock")
+        self.lock_path.parent.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(self.lock_path))
         try:
             lock.acquire(timeout=self.lock_timeout)
         except Timeout:
@@ -54,6 +60,9 @@ class StateStore:
                 "wait for it to finish, then run this again",
             ) from None
         try:
+            # What killed runs left half-written goes first (the lock holder is the only writer).
+            sweep_stale_temps(self.path.parent, recursive=True)
+            faults.point("state.locked", str(self.lock_path))
             yield self
         finally:
             lock.release()

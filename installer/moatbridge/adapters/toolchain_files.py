@@ -12,7 +12,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from moatbridge.adapters.filesystem import atomic_write_text, rewrite_preserving
+from moatbridge.adapters import faults
+from moatbridge.adapters.filesystem import atomic_write_text, rewrite_preserving, sweep_stale_temps
 from moatbridge.core import rc_block
 from moatbridge.core.activation import MARKER
 from moatbridge.errors import MoatbridgeError
@@ -65,6 +66,7 @@ def remove_owned(path: Path, dry_run: bool = False) -> bool:
     if not path.exists() or not is_ours(path):
         return False
     if not dry_run:
+        faults.point("remove.before-unlink", str(path))
         path.unlink()
     return True
 
@@ -90,6 +92,8 @@ def edit_rc(path: Path, block: list[bytes], dry_run: bool = False) -> Written:
     """Add the managed block (idempotent); creates the rc file if it did not exist. The
     user's bytes (encoding, line endings, final newline) stay as they are."""
     target = _rc_target(path)
+    if not dry_run:
+        sweep_stale_temps(target.parent, target.name)
     existed = target.exists()
     original = _read_rc(target)
     updated = rc_block.insert(original, block, str(path))
@@ -102,6 +106,8 @@ def edit_rc(path: Path, block: list[bytes], dry_run: bool = False) -> Written:
 def unedit_rc(path: Path, created: bool, dry_run: bool = False) -> bool:
     """Remove the managed block; delete the file if moatbridge created it and nothing else remains."""
     target = _rc_target(path)
+    if not dry_run:
+        sweep_stale_temps(target.parent, target.name)
     original = _read_rc(target)
     restored = rc_block.remove(original, str(path))  # parses (and checks) the block once
     if not target.exists() or restored == original:  # no block: nothing was taken out
@@ -109,6 +115,7 @@ def unedit_rc(path: Path, created: bool, dry_run: bool = False) -> bool:
     if dry_run:
         return True
     if created and restored == b"" and not path.is_symlink():
+        faults.point("remove.before-unlink", str(target))
         target.unlink()
     else:
         rewrite_preserving(target, restored)

@@ -229,7 +229,7 @@ def current_toolchain(explicit: str | None) -> tuple[State, Toolchain]:
 
 
 def store(paths: Paths) -> StateStore:
-    return StateStore(paths.state_file)
+    return StateStore(paths.state_file, lock_path=paths.lock_file)
 
 
 def licence_note(state: State, toolchain: Toolchain) -> LicenceNote | None:

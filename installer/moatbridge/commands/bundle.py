@@ -17,7 +17,7 @@ from types import TracebackType
 from typing import Any
 
 from moatbridge import __version__
-from moatbridge.adapters import bundle_archive, docker_api
+from moatbridge.adapters import bundle_archive, docker_api, faults
 from moatbridge.adapters.console import print_json, stdout_console
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands.setup import group_by_directory
@@ -254,11 +254,14 @@ def load(args: Namespace) -> int:
     with store.locked():
         if not present:
             _load_image(client, verified)
+            faults.point("bundle.image-loaded", toolchain.image_id)
         _tag(client, toolchain)
+        faults.point("bundle.tagged", toolchain.image)
         state = store.read()
         make_default = state.default is None or state.default == toolchain.name
         runtime = tc.runtime_for(toolchain, paths, licence_required)
         written = tc.install_files(paths, toolchain, runtime, make_default, dry_run=False)
+        faults.point("bundle.files-written", toolchain.name)
         store.write(tc.record(state.with_toolchain(toolchain, make_default), written))
     env = Path(paths.home) / "env"
     print(f"Ready: toolchain {toolchain.name} ({'loaded' if not present else 'found'} {toolchain.image}).")

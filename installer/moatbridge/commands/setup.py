@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from moatbridge.adapters import faults
 from moatbridge.adapters.engine import probe_engine
 from moatbridge.adapters.hostfs import HostFS
 from moatbridge.commands import _toolchain as tc
@@ -258,7 +259,9 @@ def run(args: Namespace) -> int:
     with store.locked():
         reference, image_id, action, digest = _ensure_image(plan, args, dry_run=False)
         toolchain = replace(toolchain, image=reference, image_id=image_id, digest=digest)
+        faults.point("setup.image-ready", reference)
         verify(reference, plan, gpu_run_args(report, plan.targets[0]))
+        faults.point("setup.verified", reference)
         state = store.read()
         if licence.acceptance_required and status != "accepted":
             consent = Consent(
@@ -272,8 +275,10 @@ def run(args: Namespace) -> int:
             tc.write_consent_marker(paths, licence.id, consent.terms_hash, True)
         runtime = tc.runtime_for(toolchain, paths, licence.acceptance_required)
         written = tc.install_files(paths, toolchain, runtime, make_default, dry_run=False)
+        faults.point("setup.files-written", plan.name)
         if plan.modify_rc:
             written += tc.edit_shell_rcs(paths, plan.shells, dry_run=False)
+            faults.point("setup.rc-edited", plan.name)
         state = tc.record(state.with_toolchain(toolchain, make_default), written)
         store.write(state)
         _save_answers(paths, answers)

@@ -14,6 +14,7 @@ from argparse import Namespace
 from dataclasses import replace
 from pathlib import Path
 
+from moatbridge.adapters import faults
 from moatbridge.adapters.toolchain_files import remove_empty_dirs
 from moatbridge.commands import _toolchain as tc
 from moatbridge.errors import UsageError
@@ -48,12 +49,15 @@ def run(args: Namespace) -> int:
         for name in names:
             known = next((t for t in state.toolchains if t.name == name), None)
             _stop_container(paths, name, args.dry_run, removed)
+            faults.point("uninstall.container-removed", name)
             removed += tc.remove_toolchain_files(paths, name, args.dry_run)
+            faults.point("uninstall.toolchain-files-removed", name)
             if remove_images and known is not None:
                 _remove_image(known.image, args.dry_run, removed)
             state = state.without_toolchain(name)
         if not state.toolchains:
             removed += tc.remove_shared_files(paths, state, args.dry_run, problems)
+            faults.point("uninstall.shared-files-removed")
             state = replace(state, files=(), default=None)
             if not args.dry_run:
                 for consent in state.consents:
@@ -67,13 +71,12 @@ def run(args: Namespace) -> int:
                 # Nothing left: no state either (consents go with it; accept again on a new setup).
                 for leftover in (paths.state_file, paths.state_file.with_name("answers.yaml")):
                     if leftover.exists():
+                        faults.point("uninstall.before-unlink", str(leftover))
                         leftover.unlink()
                         removed.append(str(leftover))
+                # Where older versions kept the lock; the lock in use (paths.lock_file) stays.
+                paths.state_file.with_name("state.json.lock").unlink(missing_ok=True)
     if not args.dry_run and not state.toolchains:
-        # Last step, after the lock is released: its file and the now-empty home go too.
-        lock = Path(str(paths.state_file) + ".lock")
-        if lock.exists():
-            lock.unlink()
         remove_empty_dirs(Path(paths.home), Path(paths.home).parent)
     verb = "Would remove" if args.dry_run else "Removed"
     for item in removed:

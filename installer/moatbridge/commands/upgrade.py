@@ -11,6 +11,7 @@ import os
 from argparse import Namespace
 from dataclasses import replace
 
+from moatbridge.adapters import faults
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands.setup import _ensure_image, verify
 from moatbridge.core.licences import load_licences
@@ -40,18 +41,22 @@ def run(args: Namespace) -> int:
             if args.dry_run or image_id == toolchain.image_id:
                 print(f"{name}: {'would check' if args.dry_run else 'already up to date with'} {reference}")
                 continue
+            faults.point("upgrade.image-ready", reference)
             verify(reference, plan)  # the old image stays in use if this fails
+            faults.point("upgrade.verified", reference)
             upgraded = replace(
                 toolchain, image=reference, image_id=image_id, digest=digest or toolchain.digest
             )
             licence = load_licences().get(toolchain.licence)
             runtime = tc.runtime_for(upgraded, paths, bool(licence and licence.acceptance_required))
             written = tc.install_files(paths, upgraded, runtime, state.default == name, dry_run=False)
+            faults.point("upgrade.files-written", name)
             state = tc.record(state.with_toolchain(upgraded, state.default == name), written)
             store.write(state)
             if toolchain.image_id not in {t.image_id for t in state.toolchains}:
                 from moatbridge.adapters import docker_api
 
                 docker_api.remove_unused_image(docker_api.connect(), toolchain.image_id)
+                faults.point("upgrade.old-image-removed", toolchain.image_id)
             print(f"{name}: upgraded to {reference} ({image_id[7:19]}, {action})")
     return 0

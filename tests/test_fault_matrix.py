@@ -1,0 +1,439 @@
+"""The fault matrix (issue 11): each fault injected for real, the same invariants checked after it.
+
+Faults: kill -9 at named points of setup, upgrade, uninstall and bundle load (the points
+are in the code: `faults.point(...)`, listed by a run with MOATBRIDGE_FAULT_LIST); a second
+engine stopped mid-pull and mid-build, then restarted; a registry answering 5xx, resetting
+connections and stalling; a full disk under the data directory and under the engine;
+damaged state, answers and toolchain files; races (two setups, setup against uninstall,
+two shims starting the warm container); Ctrl-C on a real pty (every wizard step, after
+Proceed, a shim running make with and without a TTY, image build, bundle load).
+
+Invariants after each fault: `list` and `doctor` answer without a traceback, the state is
+readable JSON (never set aside), every rc file is byte-identical or carries exactly one
+intact block, no container is left for a toolchain the state does not know, no crash
+report; and the next setup or uninstall completes, leaving no temp file, no container and
+rc files byte-identical. Every fault is counted; the totals go to $MOATBRIDGE_FAULT_SUMMARY
+(default .pytest_cache/fault-matrix.json), which .ci/run prints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import tarfile
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from moatbridge.core import rc_block
+
+pytestmark = pytest.mark.engine
+
+REPO = Path(__file__).resolve().parent.parent
+TEST_LABEL = "io.moatbridge.test-fault=1"
+BASHRC = b"# my bashrc\nexport A=1"  # no final newline
+ZSHRC = b"export Z=1\r\nalias ll='ls -l'\r\n"  # CRLF
+CTRL_C = "\x03"
+RESULTS: list[dict[str, Any]] = []
+FAULT_ENV = ("MOATBRIDGE_FAULT_AT", "MOATBRIDGE_FAULT_LIST", "MOATBRIDGE_FAULT_ACTION")
+
+
+def record(family: str, fault: str, problems: list[str]) -> list[str]:
+    RESULTS.append({"family": family, "fault": fault, "survived": not problems, "problems": problems})
+    return [f"{family} / {fault}: {p}" for p in problems]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def summary() -> Iterator[None]:
+    yield
+    path = Path(os.environ.get("MOATBRIDGE_FAULT_SUMMARY") or REPO / ".pytest_cache" / "fault-matrix.json")
+    previous = json.loads(path.read_text())["faults"] if path.exists() else []
+    faults = [f for f in previous if f["family"] not in {r["family"] for r in RESULTS}] + RESULTS
+    families: dict[str, list[int]] = {}
+    for fault in faults:
+        counts = families.setdefault(fault["family"], [0, 0])
+        counts[0] += 1
+        counts[1] += bool(fault["survived"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({
+        "injected": len(faults), "survived": sum(f["survived"] for f in faults),
+        "families": {k: {"injected": v[0], "survived": v[1]} for k, v in sorted(families.items())},
+        "faults": faults,
+    }, indent=1) + "\n")  # fmt: skip
+
+
+def docker(*args: str, host: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env.pop("DOCKER_HOST", None)
+    if host:
+        env["DOCKER_HOST"] = host
+    return subprocess.run(["docker", *args], capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def clean(result: subprocess.CompletedProcess[str], what: str, codes: tuple[int, ...]) -> list[str]:
+    """A command's result as problems: an unexpected exit status, a traceback, an internal error."""
+    problems = []
+    if result.returncode not in codes:
+        problems.append(f"{what} exited {result.returncode}: {(result.stderr or '')[-600:]}")
+    if "Traceback" in (result.stderr or "") or "internal error" in (result.stderr or ""):
+        problems.append(f"{what} crashed: {result.stderr[-800:]}")
+    return problems
+
+
+class World:
+    """A throwaway HOME (rc files of its own) and one uniquely named toolchain."""
+
+    def __init__(self, root: Path, tag: str) -> None:
+        self.name = f"fm-{tag}-{uuid.uuid4().hex[:6]}"
+        self.home = root / "home"
+        self.home.mkdir(parents=True)
+        self.rcs = {self.home / ".bashrc": BASHRC, self.home / ".zshrc": ZSHRC}
+        for path, data in self.rcs.items():
+            path.write_bytes(data)
+        self.data = self.home / ".local" / "share" / "moatbridge"
+        self.state_dir = self.home / ".local" / "state" / "moatbridge"
+        self.work = self.home / "work"
+        self.work.mkdir()
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
+        self.env.pop("ZDOTDIR", None)
+        self.env.pop("DOCKER_HOST", None)
+        self.env.update(HOME=str(self.home), SHELL="/bin/bash", COLUMNS="120")
+
+    @property
+    def container(self) -> str:
+        return f"moatbridge-{self.name}-{os.getuid()}"
+
+    def setup_args(self, *extra: str) -> list[str]:
+        return ["setup", "--yes", "--flavour", "open", "--target", "gfx1030", "--name", self.name,
+                "--shell", "bash", "--shell", "zsh", *extra]  # fmt: skip
+
+    def mb(
+        self, *args: str, fault: str | None = None, listing: Path | None = None, timeout: float = 600,
+        env: dict[str, str] | None = None,
+    ) -> subprocess.CompletedProcess[str]:  # fmt: skip
+        environ = dict(self.env, **(env or {}))
+        if fault:
+            environ["MOATBRIDGE_FAULT_AT"] = fault
+        if listing:
+            environ["MOATBRIDGE_FAULT_LIST"] = str(listing)
+        return subprocess.run(
+            [sys.executable, "-m", "moatbridge", *args], capture_output=True, text=True, env=environ,
+            cwd=self.work, timeout=timeout,
+        )  # fmt: skip
+
+    def shim(self, tool: str, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(self.data / "cuda" / "bin" / tool), *args], capture_output=True, text=True,
+            env=self.env, cwd=self.work, timeout=300, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+
+    def state(self) -> dict[str, Any] | None:
+        path = self.data / "state.json"
+        return json.loads(path.read_text()) if path.exists() else None
+
+    def toolchain_names(self) -> list[str]:
+        state = self.state()
+        return [t["name"] for t in (state or {}).get("toolchains", [])]
+
+    def containers(self) -> list[str]:
+        found = docker("ps", "-aq", "--filter", f"label=io.moatbridge.toolchain={self.name}")
+        return found.stdout.split()
+
+    def temps(self) -> list[str]:
+        return [str(p) for p in self.home.rglob("*moatbridge-tmp*")]
+
+    def rc_problems(self, block_allowed: bool = True) -> list[str]:
+        problems = []
+        for path, before in self.rcs.items():
+            data = path.read_bytes() if path.exists() else b""
+            if data == before:
+                continue
+            if not block_allowed:
+                problems.append(f"{path.name} is not byte-identical: {data!r}")
+                continue
+            try:
+                restored = rc_block.remove(data, str(path))
+            except Exception as error:  # noqa: BLE001 - any failure is the finding
+                problems.append(f"{path.name} has a damaged block ({error}): {data!r}")
+                continue
+            if restored != before or data.count(rc_block.BEGIN) != 1:
+                problems.append(f"{path.name} is not the original plus one intact block: {data!r}")
+        return problems
+
+    def invariants(self) -> list[str]:
+        """What must hold at any moment, however the last command ended."""
+        problems = []
+        listed = self.mb("list", "--json", timeout=120)
+        problems += clean(listed, "list", (0,))
+        with contextlib.suppress(ValueError):
+            json.loads(listed.stdout)
+        doctor = self.mb("doctor", "--json", timeout=120)
+        problems += clean(doctor, "doctor", (0, 1))
+        try:
+            names = self.toolchain_names()
+        except ValueError as error:
+            problems.append(f"state.json is not JSON: {error}")
+            names = []
+        for aside in [*self.data.glob("*.corrupt"), *self.data.glob("*.unreadable")]:
+            problems.append(f"the state was set aside as unreadable: {aside.name}")
+            aside.unlink()
+        problems += self.rc_problems()
+        if self.containers() and self.name not in names:
+            problems.append(f"orphaned container {self.container} (toolchain not recorded)")
+        crashes = list(self.state_dir.glob("crash-*")) + list(self.data.rglob("crash-*"))
+        problems += [f"crash report {c}: {c.read_text()[-800:]}" for c in crashes]
+        return problems
+
+    def uninstalled(self, codes: tuple[int, ...] = (0,)) -> list[str]:
+        """The next uninstall completes and leaves nothing of moatbridge's behind."""
+        problems = clean(self.mb("uninstall", "--all", "--keep-images"), "uninstall", codes)
+        problems += self.rc_problems(block_allowed=False)
+        kept = {*self.rcs, self.state_dir / "state.lock"}  # the lock file stays, by design
+        left = [
+            p for p in self.home.rglob("*") if not p.is_dir() and p not in kept and self.work not in p.parents
+        ]
+        problems += [f"left after uninstall: {p}" for p in left]
+        if self.containers():
+            problems.append(f"container {self.container} left after uninstall")
+            docker("rm", "-f", self.container)
+        return problems
+
+    def set_up(self) -> list[str]:
+        """The next setup completes: recorded, one block per rc file, no temp file left."""
+        problems = clean(self.mb(*self.setup_args()), "setup", (0,))
+        if self.name not in self.toolchain_names():
+            problems.append("setup did not record the toolchain")
+        problems += [f"rc file without exactly one block: {p}" for p in self.rcs
+                     if p.read_bytes().count(rc_block.BEGIN) != 1]  # fmt: skip
+        problems += [f"temp file left: {p}" for p in self.temps()]
+        return problems
+
+    def close(self) -> None:
+        if self.containers():
+            docker("rm", "-f", self.container)
+
+
+@pytest.fixture
+def world(
+    tmp_path: Path, open_devel_gfx1030: dict[str, Any], request: pytest.FixtureRequest
+) -> Iterator[World]:
+    made = World(tmp_path, request.node.name[5:17].replace("_", "-").strip("-").lower())
+    yield made
+    made.close()
+
+
+@dataclass
+class Point:
+    name: str
+    nth: int
+    detail: str
+
+    @property
+    def spec(self) -> str:
+        return f"{self.name}:{self.nth}"
+
+    def __str__(self) -> str:
+        where = self.detail.rsplit("/", 2)[-2:] if "/" in self.detail else [self.detail]
+        return f"{self.spec} ({'/'.join(where)})" if self.detail else self.spec
+
+
+def points_of(listing: Path) -> list[Point]:
+    seen: dict[str, int] = {}
+    found = []
+    for line in listing.read_text().splitlines():
+        name, _, detail = line.partition("\t")
+        seen[name] = seen.get(name, 0) + 1
+        found.append(Point(name, seen[name], detail))
+    listing.unlink()
+    return found
+
+
+def pick(points: list[Point], writes: tuple[str, ...], renames: tuple[str, ...] = ()) -> list[Point]:
+    """Every named step, plus the writes (temp complete, not yet renamed) of the files named."""
+    chosen = [p for p in points if not p.name.startswith(("write.", "remove."))]
+    for suffixes, kind in ((writes, "write.temp-complete"), (renames, "write.renamed")):
+        for suffix in suffixes:
+            match = next((p for p in points if p.name == kind and p.detail.endswith(suffix)), None)
+            if match is not None:
+                chosen.append(match)
+    return sorted(chosen, key=points.index)
+
+
+def kill_at(world: World, args: list[str], point: Point) -> list[str]:
+    result = world.mb(*args, fault=point.spec)
+    if result.returncode != -signal.SIGKILL:
+        return [f"the point was not reached (exit {result.returncode}): {result.stderr[-400:]}"]
+    return []
+
+
+# --- kill -9 at every step ----------------------------------------------------------------------
+
+
+def test_kill_during_setup(world: World, tmp_path: Path) -> None:
+    listing = tmp_path / "points"
+    assert world.mb(*world.setup_args(), listing=listing).returncode == 0
+    points = pick(
+        points_of(listing),
+        writes=("moatbridge-exec", "toolchain.env", "cuda/bin/nvcc", "/bin/make", "/default", "env.fish",
+                ".bashrc", ".zshrc", "state.json", "answers.yaml"),
+        renames=(".bashrc", "cuda/bin/cmake"),
+    )  # fmt: skip
+    assert len(points) >= 15, points
+    assert not world.uninstalled()
+    failures = []
+    for index, point in enumerate(points):
+        problems = kill_at(world, world.setup_args(), point)
+        problems += world.invariants()
+        if index % 3 == 0:  # the next setup repairs; else the next uninstall does
+            problems += world.set_up()
+        problems += world.uninstalled()
+        failures += record("kill -9: setup", str(point), problems)
+    assert not failures, "\n".join(failures)
+
+
+def tiny_rootfs(path: Path, size: int = 64 * 1024) -> Path:
+    with tarfile.open(path, "w") as tar:
+        payload = os.urandom(size)  # a new image ID every time
+        info = tarfile.TarInfo("data/blob.bin")
+        info.size = len(payload)
+        tar.addfile(info, io.BytesIO(payload))
+    return path
+
+
+def import_tiny(
+    tmp_path: Path, reference: str, *labels: str, host: str | None = None, size: int = 65536
+) -> str:
+    rootfs = tiny_rootfs(tmp_path / f"rootfs-{uuid.uuid4().hex[:6]}.tar", size)
+    changes = [arg for label in (TEST_LABEL, "io.moatbridge.managed=1", *labels)
+               for arg in ("--change", f"LABEL {label}")]  # fmt: skip
+    result = docker("import", *changes, str(rootfs), reference, host=host)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+@pytest.fixture
+def cleanup_test_images() -> Iterator[None]:
+    yield
+    for image in docker("images", "-q", "--filter", f"label={TEST_LABEL}").stdout.split():
+        docker("rmi", "-f", image)
+
+
+def point_state_at(world: World, image_id: str) -> None:
+    """As if the toolchain were set up from an older image: upgrade has real work to do."""
+    path = world.data / "state.json"
+    state = json.loads(path.read_text())
+    for toolchain in state["toolchains"]:
+        toolchain["image_id"] = image_id
+    path.write_text(json.dumps(state))
+
+
+def test_kill_during_upgrade(world: World, tmp_path: Path, cleanup_test_images: None) -> None:
+    assert not world.set_up()
+    current = world.state()["toolchains"][0]["image_id"]  # type: ignore[index]
+    old = import_tiny(tmp_path, f"moatbridge-fault/old:{world.name}")
+    point_state_at(world, old)
+    listing = tmp_path / "points"
+    upgraded = world.mb("upgrade", listing=listing)
+    assert upgraded.returncode == 0 and "upgraded to" in upgraded.stdout, upgraded.stderr
+    points = pick(points_of(listing), writes=("toolchain.env", "cuda/bin/nvcc", "state.json"))
+    assert len(points) >= 6, points
+    failures = []
+    for point in points:
+        point_state_at(world, import_tiny(tmp_path, f"moatbridge-fault/old:{world.name}"))
+        problems = kill_at(world, ["upgrade"], point)
+        problems += world.invariants()
+        again = world.mb("upgrade")
+        problems += clean(again, "the next upgrade", (0,))
+        if world.state()["toolchains"][0]["image_id"] != current:  # type: ignore[index]
+            problems.append("the next upgrade did not move the toolchain to the new image")
+        problems += [f"temp file left: {p}" for p in world.temps()]
+        failures += record("kill -9: upgrade", str(point), problems)
+    failures += record("kill -9: upgrade", "(final uninstall)", world.uninstalled())
+    assert not failures, "\n".join(failures)
+
+
+def test_kill_during_uninstall(world: World, tmp_path: Path) -> None:
+    def prepared() -> list[str]:
+        problems = world.set_up()
+        problems += clean(world.shim("nvcc", "--version"), "nvcc shim (warm container start)", (0,))
+        if not world.containers():
+            problems.append("no warm container before uninstall")
+        return problems
+
+    assert not prepared()
+    listing = tmp_path / "points"
+    assert world.mb("uninstall", "--all", "--keep-images", listing=listing).returncode == 0
+    every = points_of(listing)
+    removals = [p for p in every if p.name == "remove.before-unlink"]
+    points = pick(every, writes=(".bashrc", ".zshrc"))
+    points += [removals[0], removals[len(removals) // 2], removals[-1]]
+    points.sort(key=every.index)
+    assert len(points) >= 8, points
+    failures = []
+    for point in points:
+        problems = prepared()
+        problems += kill_at(world, ["uninstall", "--all", "--keep-images"], point)
+        problems += world.invariants()
+        problems += world.uninstalled()
+        failures += record("kill -9: uninstall", str(point), problems)
+    assert not failures, "\n".join(failures)
+
+
+def tiny_bundle(tmp_path: Path, name: str) -> tuple[Path, str, str]:
+    """A bundle as `bundle save` writes it, of a tiny image with the open flavour's labels."""
+    from moatbridge.adapters import bundle_archive
+    from moatbridge.core.bundle import build_manifest
+    from moatbridge.core.catalog import load_catalog
+    from moatbridge.core.licences import load_licences
+    from moatbridge.core.toolchains import Toolchain
+
+    reference = f"moatbridge-fault/bundle:{name}"
+    image_id = import_tiny(tmp_path, reference, "io.moatbridge.flavour=open",
+                           "io.moatbridge.licence=open-components", size=3 << 20)  # fmt: skip
+    saved = tmp_path / "image.tar"
+    assert docker("save", "-o", str(saved), image_id).returncode == 0
+    toolchain = Toolchain(name, "open", "base", ("gfx1030",), "12.4", reference, image_id, "open-components",
+                          None, "2026-01-01T00:00:00+00:00")  # fmt: skip
+    manifest = build_manifest(toolchain, load_catalog().flavour("open"), load_licences(), "0.1.0",
+                              "2026-01-01T00:00:00+00:00")  # fmt: skip
+
+    def chunks() -> Iterator[bytes]:
+        with saved.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                yield chunk
+
+    path = tmp_path / f"{name}.bundle"
+    bundle_archive.write_bundle(path, manifest.to_bytes(), chunks(), force=True)
+    docker("rmi", "-f", image_id)
+    return path, reference, image_id
+
+
+def test_kill_during_bundle_load(world: World, tmp_path: Path, cleanup_test_images: None) -> None:
+    path, _reference, image_id = tiny_bundle(tmp_path, world.name)
+    listing = tmp_path / "points"
+    loaded = world.mb("bundle", "load", str(path), listing=listing)
+    assert loaded.returncode == 0, loaded.stderr
+    points = pick(points_of(listing), writes=("toolchain.env", "cuda/bin/nvcc", "state.json"))
+    assert any(p.name == "bundle.image-chunk-sent" for p in points), points
+    assert len(points) >= 7, points
+    assert not world.uninstalled()
+    failures = []
+    for point in points:
+        docker("rmi", "-f", image_id)
+        problems = kill_at(world, ["bundle", "load", str(path)], point)
+        problems += world.invariants()
+        problems += clean(world.mb("bundle", "load", str(path)), "the next bundle load", (0,))
+        if world.toolchain_names() != [world.name]:
+            problems.append(f"the next load did not register the toolchain: {world.toolchain_names()}")
+        problems += world.uninstalled()
+        failures += record("kill -9: bundle load", str(point), problems)
+    assert not failures, "\n".join(failures)
