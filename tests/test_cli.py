@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
+import select
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -81,14 +85,39 @@ def test_unexpected_errors_become_a_crash_report(
     assert "RuntimeError: boom" in reports[0].read_text()
 
 
-def test_ctrl_c_exits_130(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import moatbridge.commands.detect as detect_command
-
-    def interrupted(args: Any) -> int:
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(detect_command, "run", interrupted)
-    assert cli_module.main(["detect"]) == 130
+def test_ctrl_c_exits_130(tmp_path: Path) -> None:
+    """A real Ctrl-C typed on a real terminal while moatbridge waits at a prompt."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(sys.executable, [sys.executable, "-m", "moatbridge", "license", "accept", "scale-free",
+                                  "--use", "non-commercial"])  # fmt: skip
+    screen = b""
+    deadline = time.monotonic() + 60
+    while b"[y/N]" not in screen and time.monotonic() < deadline:
+        if select.select([fd], [], [], 1)[0]:
+            try:
+                screen += os.read(fd, 4096)
+            except OSError:  # ended before the prompt
+                break
+    assert b"[y/N]" in screen, screen.decode(errors="replace")
+    os.write(fd, b"\x03")  # the terminal's line discipline turns it into SIGINT
+    while True:
+        try:
+            chunk = os.read(fd, 4096)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        screen += chunk
+    _, status = os.waitpid(pid, 0)
+    text = screen.decode(errors="replace").replace("\r\n", "\n")
+    assert os.waitstatus_to_exitcode(status) == 130, text
+    # The terminal echoes ^C after the prompt; moatbridge's one line follows, then it ends.
+    assert text.endswith("for non-commercial use? [y/N] ^Cmoatbridge: interrupted\n"), text
+    assert "Traceback" not in text
+    assert not (tmp_path / "moatbridge-home" / "consents").exists()  # nothing was recorded
+    rows = json.loads(cli("license", "status", "--json").stdout)["licences"]
+    assert [row["status"] for row in rows if row["licence"] == "scale-free"] == ["missing"]
 
 
 @pytest.mark.parametrize("argv", [["--version"], ["detect", "--json"]])

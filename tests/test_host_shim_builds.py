@@ -36,7 +36,6 @@ def test_cmake_project_builds_through_the_host_shims(toolchain_home: Path) -> No
         command -v cmake nvcc
         cmake -S . -B build -G Ninja -DCMAKE_CUDA_ARCHITECTURES=86
         cmake --build build
-        ./build/saxpy || echo "saxpy rc=$?"
         """,
         project,
     )
@@ -44,9 +43,20 @@ def test_cmake_project_builds_through_the_host_shims(toolchain_home: Path) -> No
     shims = result.stdout.splitlines()[:2]
     assert all(line.startswith(str(home / ".local/share/moatbridge/cuda/bin/")) for line in shims), shims
     assert "The CUDA compiler identification is NVIDIA 12.4.131" in result.stdout
-    assert "saxpy rc=" in result.stdout  # ran on the host: no GPU, no HIP runtime here
     built = project / "build" / "saxpy"
     assert built.exists() and built.stat().st_uid == os.getuid()
+    # On the host itself the binary cannot start: the HIP runtime lives only in the image.
+    on_host = subprocess.run([str(built)], capture_output=True, text=True, timeout=60)
+    assert on_host.returncode == 127, (on_host.returncode, on_host.stderr)
+    assert on_host.stderr == (
+        f"{built}: error while loading shared libraries: libhipblas.so.0: "
+        "cannot open shared object file: No such file or directory\n"
+    )
+    # In the toolchain it starts, links every library, and stops at its own device check.
+    in_toolchain = mb("run", "--", "./build/saxpy", cwd=project, timeout=300)
+    assert in_toolchain.returncode == 1, (in_toolchain.returncode, in_toolchain.stderr)
+    assert any(message in in_toolchain.stderr for message in NO_DEVICE), in_toolchain.stderr
+    assert "error while loading shared libraries" not in in_toolchain.stderr
 
 
 def test_makefile_project_builds_through_the_host_shims(toolchain_home: Path) -> None:

@@ -74,7 +74,21 @@ def _interactive(answer: bytes) -> tuple[int, str]:
 def test_declining_on_a_terminal_records_nothing() -> None:
     code, screen = _interactive(b"n\n")
     assert code == 2 and "was not accepted; nothing was recorded" in screen
-    assert "non-commercial use only" in screen.lower() or "non-commercial" in screen
+    # The whole screen, in order: who, what use, the plain-words summary, where the binding
+    # text is, then the question naming the use being accepted.
+    lines = screen.replace("\r\n", "\n").splitlines()
+    expected = [
+        "SCALE Free Licence (scale-free, terms 2026) - Spectral Compute Ltd",
+        "Covers: scale flavour(s). Allowed use: non-commercial.",
+        "Acceptance required.",
+        "In plain words (moatbridge's summary, not the licence itself):",
+        "- Free of charge, for non-commercial use only: research, teaching, personal",
+        "The binding text: https://docs.scale-lang.com/stable/licensing/",
+        "Inside the image: /opt/scale/LICENSE.txt",
+        "Do you accept the SCALE Free Licence for non-commercial use? [y/N] n",
+    ]
+    positions = [lines.index(line) for line in expected]  # ValueError names a missing line
+    assert positions == sorted(positions), screen
     assert _status("scale-free")["status"] == "missing"
 
 

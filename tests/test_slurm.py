@@ -428,8 +428,13 @@ def test_submit_reports_the_job_or_the_refusal(
     assert submitted.returncode == 0, submitted.stderr
     match = re.fullmatch(r"Submitted batch job (\d+)\n", submitted.stdout)
     assert match, submitted.stdout
-    job = wait_for_job(match[1], timeout=120)  # the recorded image ID is made up: the job may fail
+    job = wait_for_job(match[1], timeout=120)
     assert (job["JobName"], job["WorkDir"]) == ("mb-probe", str(tmp_path))
+    # The recorded image ID is made up, so the job runs the script and fails at exactly that:
+    # the engine has no such image (docker run's 125), named in the job's output.
+    log = (tmp_path / f"slurm-{match[1]}.out").read_text(errors="replace")
+    assert (job["JobState"], job["ExitCode"]) == ("FAILED", "125:0"), log
+    assert f"No such image: {IMAGE_ID}" in log, log
     assert set(Path(tempfile.gettempdir()).glob("moatbridge-slurm-*")) <= temporary, "temporary script left"
 
 
