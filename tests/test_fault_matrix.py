@@ -22,10 +22,13 @@ import contextlib
 import io
 import json
 import os
+import pty
+import select
 import signal
 import subprocess
 import sys
 import tarfile
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -436,4 +439,251 @@ def test_kill_during_bundle_load(world: World, tmp_path: Path, cleanup_test_imag
             problems.append(f"the next load did not register the toolchain: {world.toolchain_names()}")
         problems += world.uninstalled()
         failures += record("kill -9: bundle load", str(point), problems)
+    assert not failures, "\n".join(failures)
+
+
+# --- races -----------------------------------------------------------------------------------------
+
+
+def started(world: World, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "moatbridge", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env=world.env, cwd=world.work,
+    )  # fmt: skip
+
+
+def finished(process: subprocess.Popen[str], what: str, codes: tuple[int, ...] = (0,)) -> list[str]:
+    out, err = process.communicate(timeout=600)
+    return clean(subprocess.CompletedProcess(process.args, process.returncode, out, err), what, codes)
+
+
+def test_races(world: World) -> None:
+    failures = []
+    first, second = started(world, *world.setup_args()), started(world, *world.setup_args())
+    problems = finished(first, "first setup") + finished(second, "second setup")
+    problems += world.invariants()
+    if world.toolchain_names() != [world.name]:
+        problems.append(f"state after two setups: {world.toolchain_names()}")
+    failures += record("races", "two setups at once", problems + world.uninstalled())
+
+    setup, uninstall = (
+        started(world, *world.setup_args()),
+        started(world, "uninstall", "--all", "--keep-images"),
+    )
+    problems = finished(setup, "setup") + finished(uninstall, "uninstall racing it")
+    problems += world.invariants()
+    failures += record("races", "setup and uninstall at once", problems + world.uninstalled())
+
+    problems = world.set_up()
+    shims = [
+        subprocess.Popen(
+            [str(world.data / "cuda" / "bin" / "nvcc"), "--version"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=world.env,
+            cwd=world.work,
+            stdin=subprocess.DEVNULL,
+        )
+        for _ in range(3)
+    ]
+    for index, shim in enumerate(shims):
+        out, err = shim.communicate(timeout=300)
+        if shim.returncode != 0 or "Cuda compilation tools" not in out:
+            problems.append(f"shim {index} racing the warm start exited {shim.returncode}: {err[-600:]}")
+    if len(world.containers()) != 1:
+        problems.append(f"{len(world.containers())} warm containers after the race, not 1")
+    problems += world.invariants()
+    failures += record("races", "three shims starting the warm container", problems + world.uninstalled())
+    assert not failures, "\n".join(failures)
+
+
+# --- Ctrl-C on a real terminal -------------------------------------------------------------------------
+
+DOWN, SPACE, ENTER = "\x1b[B", " ", "\r"
+
+
+class Terminal:
+    """A command on a real pseudo-terminal (its own session: Ctrl-C reaches its process group)."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.chdir(cwd)
+            os.execvpe(argv[0], argv, dict(env, COLUMNS="120", LINES="40", TERM="xterm"))
+        self.screen = ""
+
+    def read(self, timeout: float) -> bool:
+        ready, _, _ = select.select([self.fd], [], [], timeout)
+        if not ready:
+            return True
+        try:
+            chunk = os.read(self.fd, 65536)
+        except OSError:
+            return False
+        self.screen += chunk.decode(errors="replace")
+        return bool(chunk)
+
+    def wait_for(self, text: str, timeout: float = 120) -> bool:
+        deadline = time.monotonic() + timeout
+        while text not in self.screen and time.monotonic() < deadline:
+            if not self.read(min(1.0, max(0.0, deadline - time.monotonic()))):
+                break
+        return text in self.screen
+
+    def send(self, keys: str) -> None:
+        time.sleep(0.3)  # let prompt_toolkit draw before typing
+        os.write(self.fd, keys.encode())
+
+    def finish(self, timeout: float = 120) -> int | None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                while self.read(0.2):
+                    if not select.select([self.fd], [], [], 0)[0]:
+                        break
+                os.close(self.fd)
+                return os.waitstatus_to_exitcode(status)
+            self.read(0.5)
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        return None
+
+
+def moatbridge_on_terminal(world: World, *args: str, env: dict[str, str] | None = None) -> Terminal:
+    return Terminal([sys.executable, "-m", "moatbridge", *args], dict(world.env, **(env or {})), world.work)
+
+
+WIZARD = [  # (prompt, keys answering it) in the order the open flavour's wizard asks
+    ("Targets to build for", None),  # gfx1030: filled in below from the catalog
+    ("Flavour:", ENTER),
+    ("CUDA version to mimic", ENTER),
+    ("Shells to set up", ENTER),
+    ("Add moatbridge to their rc files?", ENTER),
+    ("Proceed?", ENTER),
+]
+
+
+def _targets_keys() -> str:
+    from moatbridge.core.catalog import load_catalog
+
+    every = sorted(
+        {t for f in load_catalog().flavours for t in f.compiler_targets}, key=lambda t: (len(t), t)
+    )
+    return DOWN * every.index("gfx1030") + SPACE + ENTER
+
+
+def interrupted(term: Terminal, what: str) -> list[str]:
+    term.send(CTRL_C)
+    code = term.finish()
+    problems = [] if code == 130 else [f"{what}: exit {code} after Ctrl-C, not 130: {term.screen[-600:]}"]
+    if "Traceback" in term.screen:
+        problems.append(f"{what}: traceback: {term.screen[-1200:]}")
+    return problems
+
+
+def test_ctrl_c_in_the_wizard_at_every_step(world: World) -> None:
+    failures = []
+    for step, (prompt, _) in enumerate(WIZARD):
+        term = moatbridge_on_terminal(world, "setup", "--name", world.name)
+        problems = []
+        for earlier, keys in WIZARD[:step]:
+            if not term.wait_for(earlier):
+                problems.append(f"{earlier!r} never appeared: {term.screen[-800:]}")
+                break
+            term.send(keys or _targets_keys())
+        if not problems and not term.wait_for(prompt):
+            problems.append(f"{prompt!r} never appeared: {term.screen[-800:]}")
+        problems += interrupted(term, f"Ctrl-C at {prompt!r}")
+        problems += world.invariants() + world.rc_problems(block_allowed=False)
+        if world.data.exists():
+            problems.append(f"Ctrl-C before Proceed wrote {sorted(map(str, world.data.rglob('*')))}")
+        failures += record("Ctrl-C", f"wizard at {prompt!r}", problems)
+    # After Proceed, while setup works: at its named steps (the wizard paused there for the key).
+    for point in ("setup.verified", "setup.files-written", "setup.rc-edited"):
+        term = moatbridge_on_terminal(world, "setup", "--name", world.name,
+                                      env={"MOATBRIDGE_FAULT_AT": point, "MOATBRIDGE_FAULT_ACTION": "wait"})  # fmt: skip
+        problems = []
+        for prompt, keys in WIZARD:
+            if not term.wait_for(prompt):
+                problems.append(f"{prompt!r} never appeared: {term.screen[-800:]}")
+                break
+            term.send(keys or _targets_keys())
+        if not problems and not term.wait_for(f"waiting at {point}"):
+            problems.append(f"setup never reached {point}: {term.screen[-800:]}")
+        problems += interrupted(term, f"Ctrl-C at {point}")
+        problems += world.invariants()
+        problems += world.uninstalled()
+        failures += record("Ctrl-C", f"wizard after Proceed, at {point}", problems)
+    assert not failures, "\n".join(failures)
+
+
+def in_container(world: World, text: str) -> bool:
+    top = docker("top", world.container, "-eo", "pid,args")
+    return text in top.stdout
+
+
+def test_ctrl_c_of_a_shim_running_make(world: World) -> None:
+    failures = []
+    problems = clean(world.mb(*world.setup_args("--no-modify-rc")), "setup", (0,))
+    (world.work / "Makefile").write_text("all:\n\tsleep 47\n")
+    make = world.data / "cuda" / "bin" / "make"
+    for path, command in (("TTY", f"'{make}'"), ("no-TTY", f"'{make}' 2>&1 | cat")):
+        term = Terminal(["sh", "-c", f"{command}; echo exit=$?"], world.env, world.work)
+        deadline = time.monotonic() + 120
+        while not in_container(world, "sleep 47") and time.monotonic() < deadline:
+            term.read(0.5)
+        if not in_container(world, "sleep 47"):
+            problems.append(f"{path}: make never started in the container: {term.screen[-600:]}")
+        term.send(CTRL_C)
+        stopped = time.monotonic()
+        code = term.finish(timeout=30)
+        if code is None or time.monotonic() - stopped > 20:
+            problems.append(f"{path}: the shim did not stop after Ctrl-C: {term.screen[-600:]}")
+        time.sleep(1)
+        if in_container(world, "sleep 47"):
+            problems.append(f"{path}: the command kept running in the container after Ctrl-C")
+        if "exit=0" in term.screen:
+            problems.append(f"{path}: an interrupted make reported success: {term.screen[-400:]}")
+        problems += world.invariants()
+        failures += record("Ctrl-C", f"shim running make ({path} path)", problems)
+        problems = []
+    failures += record("Ctrl-C", "(after the shims: uninstall)", world.uninstalled())
+    assert not failures, "\n".join(failures)
+
+
+def test_ctrl_c_of_image_build_and_bundle_load(
+    world: World, tmp_path: Path, cleanup_test_images: None
+) -> None:
+    failures = []
+    before = docker("image", "inspect", "--format", "{{.Id}}", "moatbridge/open:12.4-devel-trixie-gfx1030")
+    term = moatbridge_on_terminal(world, "image", "build", "--flavour", "open", "--target", "gfx1030",
+                                  "--base", "bootstrap", "--no-cache",
+                                  env={"MOATBRIDGE_FAULT_AT": "engine.build-event:3", "MOATBRIDGE_FAULT_ACTION": "wait"})  # fmt: skip
+    problems = (
+        [] if term.wait_for("waiting at engine.build-event", 300) else [f"no build: {term.screen[-800:]}"]
+    )
+    problems += interrupted(term, "Ctrl-C of image build")
+    after = docker("image", "inspect", "--format", "{{.Id}}", "moatbridge/open:12.4-devel-trixie-gfx1030")
+    if after.stdout != before.stdout:
+        problems.append(f"the interrupted build changed the image tag: {before.stdout} -> {after.stdout}")
+    problems += clean(world.mb("image", "list", "--json"), "image list", (0,))
+    problems += world.invariants()
+    failures += record("Ctrl-C", "image build", problems)
+
+    path, _, _ = tiny_bundle(tmp_path, world.name)
+    term = moatbridge_on_terminal(world, "bundle", "load", str(path),
+                                  env={"MOATBRIDGE_FAULT_AT": "bundle.image-chunk-sent:2", "MOATBRIDGE_FAULT_ACTION": "wait"})  # fmt: skip
+    problems = (
+        [] if term.wait_for("waiting at bundle.image-chunk-sent") else [f"no load: {term.screen[-800:]}"]
+    )
+    problems += interrupted(term, "Ctrl-C of bundle load")
+    problems += world.invariants()
+    if world.toolchain_names():
+        problems.append(f"an interrupted load registered {world.toolchain_names()}")
+    problems += clean(world.mb("bundle", "load", str(path)), "the next bundle load", (0,))
+    problems += world.uninstalled()
+    failures += record("Ctrl-C", "bundle load (mid image upload)", problems)
     assert not failures, "\n".join(failures)

@@ -178,8 +178,9 @@ if [ -n "$inside" ]; then
         bash -c "echo \\$\\$ > /tmp/.moatbridge-$token.pid; $MB_ACTIVATE \\"\\$0\\" >/dev/null && exec \\"\\$@\\"" \\
         "$MB_TARGET" "$tool" "$@" <&3 &
     child=$!
+    # To its process group, as a terminal's Ctrl-C does: make's own children stop too.
     forward() {{
-        docker exec "$MB_CONTAINER" sh -c "kill -$1 \\$(cat /tmp/.moatbridge-$token.pid) 2>/dev/null" || true
+        docker exec "$MB_CONTAINER" sh -c "kill -$1 -\\$(cat /tmp/.moatbridge-$token.pid) 2>/dev/null" || true
     }}
     trap 'forward INT' INT
     trap 'forward TERM' TERM
