@@ -8,6 +8,7 @@ import pwd
 from dataclasses import dataclass
 
 from moatbridge.adapters.hostfs import HostFS
+from moatbridge.core.textsafe import parse_uint
 
 
 @dataclass(frozen=True)
@@ -44,10 +45,11 @@ def _parse_group_file(text: str) -> tuple[GroupEntry, ...]:
     entries = []
     for line in text.splitlines():
         fields = line.split(":")
-        if len(fields) < 4 or not fields[2].isdigit():
+        gid = parse_uint(fields[2]) if len(fields) >= 4 and fields[2].strip() == fields[2] else None
+        if gid is None:
             continue
         members = frozenset(m for m in fields[3].split(",") if m)
-        entries.append(GroupEntry(fields[0], int(fields[2]), members))
+        entries.append(GroupEntry(fields[0], gid, members))
     return tuple(entries)
 
 

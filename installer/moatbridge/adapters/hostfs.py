@@ -3,11 +3,74 @@
 Every path passed in is the *logical* absolute path (``/sys/...``); with
 ``root="/mnt/other"`` it is read from ``/mnt/other/sys/...``. Tests and users point
 the root at a fixture tree or a mounted system.
+
+Everything read from outside goes through ``read_limited``: regular files only (a FIFO
+or a link to ``/dev/zero`` is refused without blocking), and at most a bounded size.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
+from pathlib import Path
+
+from moatbridge.errors import InputError
+
+# sysfs/procfs attributes are a page; amdgpu.ids, pci.ids and dpkg's status are larger.
+HOST_FILE_LIMIT = 64 << 20
+USER_FILE_LIMIT = 4 << 20
+
+
+def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
+    """A regular file's bytes, at most ``limit`` of them; raises OSError otherwise.
+
+    Opened non-blocking (a FIFO opens at once) and checked with fstat on the open
+    descriptor (no race with a swapped path): directories, FIFOs, sockets and devices are
+    refused with an OSError carrying errno and strerror, like any unreadable file.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit} bytes", str(path))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_user_file(path: Path, what: str, limit: int = USER_FILE_LIMIT) -> str:
+    """A file the user named (answers, credentials): UTF-8 text, or one clear InputError."""
+    try:
+        data = read_limited(path, limit)
+    except FileNotFoundError:
+        raise InputError(f"The {what} {path} does not exist.", "check the path") from None
+    except IsADirectoryError:
+        raise InputError(f"The {what} {path} is a directory, not a file.", "pass the file") from None
+    except OSError as exc:
+        raise InputError(
+            f"The {what} {path} cannot be read: {exc.strerror or exc}.",
+            "pass a regular, readable file of reasonable size",
+        ) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"The {what} {path} is not UTF-8 text (byte {exc.start + 1} is not).",
+            "save it as UTF-8",
+        ) from None
 
 
 class HostFS:
@@ -23,9 +86,10 @@ class HostFS:
         return os.path.join(self.root, logical.lstrip("/"))
 
     def read_text(self, logical: str) -> str:
-        """Read a whole file; raises OSError (FileNotFoundError, PermissionError ...)."""
-        with open(self.path(logical), encoding="utf-8", errors="replace") as handle:
-            return handle.read()
+        """Read a whole (bounded, regular) file; raises OSError (FileNotFoundError,
+        PermissionError, EINVAL for a FIFO or device, EFBIG when too large ...).
+        Undecodable bytes are replaced: host files are parsed, never trusted."""
+        return read_limited(self.path(logical), HOST_FILE_LIMIT).decode("utf-8", errors="replace")
 
     def read_optional(self, logical: str) -> str | None:
         """The file's text, or None when it is absent, not a file, or unreadable."""

@@ -11,7 +11,11 @@ import sys
 from pathlib import Path
 
 from moatbridge.adapters.filesystem import atomic_write_text
+from moatbridge.adapters.hostfs import read_limited
+from moatbridge.core.textsafe import printable
 from moatbridge.errors import InputError
+
+OUTPUT_FILE_LIMIT = 16 << 20  # generated files are a few KB; anything larger is not ours
 
 
 def project_directory(value: str) -> Path:
@@ -29,15 +33,32 @@ def unified_diff(path: Path, old: str, new: str) -> str:
     return "".join(lines)
 
 
+def existing_text(path: Path, what: str) -> str | None:
+    """What an output path holds now: None when nothing is there; its text otherwise
+    (bytes that are not UTF-8 shown as replacement characters). A directory, FIFO,
+    device or huge file is refused: a generated file goes to a new or regular file."""
+    if not path.exists() and not path.is_symlink():
+        return None
+    try:
+        return read_limited(path, OUTPUT_FILE_LIMIT).decode("utf-8", "replace")
+    except FileNotFoundError:
+        return None  # a dangling symlink: writing replaces the link
+    except IsADirectoryError:
+        raise InputError(f"{path} is a directory, not a file.", f"pass a file name for the {what}") from None
+    except OSError as exc:
+        raise InputError(
+            f"{path} cannot be replaced by the {what}: {exc.strerror or exc}.",
+            "choose another path (a new or regular file)",
+        ) from None
+
+
 def write_project_file(path: Path, text: str, force: bool, dry_run: bool, what: str) -> str:
     """Write `text` to `path`; returns what happened: created, replaced, unchanged, would-*."""
-    if path.is_dir():
-        raise InputError(f"{path} is a directory, not a file.", "pass a project directory with --dir")
-    old = path.read_text(encoding="utf-8") if path.exists() else None
+    old = existing_text(path, what)
     if old == text:
         return "unchanged"
     if old is not None:
-        sys.stderr.write(unified_diff(path, old, text))
+        sys.stderr.write(printable(unified_diff(path, old, text)))  # their file: no controls
         if not force:
             raise InputError(
                 f"{path} already exists and differs from the generated {what} (diff above).",

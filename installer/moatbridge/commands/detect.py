@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from argparse import Namespace
 
-from moatbridge.adapters.console import print_json, stdout_console
+from moatbridge.adapters.console import markup, print_json, stdout_console
 from moatbridge.commands._common import host_from_args
 from moatbridge.core.detection import detect
 from moatbridge.core.model import DeviceNode, HostReport
@@ -29,11 +29,11 @@ def _node_row(node: DeviceNode) -> tuple[str, str, str, str, str]:
     if node.gid is not None and node.group:
         group = f"{node.group} ({node.gid})"
     return (
-        node.path,
+        markup(node.path),
         _yes_no(node.exists),
         _yes_no(node.accessible) if node.exists else "-",
-        group,
-        node.membership or "-",
+        markup(group),
+        markup(node.membership or "-"),
     )
 
 
@@ -42,7 +42,7 @@ def render(report: HostReport) -> None:
 
     console = stdout_console()
     if report.root != "/":
-        console.print(f"[bold]System tree:[/bold] {report.root}")
+        console.print(f"[bold]System tree:[/bold] {markup(report.root)}")
     gpus = Table(title="GPUs", title_justify="left")
     gpus.add_column("#", no_wrap=True)
     gpus.add_column("GPU", overflow="fold")
@@ -65,16 +65,18 @@ def render(report: HostReport) -> None:
             )
         if not gpu.usable:
             notes.append("not usable here")
+        name = gpu.name or gpu.pci_device_id or gpu.vendor
+        # Names, slots and targets come from sysfs and libdrm's tables: text, never markup.
         gpus.add_row(
             str(index),
-            f"{gpu.name or gpu.pci_device_id or gpu.vendor}\n[dim]{gpu.vendor} {where}[/dim]",
-            f"{target}\n[dim]{kind}[/dim]" if kind else target,
-            "\n".join(notes),
+            f"{markup(name)}\n[dim]{markup(gpu.vendor)} {markup(where)}[/dim]",
+            f"{markup(target)}\n[dim]{markup(kind)}[/dim]" if kind else markup(target),
+            markup("\n".join(notes)),
         )
     if report.gpus:
         console.print(gpus)
         for note in footnotes:
-            console.print(note)
+            console.print(markup(note))
     else:
         console.print("[bold]GPUs:[/bold] none detected")
 
@@ -83,18 +85,18 @@ def render(report: HostReport) -> None:
     facts.add_column("what")
     facts.add_column("value")
     if driver.loaded:
-        facts.add_row("amdgpu driver", f"{driver.kind} {driver.version or ''}".strip())
+        facts.add_row("amdgpu driver", markup(f"{driver.kind} {driver.version or ''}".strip()))
     else:
         facts.add_row("amdgpu driver", "not loaded")
     rocm = report.rocm
-    facts.add_row("host ROCm", f"{rocm.version} at {rocm.path}" if rocm.version else "none")
+    facts.add_row("host ROCm", markup(f"{rocm.version} at {rocm.path}") if rocm.version else "none")
     if report.nvidia_driver.version:
-        facts.add_row("NVIDIA driver", report.nvidia_driver.version)
-    facts.add_row("kernel", report.kernel_release or "unknown")
+        facts.add_row("NVIDIA driver", markup(report.nvidia_driver.version))
+    facts.add_row("kernel", markup(report.kernel_release or "unknown"))
     if report.hidden_kfd_nodes:
         facts.add_row("hidden KFD nodes", ", ".join(map(str, report.hidden_kfd_nodes)))
     for key, value in report.environment:
-        facts.add_row(key, value)
+        facts.add_row(key, markup(value))
     console.print(facts)
 
     nodes = Table(title="Device nodes", title_justify="left")
@@ -104,4 +106,4 @@ def render(report: HostReport) -> None:
         nodes.add_row(*_node_row(node))
     console.print(nodes)
     for problem in report.problems:
-        console.print(f"[yellow]note:[/yellow] {problem}")
+        console.print(f"[yellow]note:[/yellow] {markup(problem)}")

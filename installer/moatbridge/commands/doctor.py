@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from argparse import Namespace
 
-from moatbridge.adapters.console import print_json, stdout_console
+from moatbridge.adapters.console import print_json, safe, stdout_console
 from moatbridge.adapters.engine import probe_engine
 from moatbridge.commands._common import host_from_args
 from moatbridge.core.checks import Check, run_checks
@@ -36,10 +36,11 @@ def render(checks: list[Check]) -> None:
     table.add_column("check")
     table.add_column("detail", overflow="fold")
     for check in checks:
-        detail = Text(check.detail)
+        # Details quote what detection read (GPU names, paths, versions): plain, safe text.
+        detail = Text(safe(check.detail))
         if check.fix and check.status in ("warn", "fail"):
-            detail.append(f"\nfix: {check.fix}", style="cyan")
-        table.add_row(Text(check.status.upper(), style=_STYLE[check.status]), check.title, detail)
+            detail.append(f"\nfix: {safe(check.fix)}", style="cyan")
+        table.add_row(Text(check.status.upper(), style=_STYLE[check.status]), Text(safe(check.title)), detail)
     console.print(table)
     failed = sum(c.status == "fail" for c in checks)
     warned = sum(c.status == "warn" for c in checks)

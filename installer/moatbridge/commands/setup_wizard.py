@@ -1,7 +1,8 @@
 """The interactive half of `moatbridge setup`: questions asked with questionary.
 
 Answers already given by flags are not asked again. Every prompt uses
-``unsafe_ask`` so Ctrl-C raises KeyboardInterrupt (exit 130) before anything changed.
+``unsafe_ask`` so Ctrl-C raises KeyboardInterrupt (exit 130) before anything changed;
+Ctrl-D (end of input) cancels with exit 2, nothing changed (console.ask_prompt).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import os
 from argparse import Namespace
 from typing import Any
 
+from moatbridge.adapters.console import ask_prompt, safe
 from moatbridge.adapters.hostfs import HostFS
 from moatbridge.adapters.toolchain_files import rc_files_for
 from moatbridge.core.answers import SHELLS
@@ -46,16 +48,16 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
             notes = " (integrated)" if gpu.apu else ""
             if gpu.hsa_override_gfx_version:
                 notes += f" (needs HSA_OVERRIDE_GFX_VERSION={gpu.hsa_override_gfx_version})"
-            print(f"  GPU: {gpu.name or gpu.pci_device_id} - {gpu.gfx_target}{notes}")
+            print(safe(f"  GPU: {gpu.name or gpu.pci_device_id} - {gpu.gfx_target}{notes}"))
     else:
         print("  No AMD GPU detected: you can still set up a toolchain to build for any target.")
     driver = report.amdgpu_driver.kind or "not loaded"
-    print(f"  amdgpu driver: {driver}; host ROCm: {report.rocm.version or 'none'}\n")
+    print(safe(f"  amdgpu driver: {driver}; host ROCm: {report.rocm.version or 'none'}") + "\n")
 
     if not args.target:
         every = sorted({t for f in catalog.flavours for t in f.compiler_targets}, key=lambda t: (len(t), t))
         choices = [q.Choice(t, checked=t in found) for t in every]
-        picked = q.checkbox("Targets to build for (space to toggle):", choices=choices).unsafe_ask()
+        picked = ask_prompt(q.checkbox("Targets to build for (space to toggle):", choices=choices))
         if not picked:
             raise MoatbridgeError(
                 "No target chosen; nothing changed.", "run setup again and pick at least one"
@@ -63,46 +65,49 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
         args.target = picked
     if not args.flavour:
         print(COMPARISON)
-        args.flavour = q.select("Flavour:", choices=["open", "scale"], default="open").unsafe_ask()
+        args.flavour = ask_prompt(q.select("Flavour:", choices=["open", "scale"], default="open"))
     flavour = catalog.flavour(args.flavour)
     if flavour.name == "scale" and not args.accept_license:
-        args.use = (
-            args.use
-            or q.select("How will you use SCALE?", choices=["non-commercial", "commercial"]).unsafe_ask()
+        args.use = args.use or ask_prompt(
+            q.select("How will you use SCALE?", choices=["non-commercial", "commercial"])
         )
         if args.use == "commercial":
             print("Commercial use is outside SCALE's free tier: it needs Spectral's customer repository")
             print("(credentials in a private file: moatbridge image build --flavour scale --commercial ...),")
-            if q.confirm("or use the open flavour instead?", default=True).unsafe_ask():
+            if ask_prompt(q.confirm("or use the open flavour instead?", default=True)):
                 args.flavour, args.use = "open", None
         if args.flavour == "scale":
             chosen = flavour.commercial_licence if args.use == "commercial" else None
             licence = load_licences()[chosen or flavour.licence]
             print(f"\n{licence.name} - in plain words (the binding text: {licence.url},")
             print(f"and {licence.text_in_image} inside the image):\n{licence.summary}\n")
-            accepted = q.confirm(f"Do you accept the {licence.name}?", default=False).unsafe_ask()
+            accepted = ask_prompt(q.confirm(f"Do you accept the {licence.name}?", default=False))
             if not accepted:
                 raise MoatbridgeError("The licence was not accepted; nothing changed.",
                                       "choose the open flavour, or accept to use SCALE")  # fmt: skip
             args.accept_license = True
     flavour = catalog.flavour(args.flavour)
     if not args.cuda_version:
-        args.cuda_version = q.select(
-            "CUDA version to mimic:", choices=list(flavour.cuda_versions), default=flavour.default_cuda
-        ).unsafe_ask()
+        args.cuda_version = ask_prompt(
+            q.select(
+                "CUDA version to mimic:", choices=list(flavour.cuda_versions), default=flavour.default_cuda
+            )
+        )
     if not args.shell and not args.no_modify_rc:
         home = os.path.expanduser("~")
         existing = {s: p.exists() for s, p in rc_files_for(("bash", "zsh", "fish"), home).items()}
         preselected = default_shells(dict(os.environ), existing)
-        picked = q.checkbox(
-            "Shells to set up:",
-            choices=[q.Choice(s, checked=s in preselected) for s in SHELLS if s != "dash"],
-        ).unsafe_ask()
+        picked = ask_prompt(
+            q.checkbox(
+                "Shells to set up:",
+                choices=[q.Choice(s, checked=s in preselected) for s in SHELLS if s != "dash"],
+            )
+        )
         args.shell = picked or list(preselected)
-        args.no_modify_rc = not q.confirm("Add moatbridge to their rc files?", default=True).unsafe_ask()
+        args.no_modify_rc = not ask_prompt(q.confirm("Add moatbridge to their rc files?", default=True))
     return args
 
 
 def confirm_plan() -> str:
     """Proceed / Customize / Cancel, as rustup asks."""
-    return str(_q().select("Proceed?", choices=["Proceed", "Customize", "Cancel"]).unsafe_ask())
+    return str(ask_prompt(_q().select("Proceed?", choices=["Proceed", "Customize", "Cancel"])))

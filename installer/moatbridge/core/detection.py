@@ -27,6 +27,7 @@ from moatbridge.core.model import (
     Rocm,
     Security,
 )
+from moatbridge.core.textsafe import parse_hex, parse_uint
 
 KFD_NODES = "/sys/class/kfd/kfd/topology/nodes"
 PCI_DEVICES = "/sys/bus/pci/devices"
@@ -61,22 +62,8 @@ class PciDevice:
     vram_bytes: int | None
 
 
-def _hex(text: str | None) -> int | None:
-    if text is None:
-        return None
-    try:
-        return int(text.strip(), 16)
-    except ValueError:
-        return None
-
-
-def _int(text: str | None) -> int | None:
-    if text is None:
-        return None
-    try:
-        return int(text.strip())
-    except ValueError:
-        return None
+_hex = parse_hex  # sysfs's "0x1002\n": ASCII hex only, else None
+_int = parse_uint
 
 
 def scan_pci(host: HostFS, vendors: frozenset[int]) -> dict[str, PciDevice]:
@@ -142,8 +129,8 @@ def _read_kfd(host: HostFS, problems: list[str]) -> tuple[list[tuple[int, Proper
     """Readable GPU nodes in node order, plus the node numbers hidden from us (EPERM)."""
     gpu_nodes: list[tuple[int, Properties]] = []
     hidden: list[int] = []
-    for entry in sorted((n for n in host.listdir(KFD_NODES) if n.isdigit()), key=int):
-        node = int(entry)
+    numbered = ((parse_uint(n), n) for n in host.listdir(KFD_NODES) if n.isascii())
+    for node, entry in sorted((number, n) for number, n in numbered if number is not None):
         try:
             text = host.read_text(f"{KFD_NODES}/{entry}/properties")
         except PermissionError:
@@ -329,7 +316,7 @@ def detect_driver(host: HostFS, kernel: str | None, dpkg: dict[str, str]) -> Amd
 def _rocm_prefixes(host: HostFS, environ: Mapping[str, str]) -> list[str]:
     prefixes = [environ[k] for k in ("ROCM_PATH", "HIP_PATH") if environ.get(k)]
     prefixes.append("/opt/rocm")
-    versioned = [n for n in host.listdir("/opt") if re.match(r"^rocm-\d", n)]
+    versioned = [n for n in host.listdir("/opt") if re.match(r"rocm-[0-9]", n, re.ASCII)]
     versioned.sort(key=lambda n: versions.version_tuple(n[5:]), reverse=True)
     prefixes.extend(f"/opt/{n}" for n in versioned)
     return list(dict.fromkeys(prefixes))

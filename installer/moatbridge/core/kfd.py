@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from moatbridge.core.textsafe import parse_uint
+
 
 @dataclass(frozen=True)
 class Properties:
@@ -26,8 +28,9 @@ def parse_properties(text: str) -> Properties:
         parts = line.split()
         if not parts:
             continue
-        if len(parts) == 2 and parts[1].isdigit():
-            values[parts[0]] = int(parts[1])
+        number = parse_uint(parts[1]) if len(parts) == 2 else None
+        if number is not None:  # ASCII digits only: '²' passes isdigit() but not int()
+            values[parts[0]] = number
         else:
             bad += 1
     return Properties(values, bad)

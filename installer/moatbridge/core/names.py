@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from moatbridge.core.textsafe import parse_hex
+
 
 def lookup_amdgpu_ids(text: str, device_id: int, revision: int | None) -> str | None:
     """libdrm's table matches device *and* PCI revision.
@@ -16,10 +18,8 @@ def lookup_amdgpu_ids(text: str, device_id: int, revision: int | None) -> str | 
         fields = line.split(",", 2)
         if len(fields) != 3:
             continue
-        try:
-            dev = int(fields[0].strip(), 16)
-            rev = int(fields[1].strip(), 16)
-        except ValueError:
+        dev, rev = parse_hex(fields[0]), parse_hex(fields[1])
+        if dev is None or rev is None:
             continue
         if dev != device_id:
             continue

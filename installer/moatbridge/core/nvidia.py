@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-_VERSION_RE = re.compile(r"\b(\d+\.\d+(?:\.\d+)?)\b")
+_VERSION_RE = re.compile(r"\b(\d+\.\d+(?:\.\d+)?)\b", re.ASCII)
 
 
 def parse_driver_version(text: str) -> tuple[str | None, bool | None]:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-_LEADING_VERSION = re.compile(r"^\s*(\d+(?:\.\d+){1,3})")
+_DIGITS = re.compile(r"[0-9]+", re.ASCII)
+_LEADING_VERSION = re.compile(r"^\s*(\d+(?:\.\d+){1,3})", re.ASCII)
 
 
 def leading_version(text: str) -> str | None:
@@ -16,7 +17,7 @@ def leading_version(text: str) -> str | None:
 def rocm_version_from_header(text: str) -> str | None:
     """``rocm_version.h``: ``#define ROCM_VERSION_{MAJOR,MINOR,PATCH} N``."""
     parts: dict[str, str] = {}
-    for key, value in re.findall(r"#define\s+ROCM_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)", text):
+    for key, value in re.findall(r"#define\s+ROCM_VERSION_(MAJOR|MINOR|PATCH)\s+(\d+)", text, re.ASCII):
         parts[key] = value
     if "MAJOR" not in parts or "MINOR" not in parts:
         return None
@@ -29,7 +30,7 @@ def hip_version_from_file(text: str) -> str | None:
         line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#")
     )
     major, minor = values.get("HIP_VERSION_MAJOR"), values.get("HIP_VERSION_MINOR")
-    if major and minor and major.strip().isdigit() and minor.strip().isdigit():
+    if major and minor and _DIGITS.fullmatch(major.strip()) and _DIGITS.fullmatch(minor.strip()):
         return f"{major.strip()}.{minor.strip()}"
     return None
 
@@ -60,7 +61,7 @@ def debian_upstream_version(version: str) -> str:
     return no_epoch.rsplit("-", 1)[0] if "-" in no_epoch else no_epoch
 
 
-_ROCM_BUILD = re.compile(r"\.(\d)(\d\d)(\d\d)$")
+_ROCM_BUILD = re.compile(r"\.(\d)(\d\d)(\d\d)$", re.ASCII)
 
 
 def rocm_release_from_build_number(upstream: str) -> str | None:
@@ -75,7 +76,7 @@ def rocm_release_from_build_number(upstream: str) -> str | None:
 def version_tuple(version: str) -> tuple[int, ...]:
     out: list[int] = []
     for part in version.split("."):
-        digits = re.match(r"\d+", part)
+        digits = _DIGITS.match(part)
         if not digits:
             break
         out.append(int(digits.group()))
