@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -361,11 +362,27 @@ def _write_crash_report(exc: BaseException, words: Sequence[str]) -> str | None:
 
 def _print_error(message: str, hint: str | None) -> None:
     from moatbridge.core.redact import redact_text
+    from moatbridge.core.textsafe import printable
 
     # Messages may quote a URL or a tool's output: never a credential on the terminal.
-    sys.stderr.write(f"moatbridge: {redact_text(message)}\n")
+    # They quote names and paths from outside too: no terminal controls, and one line.
+    sys.stderr.write(f"moatbridge: {printable(redact_text(message), newlines=False)}\n")
     if hint:
-        sys.stderr.write(f"hint: {redact_text(hint)}\n")
+        sys.stderr.write(f"hint: {printable(redact_text(hint))}\n")
+
+
+def _refuse_undecodable(words: Sequence[str]) -> None:
+    """Arguments that are not UTF-8 (kept as surrogates) would reach files, YAML and the
+    terminal: refused up front. `run -- CMD` passes its command's bytes on untouched."""
+    from moatbridge.core.textsafe import has_surrogates, printable
+
+    checked = words[: words.index("--")] if words[:1] == ["run"] and "--" in words else words
+    for position, word in enumerate(checked, 1):
+        if has_surrogates(word):
+            raise UsageError(
+                f"Argument {position} ({printable(word)}) is not valid UTF-8.",
+                "pass names, paths and values in UTF-8 (rename the file, or use another path)",
+            )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -374,8 +391,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The one call scripts make in loops: answer before building the parser.
         sys.stdout.write(f"moatbridge {__version__}\n")
         return 0
+    for stream in (sys.stdout, sys.stderr):  # undecodable names print as \xNN, never crash
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     parser = build_parser()
     try:
+        _refuse_undecodable(words)
         args = parser.parse_args(words)
         if args.command is None:
             parser.print_help()
@@ -389,6 +410,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("moatbridge: interrupted\n")
         return EXIT_INTERRUPTED
+    except EOFError:  # end of input at a question no prompt helper caught
+        _print_error("Input ended (Ctrl-D) before an answer; nothing changed.", "run the command again")
+        return UsageError.exit_code
     except BrokenPipeError:
         # Output piped into e.g. `head`: not an error worth a report.
         sys.stderr.close()

@@ -9,7 +9,7 @@ from argparse import Namespace
 from datetime import datetime, timezone
 from typing import Any
 
-from moatbridge.adapters.console import print_json, stdout_console
+from moatbridge.adapters.console import ask_line, markup, print_json, safe, stdout_console
 from moatbridge.adapters.statestore import StateStore
 from moatbridge.commands._toolchain import write_consent_marker
 from moatbridge.core.licences import Consent, Licence, LicenceError, check_use, consent_status, load_licences
@@ -74,7 +74,8 @@ def status(records: dict[str, Licence], store: StateStore, as_json: bool) -> int
         table.add_column(column)
     for row in rows:
         when = f"{row['accepted_at']} by {row['accepted_by']}" if row["accepted_at"] else "-"
-        table.add_row(str(row["licence"]), str(row["status"]), str(row["use"] or "-"), when)
+        # Consents are files anyone could have edited: their fields are text, never markup.
+        table.add_row(*(markup(x) for x in (row["licence"], row["status"], row["use"] or "-", when)))
     stdout_console().print(table)
     return 0
 
@@ -94,7 +95,7 @@ def accept(licence: Licence, store: StateStore, args: Namespace) -> int:
                 f"read 'moatbridge license show {licence.id}', then pass --yes to accept non-interactively",
             )
         show(licence)
-        answer = input(f"\nDo you accept the {licence.name} for {use} use? [y/N] ").strip().lower()
+        answer = ask_line(f"\nDo you accept the {licence.name} for {use} use? [y/N] ").strip().lower()
         if answer not in ("y", "yes"):
             raise LicenceError(
                 f"The {licence.name} was not accepted; nothing was recorded.", "accept it to use SCALE"
@@ -107,11 +108,11 @@ def accept(licence: Licence, store: StateStore, args: Namespace) -> int:
         user=getpass.getuser(),
     )
     if args.dry_run:
-        print(f"Would record: {licence.id} accepted for {use} use by {consent.user}")
+        print(safe(f"Would record: {licence.id} accepted for {use} use by {consent.user}"))
         return 0
     store.update(lambda state: state.with_consent(consent))
     write_consent_marker(Paths.from_environ(os.environ), licence.id, consent.terms_hash, present=True)
-    print(f"Recorded: {licence.name} accepted for {use} use by {consent.user} at {consent.at}.")
+    print(safe(f"Recorded: {licence.name} accepted for {use} use by {consent.user} at {consent.at}."))
     return 0
 
 

@@ -60,10 +60,13 @@ def _flags(args: Namespace) -> Answers:
 def _load_yaml(path: Path, what: str) -> Any:
     import yaml
 
+    from moatbridge.adapters.hostfs import read_user_file
+
+    text = read_user_file(path, what)  # regular, bounded, UTF-8: else one clear InputError
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UsageError(f"The {what} {path} does not exist.", "check the path") from None
+        return yaml.safe_load(text)
+    except RecursionError:
+        raise UsageError(f"The {what} {path} is nested too deeply.", "answers are plain values") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" at line {mark.line + 1}" if mark is not None else ""
@@ -202,6 +205,8 @@ def run(args: Namespace) -> int:
 
         args = setup_wizard.ask(args, paths)
     report = detect(HostFS("/"), os.environ)
+    # Bad flags or a bad answers file: one clear error (exit 2) before the engine is asked.
+    make_plan(gather(args, paths, report), load_catalog())
     blockers = [c for c in engine_checks(probe_engine(os.environ)) if c.status == "fail"]
     if blockers:
         first = blockers[0]

@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from moatbridge.adapters import faults
+from moatbridge.adapters.console import ask_line
 from moatbridge.adapters.toolchain_files import remove_empty_dirs
 from moatbridge.commands import _toolchain as tc
 from moatbridge.errors import UsageError
@@ -24,7 +25,7 @@ from moatbridge.paths import Paths
 def _confirm(question: str) -> bool:
     if not sys.stdin.isatty():
         return False
-    return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+    return ask_line(f"{question} [y/N] ").strip().lower() in ("y", "yes")  # Ctrl-D: exit 2
 
 
 def run(args: Namespace) -> int:
