@@ -385,6 +385,18 @@ def _refuse_undecodable(words: Sequence[str]) -> None:
             )
 
 
+def _refuse_unusable_home() -> None:
+    from moatbridge.core.textsafe import printable
+    from moatbridge.paths import home_problem
+
+    problem = home_problem(os.environ)
+    if problem is not None:
+        raise UsageError(
+            f"MOATBRIDGE_HOME cannot hold moatbridge's files: {printable(problem)}.",
+            "point MOATBRIDGE_HOME at a directory (or unset it)",
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     if words == ["--version"]:
@@ -398,6 +410,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _refuse_undecodable(words)
         args = parser.parse_args(words)
+        _refuse_unusable_home()
         if args.command is None:
             parser.print_help()
             return 0

@@ -45,3 +45,15 @@ class Paths:
             home=platformdirs.user_data_dir("moatbridge", appauthor=False),
             state=platformdirs.user_state_dir("moatbridge", appauthor=False),
         )
+
+
+def home_problem(environ: Mapping[str, str]) -> str | None:
+    """Why $MOATBRIDGE_HOME cannot hold moatbridge's files (it, or the nearest existing
+    folder above it, is a file), or None. Checked once, before any command runs."""
+    home = environ.get("MOATBRIDGE_HOME")
+    if not home:
+        return None
+    path = os.path.abspath(os.path.expanduser(home))
+    while not os.path.lexists(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    return None if os.path.isdir(path) else f"{path} is not a directory"

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 import tarfile
 import tempfile
 import time
@@ -182,8 +183,17 @@ def write_bundle(
 
 
 def _open(path: Path) -> BinaryIO:
+    """The bundle, opened for reading: a regular file (a FIFO or device is refused at once)."""
     try:
-        return open(path, "rb")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            if stat.S_ISDIR(mode):
+                raise IsADirectoryError(path)
+            raise InputError(f"{path} is not a regular file, so not a bundle.", "pass the bundle file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
     except FileNotFoundError:
         raise InputError(f"There is no file {path}.", "check the path") from None
     except IsADirectoryError:

@@ -15,7 +15,7 @@ from pathlib import Path
 from moatbridge.adapters import faults
 from moatbridge.adapters.filesystem import atomic_write_json, read_json, sweep_stale_temps
 from moatbridge.core.toolchains import State
-from moatbridge.errors import MoatbridgeError
+from moatbridge.errors import InputError, MoatbridgeError
 
 
 class StateBusy(MoatbridgeError):
@@ -50,10 +50,15 @@ class StateStore:
     def locked(self) -> Iterator[StateStore]:
         from filelock import FileLock, Timeout
 
-        self.lock_path.parent.mkdir(parents=True, exist_ok=True)
         lock = FileLock(str(self.lock_path))
         try:
+            self.lock_path.parent.mkdir(parents=True, exist_ok=True)
             lock.acquire(timeout=self.lock_timeout)
+        except OSError as exc:  # MOATBRIDGE_HOME names a file, or a place we cannot write
+            raise InputError(
+                f"Cannot use {self.lock_path.parent} for moatbridge's files: {exc.strerror or exc}.",
+                "point MOATBRIDGE_HOME at a directory you can write (or unset it)",
+            ) from None
         except Timeout:
             raise StateBusy(
                 f"Another moatbridge command is changing {self.path.parent} right now.",

@@ -18,7 +18,7 @@ from typing import Any
 
 from moatbridge import __version__
 from moatbridge.adapters import bundle_archive, docker_api, faults
-from moatbridge.adapters.console import print_json, stdout_console
+from moatbridge.adapters.console import markup, print_json, safe, stdout_console
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands.setup import group_by_directory
 from moatbridge.core.bundle import IMAGE, Manifest, build_manifest, toolchain_from
@@ -166,7 +166,7 @@ def _check_licence(manifest: Manifest, state: State) -> bool:
 
 def _print_manifest_notices(manifest: Manifest) -> None:
     for notice in manifest.notices:
-        print(f"Notice: {notice}")
+        print(safe(f"Notice: {notice}"))
 
 
 def _verify(path: Path) -> bundle_archive.Verified:
@@ -285,7 +285,8 @@ def inspect(args: Namespace) -> int:
     from rich.table import Table
 
     t, f = manifest.toolchain, manifest.flavour
-    table = Table(title=f"Bundle {path.name} (checksums verified)", title_justify="left", show_header=False)
+    title = f"Bundle {markup(path.name)} (checksums verified)"
+    table = Table(title=title, title_justify="left", show_header=False)
     table.add_column("field", style="bold")
     table.add_column("value", overflow="fold")
     rows = [
@@ -296,11 +297,11 @@ def inspect(args: Namespace) -> int:
                                                      f"(format {manifest.format_version})"),
         *((m.name, f"{_size(m.size)}  sha256 {m.sha256}") for m in verified.members),
     ]  # fmt: skip
-    for key, value in rows:
-        table.add_row(key, value)
+    for key, value in rows:  # the manifest is the bundle's word: text, never markup or controls
+        table.add_row(markup(key), markup(value))
     stdout_console().print(table)
     for notice in manifest.licences:
-        print(f"\n{notice.name} ({notice.id}):\n{notice.summary}\nFull terms: {notice.url}")
+        print(safe(f"\n{notice.name} ({notice.id}):\n{notice.summary}\nFull terms: {notice.url}"))
     for text in manifest.notices:
-        print(f"\nNotice: {text}")
+        print(safe(f"\nNotice: {text}"))
     return 0
