@@ -7,6 +7,7 @@ import os
 import stat
 from pathlib import Path
 
+from moatbridge.adapters.hostfs import read_user_file
 from moatbridge.adapters.repo_proxy import Credentials
 from moatbridge.errors import InputError
 
@@ -24,10 +25,11 @@ def load_credentials(path: Path) -> Credentials:
         raise InputError(f"The credentials file {path} is readable by others.", f"chmod 600 {path}")
     if info.st_uid != os.getuid():
         raise InputError(f"The credentials file {path} belongs to another user.", "use a file you own")
+    text = read_user_file(path, "credentials file", limit=64 << 10)  # regular, small, UTF-8
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(text)
         username, password = data["username"], data["password"]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         raise InputError(
             f"The credentials file {path} is not JSON with a username and a password.",
             'write it as {"username": "...", "password": "..."}',

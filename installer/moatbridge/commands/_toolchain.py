@@ -210,11 +210,18 @@ def remove_shared_files(paths: Paths, state: State, dry_run: bool, problems: lis
     return removed
 
 
+def _read_pin(path: str) -> str:
+    """A pin file's text: a small regular UTF-8 file (a FIFO, device or directory is refused)."""
+    from moatbridge.adapters.hostfs import read_user_file
+
+    return read_user_file(Path(path), "pin file", limit=64 << 10)
+
+
 def resolve_toolchain(state: State, explicit: str | None, environ: dict[str, str] | Any) -> Toolchain:
     """Explicit -t > a pin file up from the working directory > $MOATBRIDGE_TOOLCHAIN > default."""
     name = explicit
     if name is None:
-        pin = find_pin(os.getcwd(), os.path.exists, lambda p: Path(p).read_bytes().decode("utf-8", "replace"))
+        pin = find_pin(os.getcwd(), os.path.exists, _read_pin)
         name = pin[1] if pin else None
     name = name or environ.get("MOATBRIDGE_TOOLCHAIN") or state.default
     if name is None:

@@ -6,7 +6,7 @@ from argparse import Namespace
 from typing import Any
 
 from moatbridge.adapters import docker_api
-from moatbridge.adapters.console import print_json, stdout_console
+from moatbridge.adapters.console import markup, print_json, safe, stdout_console
 from moatbridge.core.recipes import LABEL_PREFIX, MANAGED_LABEL
 from moatbridge.errors import MoatbridgeError, UsageError
 
@@ -63,8 +63,8 @@ def list_images(args: Namespace) -> int:
     table = Table(title="moatbridge images", title_justify="left")
     for column in ("reference", "flavour", "variant", "targets", "CUDA", "size"):
         table.add_column(column, overflow="fold")
-    for row in rows:
-        table.add_row(
+    for row in rows:  # tags and labels are whatever a loaded image carries: text, not markup
+        cells = (
             "\n".join(row["references"]) or row["id"][7:19],
             row["flavour"] or "base",
             row["variant"] or "-",
@@ -72,6 +72,7 @@ def list_images(args: Namespace) -> int:
             row["cuda_version"] or "-",
             f"{(row['size'] or 0) / GB:.2f} GB",
         )
+        table.add_row(*(markup(cell) for cell in cells))
     stdout_console().print(
         table if rows else "No moatbridge images yet: moatbridge image build --flavour open"
     )
@@ -107,5 +108,5 @@ def remove_images(args: Namespace) -> int:
     else:
         verb = "Would remove" if args.dry_run else "Removed"
         for ref in removed:
-            print(f"{verb} {ref}")
+            print(safe(f"{verb} {ref}"))
     return 0

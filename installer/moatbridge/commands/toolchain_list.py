@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from argparse import Namespace
 
-from moatbridge.adapters.console import print_json, stdout_console
+from moatbridge.adapters.console import markup, print_json, stdout_console
 from moatbridge.commands import _toolchain as tc
 from moatbridge.paths import Paths
 
@@ -24,8 +24,9 @@ def run(args: Namespace) -> int:
     table = Table(title="Toolchains", title_justify="left")
     for column in ("", "name", "flavour", "targets", "CUDA", "image"):
         table.add_column(column, overflow="fold")
-    for row in rows:
-        table.add_row("*" if row["default"] else "", row["name"], row["flavour"], ",".join(row["targets"]),
-                      row["cuda_version"], f"{row['image']}\n{row['image_id'][:19]}")  # fmt: skip
+    for row in rows:  # the state file is plain JSON anyone can edit: cells are text, not markup
+        cells = (row["name"], row["flavour"], ",".join(row["targets"]), row["cuda_version"],
+                 f"{row['image']}\n{row['image_id'][:19]}")  # fmt: skip
+        table.add_row("*" if row["default"] else "", *(markup(cell) for cell in cells))
     stdout_console().print(table)
     return 0
