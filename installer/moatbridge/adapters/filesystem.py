@@ -125,11 +125,13 @@ def sweep_stale_temps(directory: Path, name: str | None = None, recursive: bool 
 
 
 def read_json(path: Path, default: Any) -> Any:
+    from moatbridge.adapters.hostfs import read_limited
+
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_limited(path, 64 << 20).decode("utf-8"))  # a FIFO: refused, no hang
     except FileNotFoundError:
         return default
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         # A damaged state file is set aside, not trusted and not silently lost.
         path.replace(path.with_name(path.name + ".corrupt"))
         return default

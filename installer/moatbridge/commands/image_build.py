@@ -139,7 +139,9 @@ def check_space(client: Any, needed: int, what: str) -> None:
         )
 
 
-def plan_for(options: BuildOptions, catalog: Catalog, client: Any, say: Any) -> tuple[BuildPlan, Flavour]:
+def _request(options: BuildOptions, catalog: Catalog) -> tuple[BuildRequest, Flavour]:
+    """The build request, with everything cheap validated (flavour, variant, targets, CUDA
+    version, distribution): bad input is exit 2 before the engine or a base image is touched."""
     flavour = catalog.flavour(options.flavour)
     request = BuildRequest(
         flavour=flavour.name,
@@ -148,12 +150,18 @@ def plan_for(options: BuildOptions, catalog: Catalog, client: Any, say: Any) -> 
         cuda_version=options.cuda_version,
         distro=options.distro,
     )
+    flavour.distro(options.distro)
+    if flavour.name != "scale":
+        plan_open_build(flavour, request, catalog.images_dir, catalog.local_repository, "base", "id", "ctx")
+    return request, flavour
+
+
+def plan_for(options: BuildOptions, catalog: Catalog, client: Any, say: Any) -> tuple[BuildPlan, Flavour]:
+    request, flavour = _request(options, catalog)
     distro = flavour.distro(options.distro)
     context = catalog.images_dir / Path(distro.recipe).parent
     if flavour.name == "scale":
         return _plan_scale(options, catalog, flavour, request, client, say), flavour
-    # Validate everything cheap before touching the base image.
-    plan_open_build(flavour, request, catalog.images_dir, catalog.local_repository, "base", "id", "ctx")
     base_ref, base_id = ensure_base(client, distro, options.base, options.mirror, say, options.dry_run)
     plan = plan_open_build(
         flavour,
@@ -250,6 +258,7 @@ def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
     """Plan, skip when the recipe digest exists, else build. Returns the result record
     (``action``: would-build / up-to-date / built) with a human ``text``."""
     catalog = load_catalog()
+    _request(options, catalog)  # bad flags: one clear error before the engine is asked
     client = docker_api.connect()
 
     def say(text: str) -> None:

@@ -89,6 +89,7 @@ def pull_reference(
 
 
 def pull(args: Namespace) -> int:
+    parse_reference(args.reference)  # a bad reference: exit 2 before the engine is asked
     client = docker_api.connect()
     image_id, digest = pull_reference(
         client, args.reference, args.retries, args.stall_timeout, args.json, not args.no_space_check

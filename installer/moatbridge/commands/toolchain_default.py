@@ -13,6 +13,7 @@ from moatbridge.paths import Paths
 def run(args: Namespace) -> int:
     paths = Paths.from_environ(os.environ)
     store = tc.store(paths)
+    store.read().toolchain(args.name)  # an unknown name: refused before the lock file is made
     with store.locked():
         state = store.read()
         toolchain = state.toolchain(args.name)

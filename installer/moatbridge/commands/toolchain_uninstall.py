@@ -31,6 +31,10 @@ def _confirm(question: str) -> bool:
 def run(args: Namespace) -> int:
     paths = Paths.from_environ(os.environ)
     store = tc.store(paths)
+    if not args.all:  # a missing or unknown name: refused before the lock file is made
+        if not args.name:
+            raise UsageError("Name the toolchain to uninstall.", "moatbridge uninstall NAME, or --all")
+        store.read().toolchain(args.name)
     with store.locked():
         state = store.read()
         if args.all:

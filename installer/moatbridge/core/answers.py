@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from moatbridge.core.gfx import is_gfx_name
+from moatbridge.core.toolchains import validate_name
 from moatbridge.errors import InputError
 
 SHELLS = ("bash", "zsh", "fish", "dash")
@@ -75,6 +77,12 @@ def parse_answers(data: Any, where: str) -> Answers:
                 value = [value]
             if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
                 raise InputError(f"{where}: {key} must be a list of names.", f"e.g.  {key}: [gfx1100]")
+            if name == "targets":  # checked here, even when a flag overrides them
+                bad = [v for v in value if not is_gfx_name(v)]
+                if bad:
+                    raise InputError(
+                        f"{where}: {bad[0]!r} is not a gfx target name.", "e.g.  targets: [gfx1100]"
+                    )
             if name == "shells":
                 bad = [v for v in value if v not in SHELLS]
                 if bad:
@@ -95,5 +103,7 @@ def parse_answers(data: Any, where: str) -> Answers:
                 raise InputError(
                     f"{where}: {key} must be one of {', '.join(_CHOICES[name])}.", "fix the file"
                 )
+            if name == "name":
+                validate_name(value)
             values[name] = value
     return Answers(**values)

@@ -269,7 +269,7 @@ def parse_manifest(raw: bytes) -> Manifest:
     """The manifest from ``manifest.json``'s bytes; one clear error naming the bad field."""
     try:
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # RecursionError: nested too deeply
         raise _invalid(MANIFEST, "not valid JSON") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise BundleError(

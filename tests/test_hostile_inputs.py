@@ -1,0 +1,641 @@
+"""Hostile input across the CLI surface (issue 11, defects 5 and 6).
+
+One table, run through the real CLI in a fresh interpreter: every row is input a user, a
+file or the environment can hand moatbridge. Each must end with its documented exit
+status (2 for bad input), exactly one ``moatbridge:`` line and at most one ``hint:`` line
+on stderr, no traceback, no crash report, no terminal control on the screen, and nothing
+changed on disk (the whole throwaway world is compared before and after). Hostile
+``--root`` trees are not errors: detect reads what it can and exits 0, without hanging.
+
+No row needs a container engine: DOCKER_HOST points at nothing, so a row that reached
+the engine would fail with its exit status (3), not pass by accident.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import subprocess
+import sys
+import tarfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from moatbridge.adapters.hostfs import read_limited
+from moatbridge.core import bundle
+from moatbridge.core.textsafe import parse_hex, parse_uint, printable
+
+import machines
+
+BAD = os.fsdecode(b"bad-\xff\xfe")  # bytes that are not UTF-8, as Python keeps them in argv
+OSC52 = "\x1b]52;c;ZXZpbA==\x07"  # a clipboard write
+CLEAR = "\x1b[2J"
+TERMINAL_CONTROLS = ("\x1b", "\x07", "\x9b")
+TIMEOUT = 60
+
+TOOLCHAIN = {
+    "name": "open-gfx1030", "flavour": "open", "variant": "devel", "targets": ["gfx1030"],
+    "cuda_version": "12.4", "image": "ghcr.io/moatbridge/open:12.4-devel",
+    "image_id": "sha256:" + "0" * 64, "licence": "open-components", "digest": None,
+    "created": "2026-01-01T00:00:00+00:00",
+}  # fmt: skip
+
+
+# --- the world a row runs in -------------------------------------------------------------------
+
+
+def _deep_yaml(depth: int = 5000) -> str:
+    return "[" * depth + "]" * depth + "\n"
+
+
+def _tar(path: Path, members: dict[str, bytes]) -> None:
+    with tarfile.open(path, "w") as archive:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+
+
+def _bundle_with_manifest(path: Path, manifest: bytes) -> None:
+    """A bundle whose checksums match, so only the manifest itself is under test."""
+    image = b"not really an image"
+    sums = "".join(
+        f"{hashlib.sha256(data).hexdigest()}  {name}\n"
+        for name, data in ((bundle.MANIFEST, manifest), (bundle.IMAGE, image))
+    ).encode()
+    _tar(path, {bundle.MANIFEST: manifest, bundle.IMAGE: image, bundle.SUMS: sums})
+
+
+def make_world(root: Path) -> None:
+    """HOME, MOATBRIDGE_HOME with one open toolchain, a working directory and hostile inputs."""
+    for sub in ("home", "cwd", "out", "in/dir.yaml", "proj-fifo/.devcontainer",
+                "proj-dir/.devcontainer/devcontainer.json", "mbh"):  # fmt: skip
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    state = {
+        "version": 1,
+        "default": TOOLCHAIN["name"],
+        "toolchains": [TOOLCHAIN],
+        "consents": [],
+        "files": [],
+    }
+    (root / "mbh" / "state.json").write_text(json.dumps(state))
+    inputs = root / "in"
+    os.mkfifo(inputs / "fifo")
+    os.mkfifo(root / "proj-fifo/.devcontainer/devcontainer.json")
+    os.symlink("/dev/zero", inputs / "zero")
+    files = {
+        "latin.yaml": b"flavour: \xe9t\xe9\n",
+        "deep-list.yaml": _deep_yaml().encode(),
+        "deep-map.yaml": ("a: " + "{a: " * 3000 + "1" + "}" * 3000 + "\n").encode(),
+        "list.yaml": b"- flavour: open\n",
+        "nested.yaml": b"targets: [{a: 1}]\n",
+        "name-list.yaml": b"name: [1, 2]\n",
+        "unknown.yaml": b"colour: blue\n",
+        "flavour.yaml": b"flavour: closed\n",
+        "shell.yaml": b"shells: [tcsh]\n",
+        "accept.yaml": b"accept-license: 'yes'\n",
+        "digits.yaml": "targets: [gfx\u0661\u0660\u0663\u0660]\n".encode(),
+        "superscript.yaml": "targets: [gfx\u00b9\u2070\u00b3\u2070]\n".encode(),
+        "alias.yaml": b"flavour: *nowhere\n",
+        "control.yaml": f'name: "x{CLEAR}"\ntargets: [gfx1030]\n'.encode(),
+        "newline-name.yaml": b'name: "open\\nhostPID: true"\ntargets: [gfx1030]\n',
+        "bad-syntax.yaml": b"flavour: [open\n",
+        "empty.tar": b"",
+        "random.tar": hashlib.sha256(b"x").digest() * 64,
+    }
+    for name, data in files.items():
+        (inputs / name).write_bytes(data)
+    _tar(inputs / "escape.tar", {"../evil": b"evil"})
+    _bundle_with_manifest(inputs / "not-json.tar", b"{not json")
+    _bundle_with_manifest(inputs / "deep-json.tar", b"[" * 200_000 + b"]" * 200_000)
+    _bundle_with_manifest(inputs / "latin-json.tar", b'{"format": "\xe9"}')
+    _bundle_with_manifest(inputs / "other-format.tar", b'{"format": "tarball"}')
+
+
+def snapshot(root: Path) -> dict[str, str]:
+    """Every entry under root: its kind and, for files, its content's digest."""
+    seen: dict[str, str] = {}
+    for directory, dirs, names in os.walk(root):
+        for name in dirs + names:
+            path = Path(directory) / name
+            relative = str(path.relative_to(root))
+            if path.is_symlink():
+                seen[relative] = "link " + os.readlink(path)
+            elif path.is_fifo():
+                seen[relative] = "fifo"
+            elif path.is_file():
+                seen[relative] = hashlib.sha256(path.read_bytes()).hexdigest()
+            elif path.is_dir():
+                seen[relative] = "dir"
+    return seen
+
+
+# --- hostile system trees for --root -------------------------------------------------------------
+
+NODE = "sys/devices/virtual/kfd/kfd/topology/nodes"
+GPU = "sys/devices/pci0000:00/0000:03:00.0"
+
+
+def _replace(path: Path, make: Callable[[Path], None]) -> None:
+    path.unlink()
+    make(path)
+
+
+def _tree_mutations() -> dict[str, Callable[[Path], None]]:
+    def named(name: str) -> Callable[[Path], None]:
+        def change(root: Path) -> None:
+            ids = root / "usr/share/libdrm/amdgpu.ids"
+            ids.write_text(ids.read_text().replace("AMD Radeon RX 7900 XTX", name))
+
+        return change
+
+    def properties(text: str) -> Callable[[Path], None]:
+        def change(root: Path) -> None:
+            (root / NODE / "1/properties").write_text(text)
+
+        return change
+
+    def node_dir(name: str) -> Callable[[Path], None]:
+        return lambda root: (root / NODE / "1").rename(root / NODE / name)
+
+    return {
+        "properties-fifo": lambda root: _replace(root / NODE / "1/properties", os.mkfifo),
+        "properties-dev-zero": lambda root: _replace(root / NODE / "1/properties", lambda p: p.symlink_to("/dev/zero")),
+        "properties-directory": lambda root: _replace(root / NODE / "1/properties", Path.mkdir),
+        "vendor-dev-zero": lambda root: _replace(root / GPU / "vendor", lambda p: p.symlink_to("/dev/zero")),
+        "vendor-fifo": lambda root: _replace(root / GPU / "vendor", os.mkfifo),
+        "amdgpu-ids-fifo": lambda root: _replace(root / "usr/share/libdrm/amdgpu.ids", os.mkfifo),
+        "osrelease-dev-zero": lambda root: _replace(root / "proc/sys/kernel/osrelease", lambda p: p.symlink_to("/dev/zero")),
+        "node-superscript": node_dir("\u00b2"),
+        "node-arabic-digit": node_dir("\u0661"),
+        "properties-superscript": properties("gfx_target_version \u00b2\u2070\u2070\u2070\nsimd_count \u00b9\n"),
+        "properties-arabic-digits": properties("gfx_target_version \u0661\u0661\u0660\u0660\u0660\u0660\n"),
+        "properties-huge-number": properties("gfx_target_version " + "9" * 400 + "\nsimd_count 1\n"),
+        "properties-binary": lambda root: (root / NODE / "1/properties").write_bytes(b"\xff\xfe\x00gfx\x1b[2J\n"),
+        "vendor-unicode-hex": lambda root: (root / GPU / "vendor").write_text("0x\u0661\u0660\u0660\u0662\n"),
+        "vram-superscript": lambda root: (root / GPU / "mem_info_vram_total").write_text("\u00b2\u00b3\n"),
+        "group-file-odd-gids": lambda root: machines.Tree(root).group_file(
+            "render:x:\u00b2:\nvideo:x:\u0661\u0660:\nbig:x:" + "9" * 400 + ":\n"
+        ),
+        "gpu-name-markup": named("Evil [/dim] [bold red]x"),
+        "gpu-name-controls": named(f"Evil {OSC52} {CLEAR} \x9b end"),
+        "gpu-name-bidi": named("Evil \u202egnp.exe \ufeff"),
+        "gpu-name-accents": named("Radeon caf\u00e9 \u2122"),
+    }  # fmt: skip
+
+
+TREES = _tree_mutations()
+
+
+def hostile_tree(base: Path, mutation: str) -> Path:
+    root = machines.build("rdna3-desktop", base / f"root-{mutation}")
+    TREES[mutation](root)
+    return root
+
+
+# --- the table -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    args: tuple[str, ...]
+    code: int = 2
+    env: dict[str, str] = field(default_factory=dict)
+    pin: bytes | str | None = None  # a .moatbridge-toolchain in the working directory ("fifo", "zero", "dir")
+    tree: str | None = None  # a hostile --root tree, passed as {root}
+
+
+def c(id: str, *args: str, code: int = 2, env: dict[str, str] | None = None,
+      pin: bytes | str | None = None, tree: str | None = None) -> Case:  # fmt: skip
+    return Case(id, args, code, env or {}, pin, tree)
+
+
+SETUP = ("setup", "--yes", "--target", "gfx1030")
+# fmt: off
+CASES = [
+    # setup --answers: files that are not answers
+    *(c(f"answers-{name}", *SETUP, "--answers", f"{{w}}/in/{name}") for name in (
+        "latin.yaml", "dir.yaml", "fifo", "zero", "deep-list.yaml", "deep-map.yaml", "list.yaml",
+        "nested.yaml", "name-list.yaml", "unknown.yaml", "flavour.yaml", "shell.yaml", "accept.yaml",
+        "digits.yaml", "superscript.yaml", "alias.yaml", "control.yaml", "newline-name.yaml",
+        "bad-syntax.yaml", "missing.yaml",
+    )),
+    c("answers-non-utf8-path", *SETUP, "--answers", f"{{w}}/in/{BAD}.yaml"),
+    # setup flags
+    c("setup-target-newline", "setup", "--yes", "--target", "gfx1030\n"),
+    c("setup-target-superscript", "setup", "--yes", "--target", "gfx\u00b9\u2070\u00b3\u2070"),
+    c("setup-target-arabic", "setup", "--yes", "--target", "gfx\u0661\u0660\u0663\u0660"),
+    c("setup-target-escape", "setup", "--yes", "--target", f"gfx1030{CLEAR}"),
+    c("setup-name-osc52", *SETUP, "--name", f"x{OSC52}"),
+    c("setup-name-dotdot", *SETUP, "--name", "../evil"),
+    c("setup-name-too-long", *SETUP, "--name", "a" * 64),
+    c("setup-name-markup", *SETUP, "--name", "[bold red]x[/bold red]"),
+    c("setup-name-non-utf8", *SETUP, "--name", BAD),
+    c("setup-flavour", *SETUP, "--flavour", "closed"),
+    c("setup-shell", *SETUP, "--shell", "tcsh"),
+    c("setup-cuda-newline", *SETUP, "--cuda-version", "12.4\n"),
+    c("setup-unknown-option", "setup", "--frobnicate"),
+    # detect / doctor --root: not a system tree
+    c("detect-root-missing", "detect", "--root", "{w}/nowhere"),
+    c("detect-root-file", "detect", "--root", "{w}/in/latin.yaml"),
+    c("detect-root-fifo", "detect", "--root", "{w}/in/fifo"),
+    c("doctor-root-file", "doctor", "--root", "{w}/in/latin.yaml"),
+    c("detect-root-non-utf8", "detect", "--root", f"{{w}}/{BAD}"),
+    # detect --root: hostile trees are read as far as they make sense, exit 0, never hang
+    *(c(f"detect-tree-{name}", "detect", "--root", "{root}", code=0, tree=name) for name in TREES),
+    *(c(f"detect-json-tree-{name}", "detect", "--json", "--root", "{root}", code=0, tree=name)
+      for name in ("properties-fifo", "gpu-name-controls", "group-file-odd-gids")),
+    *(c(f"doctor-tree-{name}", "doctor", "--root", "{root}", code=1, tree=name)  # 1: no engine here
+      for name in ("gpu-name-markup", "gpu-name-controls", "properties-dev-zero")),
+    # k8s
+    c("k8s-output-directory", "k8s", "-o", "{w}/out", "--", "make"),
+    c("k8s-output-fifo", "k8s", "-o", "{w}/in/fifo", "--", "make"),
+    c("k8s-output-device", "k8s", "-o", "/dev/null", "--", "make"),
+    c("k8s-output-dev-zero-link", "k8s", "-o", "{w}/in/zero", "--", "make"),
+    c("k8s-output-foreign", "k8s", "-o", "{w}/in/unknown.yaml", "--", "make"),
+    c("k8s-output-non-utf8", "k8s", "-o", f"{{w}}/out/{BAD}.yaml", "--", "make"),
+    c("k8s-gpus-negative", "k8s", "--gpus", "-1", "--", "make"),
+    c("k8s-gpus-superscript", "k8s", "--gpus", "\u00b2", "--", "make"),
+    c("k8s-name-newline", "k8s", "--name", "job\n", "--", "make"),
+    c("k8s-image-yaml", "k8s", "--image", "reg/x:1\n  hostPID: true", "--", "make"),
+    c("k8s-no-command", "k8s"),
+    c("k8s-command-non-utf8", "k8s", "--", "make", BAD),
+    c("k8s-unknown-toolchain", "k8s", "-t", "nosuch", "--", "make"),
+    c("k8s-toolchain-escape", "k8s", "-t", f"x{CLEAR}", "--", "make"),
+    # slurm
+    c("slurm-output-directory", "slurm", "-o", "{w}/out", "--", "make"),
+    c("slurm-output-fifo", "slurm", "-o", "{w}/in/fifo", "--", "make"),
+    c("slurm-output-non-utf8", "slurm", "-o", f"{{w}}/out/{BAD}.sh", "--", "make"),
+    c("slurm-time-injection", "slurm", "--time", "1\n#SBATCH --uid=0", "--", "make"),
+    c("slurm-partition-newline", "slurm", "--partition", "gpu\n", "--", "make"),
+    c("slurm-job-name-newline", "slurm", "--job-name", "job\nrm -rf ~", "--", "make"),
+    c("slurm-gres-newline", "slurm", "--gres", "gpu:1\n", "--", "make"),
+    c("slurm-no-command", "slurm"),
+    c("slurm-runtime", "slurm", "--runtime", "lxc", "--", "make"),
+    c("slurm-sif-non-utf8", "slurm", "--runtime", "apptainer", "--sif", BAD, "--", "make"),
+    # export, devcontainer, ci
+    c("export-output-directory", "export", "apptainer", "-o", "{w}/out"),
+    c("export-output-fifo", "export", "apptainer", "-o", "{w}/in/fifo"),
+    c("export-output-device", "export", "apptainer", "-o", "/dev/null"),
+    c("export-output-non-utf8", "export", "apptainer", "-o", f"{{w}}/out/{BAD}.def"),
+    c("export-format", "export", "docker"),
+    c("devcontainer-dir-file", "devcontainer", "--dir", "{w}/in/latin.yaml"),
+    c("devcontainer-dir-missing", "devcontainer", "--dir", "{w}/nowhere"),
+    c("devcontainer-json-fifo", "devcontainer", "--dir", "{w}/proj-fifo"),
+    c("devcontainer-json-directory", "devcontainer", "--dir", "{w}/proj-dir"),
+    c("ci-dir-file", "ci", "github", "--dir", "{w}/in/latin.yaml"),
+    c("ci-image-yaml", "ci", "gitlab", "--image", "reg/x:1\n  script: evil"),
+    c("ci-provider", "ci", "jenkins"),
+    c("ci-dir-non-utf8", "ci", "github", "--dir", f"{{w}}/{BAD}"),
+    # bundles
+    c("bundle-inspect-directory", "bundle", "inspect", "{w}/out"),
+    c("bundle-inspect-fifo", "bundle", "inspect", "{w}/in/fifo"),
+    c("bundle-inspect-dev-zero", "bundle", "inspect", "/dev/zero"),
+    c("bundle-inspect-dev-zero-link", "bundle", "inspect", "{w}/in/zero"),
+    c("bundle-inspect-missing", "bundle", "inspect", "{w}/in/missing.tar"),
+    c("bundle-inspect-empty", "bundle", "inspect", "{w}/in/empty.tar"),
+    c("bundle-inspect-random", "bundle", "inspect", "{w}/in/random.tar"),
+    c("bundle-inspect-escaping-member", "bundle", "inspect", "{w}/in/escape.tar"),
+    c("bundle-inspect-manifest-not-json", "bundle", "inspect", "{w}/in/not-json.tar"),
+    c("bundle-inspect-manifest-deep", "bundle", "inspect", "{w}/in/deep-json.tar"),
+    c("bundle-inspect-manifest-latin", "bundle", "inspect", "{w}/in/latin-json.tar"),
+    c("bundle-inspect-manifest-format", "bundle", "inspect", "{w}/in/other-format.tar"),
+    c("bundle-inspect-non-utf8", "bundle", "inspect", f"{{w}}/in/{BAD}.tar"),
+    c("bundle-load-fifo", "bundle", "load", "{w}/in/fifo"),
+    c("bundle-load-directory", "bundle", "load", "{w}/out"),
+    c("bundle-load-manifest-deep", "bundle", "load", "{w}/in/deep-json.tar"),
+    c("bundle-load-escaping-member", "bundle", "load", "{w}/in/escape.tar"),
+    c("bundle-save-output-directory", "bundle", "save", "-o", "{w}/out"),
+    c("bundle-save-output-non-utf8", "bundle", "save", "-o", f"{{w}}/out/{BAD}.tar"),
+    # licences
+    c("license-show-unknown", "license", "show", "nosuch"),
+    c("license-show-escape", "license", "show", f"x{OSC52}"),
+    c("license-accept-no-use", "license", "accept", "scale-free"),
+    c("license-accept-wrong-use", "license", "accept", "scale-free", "--use", "commercial", "--yes"),
+    c("license-accept-no-terminal", "license", "accept", "scale-free", "--use", "non-commercial"),
+    c("license-accept-use-choice", "license", "accept", "scale-free", "--use", "personal"),
+    c("license-revoke-unknown", "license", "revoke", "nosuch"),
+    c("license-no-action", "license"),
+    # default, uninstall, run, shell
+    c("default-unknown", "default", "nosuch"),
+    c("default-osc52", "default", f"x{OSC52}"),
+    c("default-non-utf8", "default", BAD),
+    c("uninstall-unknown", "uninstall", "nosuch", "--keep-images"),
+    c("uninstall-no-name", "uninstall", "--keep-images"),
+    c("uninstall-dotdot", "uninstall", "../x", "--keep-images"),
+    c("run-unknown-toolchain", "run", "-t", "nosuch", "--", "true"),
+    c("run-no-command", "run"),
+    c("shell-unknown-toolchain", "shell", "-t", f"nosuch{CLEAR}"),
+    # image references (refused before any engine is asked)
+    c("image-pull-newline", "image", "pull", "reg/x:1\n"),
+    c("image-pull-upper", "image", "pull", "Reg/X:1"),
+    c("image-pull-escape", "image", "pull", f"reg/x:{CLEAR}"),
+    c("image-pull-retries-superscript", "image", "pull", "reg/x:1", "--retries", "\u00b2"),
+    c("image-push-bad", "image", "push", "reg/x:1 2"),
+    c("image-build-flavour", "image", "build", "--flavour", "closed", "--dry-run"),
+    c("image-build-target-newline", "image", "build", "--target", "gfx1030\n", "--dry-run"),
+    # pin files in the working directory
+    c("pin-fifo", "k8s", "--", "make", pin="fifo"),
+    c("pin-dev-zero", "k8s", "--", "make", pin="zero"),
+    c("pin-directory", "k8s", "--", "make", pin="dir"),
+    c("pin-latin1", "k8s", "--", "make", pin=b"open-gfx1030\xe9\n"),
+    c("pin-escape", "k8s", "--", "make", pin=f"open-gfx1030{CLEAR}\n".encode()),
+    c("pin-empty", "k8s", "--", "make", pin=b"\n\n"),
+    c("pin-huge", "k8s", "--", "make", pin=b" " * (1 << 20)),
+    # the environment
+    c("home-is-a-file-list", "list", env={"MOATBRIDGE_HOME": "{w}/in/latin.yaml"}),
+    c("home-is-a-file-accept", "license", "accept", "scale-free", "--use", "non-commercial", "--yes",
+      env={"MOATBRIDGE_HOME": "{w}/in/latin.yaml/sub"}),
+    c("home-is-a-file-uninstall", "uninstall", "--all", "--keep-images", env={"MOATBRIDGE_HOME": "{w}/in/latin.yaml"}),
+    c("home-is-a-file-default", "default", "x", env={"MOATBRIDGE_HOME": "{w}/in/latin.yaml"}),
+    c("toolchain-env-escape", "k8s", "--", "make", env={"MOATBRIDGE_TOOLCHAIN": f"x{OSC52}"}),
+    c("toolchain-env-unknown", "run", "--", "true", env={"MOATBRIDGE_TOOLCHAIN": "nosuch"}),
+    # the command line itself
+    c("unknown-command", "frobnicate"),
+    c("unknown-option", "--frobnicate"),
+    c("non-utf8-command", BAD),
+    c("detect-ascii-terminal", "detect", "--root", "{root}", code=0, tree="gpu-name-accents",
+      env={"PYTHONIOENCODING": "ascii"}),
+]
+# fmt: on
+
+
+def test_the_table_covers_the_cli_surface() -> None:
+    assert len(CASES) >= 80
+    assert len({case.id for case in CASES}) == len(CASES)
+    verbs = {case.args[0] for case in CASES}
+    assert {"setup", "detect", "doctor", "k8s", "slurm", "export", "devcontainer", "ci", "bundle",
+            "license", "default", "uninstall", "run", "shell", "image", "list"} <= verbs  # fmt: skip
+
+
+def _place_pin(cwd: Path, pin: bytes | str) -> None:
+    path = cwd / ".moatbridge-toolchain"
+    if pin == "fifo":
+        os.mkfifo(path)
+    elif pin == "zero":
+        path.symlink_to("/dev/zero")
+    elif pin == "dir":
+        path.mkdir()
+    else:
+        assert isinstance(pin, bytes)
+        path.write_bytes(pin)
+
+
+def prepare(case: Case, world: Path) -> Path | None:
+    """The world for one row; returns its hostile --root tree, if it has one."""
+    make_world(world)
+    root = hostile_tree(world / "trees", case.tree) if case.tree else None
+    if case.pin is not None:
+        _place_pin(world / "cwd", case.pin)
+    return root
+
+
+def run_case(case: Case, world: Path, root: Path | None) -> subprocess.CompletedProcess[bytes]:
+    def fill(text: str) -> str:
+        return text.replace("{w}", str(world)).replace("{root}", str(root))
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
+    env.update(HOME=str(world / "home"), MOATBRIDGE_HOME=str(world / "mbh"),
+               DOCKER_HOST="unix:///nonexistent/docker.sock", COLUMNS="200")  # fmt: skip
+    env.update({k: fill(v) for k, v in case.env.items()})
+    return subprocess.run(
+        [sys.executable, "-m", "moatbridge", *(fill(a) for a in case.args)],
+        capture_output=True, env=env, cwd=world / "cwd", stdin=subprocess.DEVNULL, timeout=TIMEOUT,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_hostile_input_is_a_clean_refusal(case: Case, tmp_path: Path) -> None:
+    world = tmp_path / "world"
+    root = prepare(case, world)
+    before = snapshot(world)
+    result = run_case(case, world, root)
+    stdout = result.stdout.decode("utf-8", "replace")
+    stderr = result.stderr.decode("utf-8", "replace")
+    assert result.returncode == case.code, (
+        f"exit {result.returncode}\nstdout: {stdout[-2000:]}\nstderr: {stderr}"
+    )
+    assert "Traceback" not in stderr and "internal error" not in stderr, stderr
+    lines = stderr.splitlines()
+    said = [line for line in lines if line.startswith("moatbridge:")]
+    hints = [line for line in lines if line.startswith("hint:")]
+    if case.code == 2:
+        assert len(said) == 1, stderr
+        assert len(hints) <= 1, stderr
+        assert lines[-1] in (said[0], *hints), stderr  # nothing after the error
+    else:
+        assert said == [], stderr
+    for control in TERMINAL_CONTROLS:
+        assert control not in stdout and control not in stderr, repr(stdout + stderr)
+    assert not list(world.rglob("crash-*.log"))
+    assert snapshot(world) == before
+
+
+# --- markup and terminal controls from sysfs and bundles (defect 6) ------------------------------
+
+HOSTILE_NAME = f"Evil [/dim] [bold red]x {OSC52} {CLEAR} end"
+
+
+def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full = {**os.environ, "DOCKER_HOST": "unix:///nonexistent/docker.sock", "COLUMNS": "300", **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "moatbridge", *args],
+        capture_output=True, text=True, env=full, stdin=subprocess.DEVNULL, timeout=TIMEOUT,
+    )  # fmt: skip
+
+
+def _no_controls(result: subprocess.CompletedProcess[str]) -> None:
+    for control in TERMINAL_CONTROLS:
+        assert control not in result.stdout and control not in result.stderr, repr(result.stdout)
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr, result.stderr
+
+
+def test_gpu_names_from_sysfs_are_text_not_markup_or_controls(tmp_path: Path) -> None:
+    root = machines.build("rdna3-desktop", tmp_path / "root")
+    ids = root / "usr/share/libdrm/amdgpu.ids"
+    ids.write_text(ids.read_text().replace("AMD Radeon RX 7900 XTX", HOSTILE_NAME))
+
+    detect = _cli("detect", "--root", str(root))
+    assert detect.returncode == 0, detect.stderr
+    _no_controls(detect)
+    assert "Evil [/dim] [bold red]x \\x1b]52;c;ZXZpbA==\\x07 \\x1b[2J end" in detect.stdout
+
+    doctor = _cli("doctor", "--root", str(root))
+    assert doctor.returncode == 1, doctor.stderr  # the engine check fails here; the GPU's is read
+    _no_controls(doctor)
+    assert "[/dim] [bold red]x \\x1b]52;c;ZXZpbA==\\x07" in doctor.stdout
+
+    as_json = _cli("detect", "--json", "--root", str(root))
+    assert as_json.returncode == 0, as_json.stderr
+    _no_controls(as_json)  # json.dumps writes \u001b: the bytes never reach the terminal
+    assert json.loads(as_json.stdout)["gpus"][0]["name"] == HOSTILE_NAME
+
+
+def _hostile_bundle(path: Path) -> None:
+    from moatbridge.adapters import bundle_archive
+    from moatbridge.core.catalog import load_catalog
+    from moatbridge.core.licences import load_licences
+    from moatbridge.core.toolchains import Toolchain
+
+    toolchain = Toolchain(
+        "open-gfx1030", "open", "base", ("gfx1030",), "11.8", "moatbridge/open:x", "sha256:" + "a" * 64,
+        "open-components",
+    )  # fmt: skip
+    manifest = bundle.build_manifest(
+        toolchain, load_catalog().flavour("open"), load_licences(), "9.9.9", "2026-01-01T00:00:00+00:00"
+    ).to_json()
+    manifest["created"] = f"2026 {CLEAR}"
+    manifest["flavour"]["variant_description"] = f"[bold red]base[/bold red] {OSC52}"
+    manifest["licences"][0]["summary"] = f"terms{CLEAR}\x1b[31mred\x07"
+    manifest["notices"] = [f"notice [/dim] {OSC52}"]
+    raw = json.dumps(manifest).encode()
+    bundle_archive.write_bundle(path, raw, iter([b"image bytes"]), force=False)
+
+
+def test_bundle_inspect_shows_the_manifest_as_text(tmp_path: Path) -> None:
+    path = tmp_path / "hostile.tar"
+    _hostile_bundle(path)
+    result = _cli("bundle", "inspect", str(path))
+    assert result.returncode == 0, result.stderr
+    _no_controls(result)
+    assert "[bold red]base[/bold red] \\x1b]52;c;ZXZpbA==\\x07" in result.stdout
+    assert "terms\\x1b[2J\\x1b[31mred\\x07" in result.stdout
+    assert "notice [/dim] \\x1b]52" in result.stdout
+    as_json = _cli("bundle", "inspect", "--json", str(path))
+    assert as_json.returncode == 0, as_json.stderr
+    _no_controls(as_json)
+    assert json.loads(as_json.stdout)["manifest"]["notices"] == [f"notice [/dim] {OSC52}"]
+
+
+def test_printable_escapes_controls_and_keeps_text() -> None:
+    assert printable("Radeon caf\u00e9 \u2122\tx\ny") == "Radeon caf\u00e9 \u2122\tx\ny"
+    assert printable(f"a{OSC52}b") == "a\\x1b]52;c;ZXZpbA==\\x07b"
+    assert printable("a\rb\x9bc\u202ed\ufeff") == "a\\x0db\\x9bc\\u202ed\\ufeff"
+    assert printable(os.fsdecode(b"x\xffy")) == "x\\xffy"  # an undecodable byte, not a crash
+    assert printable("a\nb\tc", newlines=False) == "a\\x0ab\\x09c"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("42\n", 42), (" 7 ", 7), ("\u00b2", None), ("\u0661\u0660", None), ("1_000", None), ("-1", None),
+     ("", None), ("9" * 31, None), ("0x10", None)],
+)  # fmt: skip
+def test_integers_from_outside_are_ascii_digits(text: str, value: int | None) -> None:
+    assert parse_uint(text) == value
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("0x1002\n", 0x1002), ("744c", 0x744C), ("0x\u0661\u0660", None), ("0x", None), ("1_0", None), ("g", None)],
+)  # fmt: skip
+def test_hex_from_outside_is_ascii(text: str, value: int | None) -> None:
+    assert parse_hex(text) == value
+
+
+def test_the_bounded_reader_refuses_what_is_not_a_small_regular_file(tmp_path: Path) -> None:
+    (tmp_path / "small").write_bytes(b"x" * 10)
+    assert read_limited(tmp_path / "small", 10) == b"x" * 10
+    with pytest.raises(OSError, match="larger than 9 bytes"):
+        read_limited(tmp_path / "small", 9)
+    os.mkfifo(tmp_path / "fifo")  # opened non-blocking: refused at once, no writer needed
+    (tmp_path / "zero").symlink_to("/dev/zero")
+    for name in ("fifo", "zero"):
+        with pytest.raises(OSError, match="not a regular file"):
+            read_limited(tmp_path / name, 1 << 20)
+    with pytest.raises(IsADirectoryError):
+        read_limited(tmp_path, 1 << 20)
+
+
+# --- Ctrl-D at every kind of question, on a real terminal (defect 5) ----------------------------
+
+
+def _on_terminal(args: list[str], env: dict[str, str], keys: bytes, timeout: float = 60) -> tuple[int, str]:
+    """Run the CLI on a pty; once it has asked (printed something), type ``keys``."""
+    import pty
+    import select
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: the CLI on the terminal
+        os.execve(sys.executable, [sys.executable, "-m", "moatbridge", *args], env)
+    output, sent, deadline = b"", False, time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 1.0)
+        if ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+        elif output and not sent:  # it has asked and is waiting
+            os.write(fd, keys)
+            sent = True
+    else:
+        os.kill(pid, 9)
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), output.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["license", "accept", "scale-free", "--use", "non-commercial"],
+        ["uninstall", "open-gfx1030"],
+        ["setup"],
+    ],
+    ids=["license-accept", "uninstall-question", "setup-wizard"],
+)
+def test_ctrl_d_at_a_question_cancels_with_nothing_changed(tmp_path: Path, args: list[str]) -> None:
+    make_world(tmp_path)
+    before = snapshot(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
+    env.update(HOME=str(tmp_path / "home"), MOATBRIDGE_HOME=str(tmp_path / "mbh"), TERM="xterm",
+               DOCKER_HOST="unix:///nonexistent/docker.sock")  # fmt: skip
+    code, output = _on_terminal(args, env, b"\x04")
+    assert code == 2, output
+    assert "moatbridge: Input ended (Ctrl-D) before an answer; nothing changed." in output
+    assert "Traceback" not in output and "internal error" not in output
+    after = snapshot(tmp_path)
+    after.pop("mbh/state", None), after.pop("mbh/state/state.lock", None)  # uninstall asks under the lock
+    assert after == before
+
+
+# --- a uid with no passwd entry (defect 5) -------------------------------------------------------
+
+
+def test_a_uid_without_a_passwd_entry_is_named_by_number(shared_tmp: Path) -> None:
+    import pwd
+    import shutil
+
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("switching to another uid needs root and setpriv")
+    uid = 54321
+    with pytest.raises(KeyError):
+        pwd.getpwuid(uid)
+    (shared_tmp / "home").mkdir(mode=0o777)
+    (shared_tmp / "home").chmod(0o777)
+    home = shared_tmp / "home"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "MOATBRIDGE_HOME": str(home / "mbh")}
+    for args, expected in (
+        (
+            ["license", "accept", "scale-free", "--use", "non-commercial", "--yes", "--dry-run"],
+            f"by uid {uid}",
+        ),
+        (["detect", "--root", str(machines.build("rdna3-desktop", shared_tmp / "root"))], "GPUs"),
+    ):
+        result = subprocess.run(
+            ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-m", "moatbridge",
+             *args],
+            capture_output=True, text=True, env=env, timeout=TIMEOUT,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        assert expected in result.stdout and "Traceback" not in result.stderr
