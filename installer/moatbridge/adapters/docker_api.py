@@ -154,7 +154,10 @@ def build(
 
 
 _LAYER_ID = re.compile(r"^[0-9a-f]{12,64}$", re.ASCII)
-_PERMANENT = ("manifest unknown", "not found", "unauthorized", "denied", "invalid reference", "no such host")
+# "verification failed": what the registry served does not match its digest; asking again
+# gets the same bytes.
+_PERMANENT = ("manifest unknown", "not found", "unauthorized", "denied", "invalid reference", "no such host",
+              "verification failed")  # fmt: skip
 
 
 def _transfer_events(

@@ -119,10 +119,26 @@ def install_files(
         )
     if make_default:
         written.append(write_default(paths, toolchain.name, dry_run))
-    plan = activation_plan(str(home), toolchain.name)
-    written.append(write_owned(home / "env", render_posix(plan), "env", 0o644, dry_run))
-    written.append(write_owned(home / "env.fish", render_fish(plan), "env", 0o644, dry_run))
-    return written
+    default = toolchain.name if make_default else (read_default(paths) or toolchain.name)
+    return written + write_env_files(paths, default, dry_run)
+
+
+def write_env_files(paths: Paths, default: str, dry_run: bool) -> list[Written]:
+    """env and env.fish. Their MOATBRIDGE_TOOLCHAIN, which dynamic shims prefer to the
+    default file, names the default toolchain: rewritten whenever the default changes."""
+    home = Path(paths.home)
+    plan = activation_plan(str(home), default)
+    return [
+        write_owned(home / "env", render_posix(plan), "env", 0o644, dry_run),
+        write_owned(home / "env.fish", render_fish(plan), "env", 0o644, dry_run),
+    ]
+
+
+def read_default(paths: Paths) -> str | None:
+    try:
+        return (Path(paths.home) / "default").read_text().split("\n", 1)[0].strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def write_default(paths: Paths, name: str, dry_run: bool = False) -> Written:

@@ -54,11 +54,17 @@ def record_image(paths: Paths, reference: str, digest: str, image_id: str, how: 
 
 
 def _repo_digest(image: dict[str, Any], ref: Reference) -> str | None:
+    """The registry digest the image has for ``ref``'s repository. One image can have several
+    (the same content under more than one manifest; the engine lists them sorted): a pinned
+    reference is answered by its own digest when the engine has it, never by another one."""
+    digests = []
     for repo_digest in image.get("RepoDigests") or []:
         repository, _, digest = str(repo_digest).partition("@")
         if repository == ref.repository:
-            return digest
-    return None
+            digests.append(digest)
+    if ref.digest is not None and ref.digest in digests:
+        return ref.digest
+    return digests[0] if digests else None
 
 
 def pull_reference(

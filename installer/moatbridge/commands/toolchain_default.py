@@ -17,8 +17,9 @@ def run(args: Namespace) -> int:
     with store.locked():
         state = store.read()
         toolchain = state.toolchain(args.name)
-        written = tc.write_default(paths, toolchain.name, args.dry_run)
+        written = [tc.write_default(paths, toolchain.name, args.dry_run)]
+        written += tc.write_env_files(paths, toolchain.name, args.dry_run)  # their MOATBRIDGE_TOOLCHAIN
         if not args.dry_run:
-            store.write(tc.record(replace(state, default=toolchain.name), [written]))
+            store.write(tc.record(replace(state, default=toolchain.name), written))
     print(f"{'Would make' if args.dry_run else 'Default toolchain is now'} {toolchain.name}.")
     return 0

@@ -69,6 +69,7 @@ def run(args: Namespace) -> int:
                     tc.write_consent_marker(paths, consent.licence, "", present=False)
         elif state.default is not None:
             tc.write_default(paths, state.default, args.dry_run)
+            tc.write_env_files(paths, state.default, args.dry_run)  # MOATBRIDGE_TOOLCHAIN follows
         if not args.dry_run:
             if state.toolchains:
                 store.write(state)

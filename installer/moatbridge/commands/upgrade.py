@@ -53,6 +53,11 @@ def run(args: Namespace) -> int:
             faults.point("upgrade.files-written", name)
             state = tc.record(state.with_toolchain(upgraded, state.default == name), written)
             store.write(state)
+            # The warm container still runs the old image: without its PID file the next shim
+            # call goes through toolchain-warm, which recreates it on the new image.
+            pid_file = os.path.join(paths.home, "run", f"{name}.pid")
+            if os.path.exists(pid_file):
+                os.unlink(pid_file)
             if toolchain.image_id not in {t.image_id for t in state.toolchains}:
                 from moatbridge.adapters import docker_api
 
