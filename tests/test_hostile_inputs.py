@@ -36,7 +36,7 @@ BAD = os.fsdecode(b"bad-\xff\xfe")  # bytes that are not UTF-8, as Python keeps 
 OSC52 = "\x1b]52;c;ZXZpbA==\x07"  # a clipboard write
 CLEAR = "\x1b[2J"
 TERMINAL_CONTROLS = ("\x1b", "\x07", "\x9b")
-TIMEOUT = 60
+TIMEOUT = int(os.environ.get("HOSTILE_TIMEOUT", "60"))
 
 TOOLCHAIN = {
     "name": "open-gfx1030", "flavour": "open", "variant": "devel", "targets": ["gfx1030"],
