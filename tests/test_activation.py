@@ -166,7 +166,7 @@ def test_toolchain_env_passes_devices_groups_and_licence() -> None:
     runtime = ToolchainRuntime(
         name="scale-gfx1100", image="sha256:abc", target="gfx1100", activate=". /opt/scale/bin/scaleenv",
         uid=1000, gid=1000, group_adds=(44, 992), devices=("/dev/kfd", "/dev/dri"), roots=("/home/u",),
-        licence="scale-free", licence_env=("SCALE_LICENSE_ACCEPT=1",),
+        licence="scale-free", licence_records="/opt/mb/licenses", licence_env=("SCALE_LICENSE_ACCEPT=1",),
     )  # fmt: skip
     env = render_toolchain_env(runtime)
     assert "MB_RUN_ARGS='--group-add 44 --group-add 992 --device /dev/kfd --device /dev/dri'" in env

@@ -99,6 +99,15 @@ def _mutated(change: Any) -> bytes:
         (_mutated(lambda d: d["toolchain"].pop("cuda_version")), "toolchain.cuda_version: expected str"),
         (_mutated(lambda d: d["licences"][0].update(acceptance_required="no")), "acceptance_required"),
         (_mutated(lambda d: d.update(licences=[])), "no notice for the toolchain's licence"),
+        # Untrusted text headed for toolchain.env, Dockerfiles and YAML: held to its shape.
+        (_mutated(lambda d: d["toolchain"].update(digest="sha256:" + "a" * 64 + "\nRUN id")), "toolchain.digest"),
+        (_mutated(lambda d: d["toolchain"].update(image="moatbridge/open:x\nRUN id")), "toolchain.image"),
+        (_mutated(lambda d: d["toolchain"].update(targets=["gfx1030\n"])), "toolchain.targets"),
+        (_mutated(lambda d: d["toolchain"].update(targets=["gfx1030; rm -rf ~"])), "toolchain.targets"),
+        (_mutated(lambda d: d["toolchain"].update(flavour="open\x1b[2J")), "toolchain.flavour"),
+        (_mutated(lambda d: d["toolchain"].update(variant="devel base")), "toolchain.variant"),
+        (_mutated(lambda d: d["toolchain"].update(cuda_version="12.4'")), "toolchain.cuda_version"),
+        (_mutated(lambda d: d["toolchain"].update(licence="open-components\n")), "toolchain.licence"),
     ],
 )  # fmt: skip
 def test_invalid_manifests_are_one_clear_error(raw: bytes, message: str) -> None:

@@ -20,9 +20,8 @@ from moatbridge.core.licences import LicenceNote
 from conftest import mb
 
 SCHEMA_VERSIONS = ("1.27.0", "1.30.0", kubernetes_validate.latest_version())
-ACCEPTED = LicenceNote(
-    "scale-free", "SCALE Free License", "https://example.invalid", True, ("SCALE_LICENSE_ACCEPT=1",)
-)
+ACCEPTED = LicenceNote("scale-free", "SCALE Free License", "https://example.invalid", ("SCALE_LICENSE_ACCEPT=1",),
+                       "non-commercial", "alice at 2026-11-30T00:00:00+00:00")  # fmt: skip
 
 
 def _spec(**changes: Any) -> JobSpec:
@@ -70,11 +69,6 @@ def test_gpu_request_security_context_and_licence_env() -> None:
         0
     ]
     assert {"name": "SCALE_LICENSE_ACCEPT", "value": "1"} in scale["env"]
-    declined = LicenceNote(**{**ACCEPTED.__dict__, "accepted": False})
-    unaccepted = job_manifest(_spec(flavour="scale", licence=declined))["spec"]["template"]["spec"][
-        "containers"
-    ][0]
-    assert all(item["name"] != "SCALE_LICENSE_ACCEPT" for item in unaccepted["env"])
 
 
 def test_job_names_become_dns_labels() -> None:

@@ -23,8 +23,8 @@ from moatbridge.core.toolkit_env import toolkit_env
 
 from conftest import docker_run, mb
 
-SCALE_NOTE = LicenceNote("scale-free", "SCALE Free License", "https://example.invalid/terms", True,
-                         ("SCALE_LICENSE_ACCEPT=1",))  # fmt: skip
+SCALE_NOTE = LicenceNote("scale-free", "SCALE Free License", "https://example.invalid/terms",
+                         ("SCALE_LICENSE_ACCEPT=1",), "non-commercial", "alice at 2026-11-30")  # fmt: skip
 
 
 def _spec(**changes: Any) -> DevcontainerSpec:
@@ -74,15 +74,13 @@ def test_user_matches_the_host_user() -> None:
     assert _parsed(as_root)["image"] == as_root.image and _parsed(as_root)["remoteUser"] == "root"
 
 
-def test_licence_env_only_with_recorded_consent() -> None:
+def test_licence_gate_is_written_in() -> None:
     accepted = devcontainer_json(_spec(flavour="scale", licence=SCALE_NOTE))
     assert json.loads(strip_jsonc(accepted))["containerEnv"]["SCALE_LICENSE_ACCEPT"] == "1"
-    assert "// Licence: SCALE Free License (scale-free), https://example.invalid/terms" in accepted
-    declined = devcontainer_json(
-        _spec(flavour="scale", licence=LicenceNote(**{**SCALE_NOTE.__dict__, "accepted": False}))
+    assert (
+        "// Licence: SCALE Free License (scale-free, https://example.invalid/terms), accepted for "
+        "non-commercial use by alice at 2026-11-30; everyone running this must be covered by it." in accepted
     )
-    assert "SCALE_LICENSE_ACCEPT" not in strip_jsonc(declined)
-    assert "moatbridge license accept scale-free" in declined
 
 
 def test_editor_settings_for_cuda() -> None:

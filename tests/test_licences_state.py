@@ -5,15 +5,27 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-from dataclasses import replace
+import shutil
 from pathlib import Path
 
 import pytest
 
 from moatbridge.adapters.statestore import StateBusy, StateStore
-from moatbridge.core.licences import Consent, LicenceError, check_use, consent_status, load_licences
+from moatbridge.core.licences import (
+    Consent,
+    LicenceError,
+    check_use,
+    consent_status,
+    default_licences_dir,
+    licence_of,
+    load_licences,
+    parse_consent,
+    render_consent,
+)
 from moatbridge.core.toolchains import State, Toolchain, find_pin, validate_name
 from moatbridge.errors import InputError
+
+from conftest import cli
 
 
 def test_shipped_licence_records() -> None:
@@ -30,15 +42,35 @@ def test_shipped_licence_records() -> None:
         assert flavour.licence in records
 
 
-def test_consent_lifecycle() -> None:
+def test_consent_lifecycle(tmp_path: Path) -> None:
     free = load_licences()["scale-free"]
     assert consent_status(free, None) == "missing"
     consent = Consent("scale-free", free.terms_hash(), "non-commercial", "2026-11-29T00:00:00+00:00", "alice")
     assert consent_status(free, consent) == "accepted"
-    newer = replace(free, terms_version="2027")
-    assert consent_status(newer, consent) == "outdated"  # new terms: ask again
-    assert consent_status(free, consent, licence_text="LICENSE from the image") == "outdated"
+    assert parse_consent("scale-free", render_consent(consent).encode()) == consent
+    # Any change of the shipped record (a new terms version, a reworded summary) asks again.
+    records = tmp_path / "licenses"
+    shutil.copytree(default_licences_dir(), records)
+    edited = records / "scale-free.yaml"
+    edited.write_bytes(edited.read_bytes().replace(b'terms_version: "2026"', b'terms_version: "2027"'))
+    assert consent_status(load_licences(records)["scale-free"], consent) == "outdated"
     assert consent_status(load_licences()["open-components"], None) == "not-required"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"", b"\n", b"x" * 64, b"A" * 64 + b"\n", b" " + b"a" * 64, b"a" * 63, b"a" * 64 + b"\r\n", b"\xff" * 64],
+)
+def test_damaged_consent_files_record_no_consent(content: bytes) -> None:
+    assert parse_consent("scale-free", content) is None
+
+
+def test_a_toolchain_licence_must_cover_its_flavour() -> None:
+    records = load_licences()
+    assert licence_of(records, "scale-free", "scale").id == "scale-free"
+    for licence_id, flavour in (("open-components", "scale"), ("scale-free", "open"), ("nope", "open")):
+        with pytest.raises(LicenceError, match="is not covered by a licence"):
+            licence_of(records, licence_id, flavour)
 
 
 def test_free_licence_refuses_commercial_use() -> None:
@@ -96,9 +128,29 @@ def test_store_is_atomic_and_sets_damaged_files_aside(tmp_path: Path) -> None:
     store.update(lambda s: s.with_toolchain(_toolchain("open-gfx1030"), True))
     assert store.read().default == "open-gfx1030"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".state.json.")] == []  # no temp left
-    (tmp_path / "state.json").write_text('{"version": 1, "toolchains": [{"broken": true}]}')
-    assert store.read() == State()
-    assert (tmp_path / "state.json.unreadable").exists()
+    damaged = b'{"version": 1, "toolchains": [{"broken": true}]}'
+    (tmp_path / "state.json").write_bytes(damaged)
+    assert store.read() == State()  # read-only: says so, changes nothing
+    assert (tmp_path / "state.json").read_bytes() == damaged
+    assert [p.name for p in tmp_path.glob("state.json.*")] == ["state.json.lock"]
+    # Each change sets the unusable file aside under a new name: no backup is overwritten.
+    for count in (1, 2):
+        (tmp_path / "state.json").write_bytes(damaged + b" " * count)
+        store.update(lambda s: s.with_toolchain(_toolchain("open-gfx1100"), True))
+        backups = sorted(tmp_path.glob("state.json.unreadable-*"))
+        assert [b.read_bytes() for b in backups] == [damaged + b" " * n for n in range(1, count + 1)]
+    assert store.read().default == "open-gfx1100"
+
+
+def test_read_only_commands_warn_about_an_unusable_state_and_change_nothing(tmp_path: Path) -> None:
+    home = Path(os.environ["MOATBRIDGE_HOME"])
+    home.mkdir(parents=True)
+    (home / "state.json").write_bytes(b"\xff{not json")
+    for argv in (["list"], ["list", "--json"]):
+        result = cli(*argv)
+        assert result.returncode == 0, result.stderr
+        assert f"warning: the state file {home / 'state.json'} cannot be used" in result.stderr
+        assert sorted(p.name for p in home.iterdir()) == ["state.json"]
 
 
 def _hold_lock(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pty
@@ -9,7 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+from moatbridge.core.licences import default_licences_dir, load_licences
+
 from conftest import cli
+
+
+def licence_record(licence_id: str) -> Path:
+    return default_licences_dir() / f"{licence_id}.yaml"
 
 
 def _status(licence: str) -> dict[str, object]:
@@ -26,11 +33,15 @@ def test_accept_status_revoke(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     row = _status("scale-free")
     assert (row["status"], row["use"]) == ("accepted", "non-commercial")
-    state = json.loads((tmp_path / "moatbridge-home" / "state.json").read_text())
-    (consent,) = state["consents"]
-    assert consent["licence"] == "scale-free" and len(consent["terms_hash"]) == 64 and consent["user"]
-    assert cli("license", "revoke", "scale-free").returncode == 0
+    record = (tmp_path / "moatbridge-home" / "consents" / "scale-free").read_bytes()
+    licence = load_licences()["scale-free"]
+    assert record.split(b"\n")[0] == licence.terms_hash().encode()  # what the shims' runner compares
+    assert licence.terms_hash() == hashlib.sha256(licence_record("scale-free").read_bytes()).hexdigest()
+    assert b"\nuse=non-commercial\n" in record and b"\nuser=" in record
+    revoked = cli("license", "revoke", "scale-free")
+    assert revoked.returncode == 0 and "Revoked" in revoked.stdout
     assert _status("scale-free")["status"] == "missing"
+    assert not (tmp_path / "moatbridge-home" / "consents" / "scale-free").exists()
 
 
 def test_commercial_use_of_the_free_licence_is_refused() -> None:

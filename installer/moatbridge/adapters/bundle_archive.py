@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import os
 import stat
 import tarfile
@@ -23,7 +24,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from moatbridge.adapters import faults
 from moatbridge.core.bundle import (
@@ -286,3 +287,60 @@ def image_chunks(verified: Verified, on_bytes: Progress = _ignore) -> Iterator[b
             f"The bundle {verified.path} changed while it was being loaded.",
             "make sure nothing writes to it, then load it again",
         )
+
+
+class _Window(io.RawIOBase):
+    """A read-only, seekable view of one member's bytes (``image.tar`` inside the bundle)."""
+
+    def __init__(self, handle: BinaryIO, start: int, size: int) -> None:
+        self._handle, self._start, self._size, self._at = handle, start, size, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._at
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._at, io.SEEK_END: self._size}[whence]
+        self._at = max(0, min(self._size, base + offset))
+        return self._at
+
+    def readinto(self, buffer: Any) -> int:
+        count = min(len(buffer), self._size - self._at)
+        if count <= 0:
+            return 0
+        self._handle.seek(self._start + self._at)
+        data = self._handle.read(count)
+        buffer[: len(data)] = data
+        self._at += len(data)
+        return len(data)
+
+
+def image_metadata(verified: Verified) -> dict[str, bytes]:
+    """The small members of ``image.tar`` (docker's manifest.json, the image config, OCI
+    blobs), read by seeking past the big layers: what the engine would act on, known before
+    it sees a byte (core.bundle_image checks them)."""
+    member = verified.member(IMAGE)
+    found: dict[str, bytes] = {}
+    total = 0
+    with _open(verified.path) as handle:
+        window = io.BufferedReader(_Window(handle, member.offset, member.size))
+        try:
+            with tarfile.open(fileobj=window, mode="r:") as archive:
+                for info in archive:
+                    wanted = "/" not in info.name or info.name.startswith("blobs/sha256/")
+                    if not (info.isreg() and wanted and info.size <= MAX_SMALL_MEMBER):
+                        continue
+                    total += info.size
+                    if total > 16 * MAX_SMALL_MEMBER:
+                        raise _refuse(verified.path, "its image.tar holds implausibly many small members")
+                    data = archive.extractfile(info)
+                    if data is not None:
+                        found[info.name] = data.read()
+        except (tarfile.TarError, EOFError) as exc:
+            raise _refuse(verified.path, f"its image.tar is not a docker image archive ({exc})") from None
+    return found

@@ -371,9 +371,12 @@ def remove_container(client: Any, name: str) -> None:
 
 def create_warm_container(client: Any, runtime: Any) -> None:
     """A sleeping container per toolchain, with the work roots mounted at identical paths."""
+    import docker
+
     host_config = client.create_host_config(
         network_mode="host",
-        binds={root: {"bind": root, "mode": "rw"} for root in runtime.roots},
+        # Mounts, not binds: a bind is "src:dst:mode", which a ':' in the path would break.
+        mounts=[docker.types.Mount(target=root, source=root, type="bind") for root in runtime.roots],
         devices=[f"{d}:{d}:rwm" for d in runtime.devices],
         group_add=[str(g) for g in runtime.group_adds],
         init=True,

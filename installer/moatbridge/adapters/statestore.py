@@ -8,14 +8,25 @@ moatbridge's marker, so the next run recognises and repairs them.
 
 from __future__ import annotations
 
+import json
+import os
+import stat
+import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from moatbridge.adapters import faults
-from moatbridge.adapters.filesystem import atomic_write_json, read_json, sweep_stale_temps
+from moatbridge.adapters.filesystem import atomic_write_json, sweep_stale_temps
 from moatbridge.core.toolchains import State
 from moatbridge.errors import InputError, MoatbridgeError
+
+MAX_STATE_BYTES = 16 << 20
+
+
+class StateUnusable(MoatbridgeError):
+    exit_code = 2
 
 
 class StateBusy(MoatbridgeError):
@@ -30,18 +41,54 @@ class StateStore:
         # waiter hold a lock on the unlinked file while a newcomer locks a new one.
         self.lock_path = lock_path or path.with_name(path.name + ".lock")
 
-    def read(self) -> State:
-        data = read_json(self.path, None)
-        if data is None:
-            return State()
+    def _load(self) -> tuple[State | None, str | None]:
+        """(state, None); (None, None) when there is none; (None, why) when it cannot be used."""
         try:
-            return State.from_json(data)
-        except (ValueError, KeyError, TypeError):
-            # Unknown or damaged: set aside (never silently lost), start empty.
-            self.path.replace(self.path.with_name(self.path.name + ".unreadable"))
-            return State()
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+        except FileNotFoundError:
+            return None, None
+        except OSError as exc:
+            return None, exc.strerror or "cannot be opened"
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None, "it is not a regular file"
+            data = os.read(fd, MAX_STATE_BYTES + 1)
+        except OSError as exc:
+            return None, exc.strerror or "cannot be read"
+        finally:
+            os.close(fd)
+        if len(data) > MAX_STATE_BYTES:
+            return None, "it is implausibly large"
+        try:
+            return State.from_json(json.loads(data.decode("utf-8"))), None
+        except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+            return None, "it is damaged or from another version"
+
+    def read(self) -> State:
+        """The state; an unusable file reads as empty, with a warning, and is left as it is
+        (read-only commands change nothing): the next change sets it aside first."""
+        state, problem = self._load()
+        if problem is not None:
+            sys.stderr.write(
+                f"moatbridge: warning: the state file {self.path} cannot be used ({problem}); "
+                "treating it as empty. The next command that changes state keeps it as a backup.\n"
+            )
+        return state or State()
+
+    def _set_aside(self) -> Path:
+        """Rename the unusable file to a backup name no earlier backup has."""
+        stamp = time.strftime("%Y%m%dT%H%M%S")
+        for count in range(1000):
+            backup = self.path.with_name(f"{self.path.name}.unreadable-{stamp}-{count}")
+            if not (backup.exists() or backup.is_symlink()):
+                self.path.rename(backup)
+                return backup
+        raise StateUnusable(f"Too many backups of {self.path} exist.", f"clean up {self.path.parent}")
 
     def write(self, state: State) -> None:
+        if self._load()[1] is not None:
+            backup = self._set_aside()
+            sys.stderr.write(f"moatbridge: warning: kept the unusable state file as {backup}.\n")
         faults.point("state.before-write", str(self.path))
         atomic_write_json(self.path, state.to_json())
         faults.point("state.written", str(self.path))

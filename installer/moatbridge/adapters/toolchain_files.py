@@ -9,13 +9,14 @@ hard links, and the original bytes come back when the block is removed.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from moatbridge.adapters import faults
 from moatbridge.adapters.filesystem import atomic_write_text, rewrite_preserving, sweep_stale_temps
 from moatbridge.core import rc_block
-from moatbridge.core.activation import MARKER
+from moatbridge.core.activation import has_marker_header
 from moatbridge.errors import MoatbridgeError
 
 
@@ -38,12 +39,17 @@ class Written:
 
 
 def is_ours(path: Path) -> bool:
+    """A regular file whose header line is moatbridge's (core.activation.has_marker_header)."""
     try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            head = handle.read(4096)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
     except OSError:
         return False
-    return MARKER in head
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and has_marker_header(os.read(fd, 4096))
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def write_owned(path: Path, text: str, kind: str, mode: int = 0o644, dry_run: bool = False) -> Written:

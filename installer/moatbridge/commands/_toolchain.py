@@ -21,7 +21,7 @@ from moatbridge.adapters.toolchain_files import (
 )
 from moatbridge.core.activation import activation_plan, rc_block, render_fish, render_posix
 from moatbridge.core.detection import detect_devices
-from moatbridge.core.licences import LicenceNote
+from moatbridge.core.licences import LicenceNote, default_licences_dir
 from moatbridge.core.shims import (
     SCALE_TOOLS,
     TOOLS,
@@ -72,6 +72,7 @@ def runtime_for(toolchain: Toolchain, paths: Paths, licence_required: bool) -> T
         devices=devices,
         roots=work_roots(),
         licence=toolchain.licence if licence_required else None,
+        licence_records=str(default_licences_dir()),
         licence_env=LICENCE_ENV.get(toolchain.flavour, ()),
     )
 
@@ -164,16 +165,6 @@ def record(state: State, written: list[Written]) -> State:
     return state
 
 
-def write_consent_marker(paths: Paths, licence: str, terms_hash: str, present: bool) -> None:
-    from moatbridge.core.activation import MARKER
-
-    marker = Path(paths.home) / "consents" / licence
-    if present:
-        write_owned(marker, f"{terms_hash}\n{MARKER}\n", "consent", 0o644)
-    else:
-        remove_owned(marker)
-
-
 def remove_toolchain_files(paths: Paths, name: str, dry_run: bool) -> list[str]:
     """Delete one toolchain's own files (not the shared shims, env or rc blocks)."""
     removed = []
@@ -203,7 +194,7 @@ def remove_shared_files(paths: Paths, state: State, dry_run: bool, problems: lis
     for shell, rc in rc_files_for(("bash", "zsh", "fish", "dash"), os.path.expanduser("~")).items():
         recorded.setdefault((str(rc), "rc-block"), shell == "fish")
     for path in [home / "env", home / "env.fish", home / "default", home / "libexec" / "moatbridge-exec",
-                 *sorted((home / "cuda" / "bin").glob("*")), *sorted((home / "consents").glob("*")),
+                 *sorted((home / "cuda" / "bin").glob("*")),
                  *sorted((home / "run").glob("*.pid"))]:  # fmt: skip
         recorded.setdefault((str(path), "file"), True)
     removed = []
@@ -255,15 +246,17 @@ def store(paths: Paths) -> StateStore:
     return StateStore(paths.state_file, lock_path=paths.lock_file)
 
 
-def licence_note(state: State, toolchain: Toolchain) -> LicenceNote | None:
-    """What generated files (devcontainer, k8s, Slurm) say about the toolchain's licence:
-    its licence env is passed only when acceptance is recorded here."""
-    from moatbridge.core.licences import consent_status, load_licences
+def licence_note(toolchain: Toolchain, what: str) -> LicenceNote | None:
+    """What generated files (devcontainer, k8s, CI, Apptainer, Slurm) write in about the
+    toolchain's licence. They are generated only once its consent holds (the one rule):
+    without it this raises, naming `what` was refused."""
+    from moatbridge.commands._consent import consents, require_for
 
-    licence = load_licences().get(toolchain.licence)
-    if licence is None or not licence.acceptance_required:
+    paths = Paths.from_environ(os.environ)
+    licence = require_for(paths, toolchain, what)
+    if not licence.acceptance_required:
         return None
-    accepted = consent_status(licence, state.consent_for(licence.id)) == "accepted"
-    return LicenceNote(
-        licence.id, licence.name, licence.url, accepted, LICENCE_ENV.get(toolchain.flavour, ())
-    )
+    consent = consents(paths).read(licence.id)
+    assert consent is not None  # require_for just checked it
+    return LicenceNote(licence.id, licence.name, licence.url, LICENCE_ENV.get(toolchain.flavour, ()),
+                       consent.use, f"{consent.user} at {consent.at}")  # fmt: skip

@@ -20,9 +20,11 @@ from moatbridge import __version__
 from moatbridge.adapters import bundle_archive, docker_api, faults
 from moatbridge.adapters.console import markup, print_json, safe, stdout_console
 from moatbridge.commands import _toolchain as tc
+from moatbridge.commands._consent import consents
 from moatbridge.commands.setup import group_by_directory
-from moatbridge.core.bundle import IMAGE, Manifest, build_manifest, toolchain_from
-from moatbridge.core.licences import LicenceError, consent_status, load_licences
+from moatbridge.core.bundle import IMAGE, BundleError, Manifest, build_manifest, toolchain_from
+from moatbridge.core.bundle_image import ImageClaims, contradiction, image_claims
+from moatbridge.core.licences import licence_of, load_licences, require_consent
 from moatbridge.core.toolchains import State, Toolchain, validate_name
 from moatbridge.errors import InputError, MoatbridgeError
 from moatbridge.paths import Paths
@@ -57,7 +59,7 @@ class _Bytes:
 
     def __enter__(self) -> _Bytes:
         if not self.live:
-            print(self.title, file=sys.stderr, flush=True)
+            print(safe(self.title), file=sys.stderr, flush=True)  # a path or tag from outside
             return self
         from rich.console import Console
         from rich.progress import (
@@ -74,7 +76,7 @@ class _Bytes:
             TimeRemainingColumn(), console=Console(stderr=True),
         )  # fmt: skip
         self._progress.start()
-        self._task = self._progress.add_task(self.title, total=self.total)
+        self._task = self._progress.add_task(markup(self.title), total=self.total)
         return self
 
     def __call__(self, count: int) -> None:
@@ -83,7 +85,7 @@ class _Bytes:
 
     def describe(self, text: str) -> None:
         if self._progress is not None:
-            self._progress.update(self._task, description=f"{self.title}: {text}")
+            self._progress.update(self._task, description=markup(f"{self.title}: {text}"))
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -140,28 +142,23 @@ def save(args: Namespace) -> int:
 # --- load ----------------------------------------------------------------------------------
 
 
-def _check_licence(manifest: Manifest, state: State) -> bool:
-    """As setup does: a licence that needs acceptance must be accepted here first.
-    Returns whether the runtime must enforce a licence."""
+def _check_licence(paths: Paths, manifest: Manifest, claims: ImageClaims) -> bool:
+    """The consent rule, for the licence the manifest names (which must cover its flavour)
+    and any the image's own labels name. Returns whether the runtime must enforce one."""
     t = manifest.toolchain
-    licence = load_licences().get(t.licence)
-    if licence is None:
-        notice = next(n for n in manifest.licences if n.id == t.licence)
-        if notice.acceptance_required:
-            raise LicenceError(
-                f"The bundle's toolchain needs the {notice.name}, which this moatbridge does not know.",
-                f"load it with moatbridge {manifest.moatbridge_version} or newer",
-            )
-        return False
-    status = consent_status(licence, state.consent_for(licence.id))
-    if status in ("missing", "outdated"):
-        use = licence.allowed_use[0] if len(licence.allowed_use) == 1 else "non-commercial|commercial"
-        raise LicenceError(
-            f"The {licence.name} must be accepted first ({status}); nothing was loaded.",
-            f"read 'moatbridge license show {licence.id}', run 'moatbridge license accept {licence.id} "
-            f"--use {use}', then load the bundle again",
+    problem = contradiction(manifest, claims)
+    if problem is not None:
+        raise BundleError(
+            f"The bundle is mislabelled: {problem}; nothing was loaded.",
+            "save it again with 'moatbridge bundle save' on the machine it came from",
         )
-    return licence.acceptance_required
+    records = load_licences()
+    licences = [licence_of(records, t.licence, t.flavour)]
+    licences += [records[i] for i in sorted(claims.licences) if i in records and i != t.licence]
+    for licence in licences:
+        if licence.acceptance_required:
+            require_consent(licence, consents(paths).read(licence.id), "Loading this bundle")
+    return licences[0].acceptance_required  # the runner enforces the toolchain's own licence
 
 
 def _print_manifest_notices(manifest: Manifest) -> None:
@@ -238,7 +235,8 @@ def load(args: Namespace) -> int:
     manifest = verified.manifest
     toolchain = toolchain_from(manifest, args.name or manifest.toolchain.name, _now())
     state = store.read()
-    licence_required = _check_licence(manifest, state)
+    claims = image_claims(bundle_archive.image_metadata(verified), manifest.toolchain.image_id)
+    licence_required = _check_licence(paths, manifest, claims)
     _print_manifest_notices(manifest)
     client = docker_api.connect(timeout=docker_api.SAVE_LOAD_TIMEOUT_S)
     present = docker_api.inspect_image(client, toolchain.image_id) is not None

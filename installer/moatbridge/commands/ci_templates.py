@@ -22,6 +22,7 @@ def run(args: Namespace) -> int:
         build=(args.build,) if args.build else DEFAULT_BUILD,
         test=(args.test,) if args.test else DEFAULT_TEST,
         gpu_runner=args.gpu_runner,
+        licence=tc.licence_note(toolchain, "A CI file for this toolchain"),
     )
     text = github_workflow(spec) if args.provider == "github" else gitlab_ci(spec)
     target = project / FILES[args.provider]

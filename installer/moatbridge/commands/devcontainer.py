@@ -13,7 +13,7 @@ from moatbridge.core.toolchains import pinned_image
 
 def run(args: Namespace) -> int:
     project = project_directory(args.dir)
-    state, toolchain = tc.current_toolchain(args.toolchain)
+    _, toolchain = tc.current_toolchain(args.toolchain)
     devices, groups = tc.host_gpu_access()
     spec = DevcontainerSpec(
         toolchain=toolchain.name,
@@ -25,7 +25,7 @@ def run(args: Namespace) -> int:
         gid=os.getgid(),
         devices=devices,
         group_adds=groups,
-        licence=tc.licence_note(state, toolchain),
+        licence=tc.licence_note(toolchain, "A devcontainer for this toolchain"),
     )
     outcomes = []
     docker_text = dockerfile(spec)

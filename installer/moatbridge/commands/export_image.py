@@ -15,7 +15,8 @@ def run(args: Namespace) -> int:
     _, toolchain = tc.current_toolchain(args.toolchain)
     spec = ApptainerSpec(
         toolchain=toolchain.name, flavour=toolchain.flavour, target=toolchain.target, image=toolchain.image,
-        image_id=toolchain.image_id, licence_id=toolchain.licence or None,
+        image_id=toolchain.image_id,
+        licence=tc.licence_note(toolchain, "An Apptainer definition for this toolchain"),
     )  # fmt: skip
     text = definition(spec)
     if args.output is None:

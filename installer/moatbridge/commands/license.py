@@ -2,32 +2,30 @@
 
 from __future__ import annotations
 
-import getpass
 import os
 import sys
 from argparse import Namespace
-from datetime import datetime, timezone
 from typing import Any
 
+from moatbridge.adapters.consents import ConsentFiles
 from moatbridge.adapters.console import ask_line, markup, print_json, safe, stdout_console
-from moatbridge.adapters.statestore import StateStore
-from moatbridge.commands._toolchain import write_consent_marker
-from moatbridge.core.licences import Consent, Licence, LicenceError, check_use, consent_status, load_licences
+from moatbridge.commands._consent import consents, new_consent
+from moatbridge.core.licences import Licence, LicenceError, check_use, consent_status, load_licences
 from moatbridge.errors import InputError, UsageError
 from moatbridge.paths import Paths
 
 
 def run(args: Namespace) -> int:
     records = load_licences()
-    store = StateStore(Paths.from_environ(os.environ).state_file)
+    files = consents(Paths.from_environ(os.environ))
     if args.license_command == "status":
-        return status(records, store, args.json)
+        return status(records, files, args.json)
     licence = _pick(records, args.id)
     if args.license_command == "show":
         return show(licence)
     if args.license_command == "accept":
-        return accept(licence, store, args)
-    return revoke(licence, store, args.dry_run)
+        return accept(licence, files, args)
+    return revoke(licence, files, args.dry_run)
 
 
 def _pick(records: dict[str, Licence], licence_id: str) -> Licence:
@@ -48,11 +46,10 @@ def show(licence: Licence) -> int:
     return 0
 
 
-def status(records: dict[str, Licence], store: StateStore, as_json: bool) -> int:
-    state = store.read()
+def status(records: dict[str, Licence], files: ConsentFiles, as_json: bool) -> int:
     rows: list[dict[str, Any]] = []
     for licence in records.values():
-        consent = state.consent_for(licence.id)
+        consent = files.read(licence.id)
         rows.append(
             {
                 "licence": licence.id,
@@ -80,7 +77,7 @@ def status(records: dict[str, Licence], store: StateStore, as_json: bool) -> int
     return 0
 
 
-def accept(licence: Licence, store: StateStore, args: Namespace) -> int:
+def accept(licence: Licence, files: ConsentFiles, args: Namespace) -> int:
     if not licence.acceptance_required:
         print(f"{licence.name} needs no acceptance.")
         return 0
@@ -95,33 +92,27 @@ def accept(licence: Licence, store: StateStore, args: Namespace) -> int:
                 f"read 'moatbridge license show {licence.id}', then pass --yes to accept non-interactively",
             )
         show(licence)
-        answer = ask_line(f"\nDo you accept the {licence.name} for {use} use? [y/N] ").strip().lower()
+        try:
+            answer = ask_line(f"\nDo you accept the {licence.name} for {use} use? [y/N] ").strip().lower()
+        except EOFError:  # Ctrl-D: no answer is no
+            answer = ""
         if answer not in ("y", "yes"):
             raise LicenceError(
                 f"The {licence.name} was not accepted; nothing was recorded.", "accept it to use SCALE"
             )
-    consent = Consent(
-        licence=licence.id,
-        terms_hash=licence.terms_hash(),
-        use=use,
-        at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        user=getpass.getuser(),
-    )
+    consent = new_consent(licence, use)
     if args.dry_run:
         print(safe(f"Would record: {licence.id} accepted for {use} use by {consent.user}"))
         return 0
-    store.update(lambda state: state.with_consent(consent))
-    write_consent_marker(Paths.from_environ(os.environ), licence.id, consent.terms_hash, present=True)
+    files.write(consent)
     print(safe(f"Recorded: {licence.name} accepted for {use} use by {consent.user} at {consent.at}."))
     return 0
 
 
-def revoke(licence: Licence, store: StateStore, dry_run: bool) -> int:
-    if store.read().consent_for(licence.id) is None:
+def revoke(licence: Licence, files: ConsentFiles, dry_run: bool) -> int:
+    # Whatever is there goes, readable or not: after a revoke nothing runs under the licence.
+    if not files.remove(licence.id, dry_run):
         print(f"No consent to {licence.id} is recorded.")
         return 0
-    if not dry_run:
-        store.update(lambda state: state.without_consent(licence.id))
-        write_consent_marker(Paths.from_environ(os.environ), licence.id, "", present=False)
     print(f"{'Would revoke' if dry_run else 'Revoked'} the consent to {licence.name}.")
     return 0

@@ -13,7 +13,7 @@ from typing import NoReturn
 
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._common import command_after_separator
-from moatbridge.core.licences import consent_status, load_licences
+from moatbridge.commands._consent import require_for
 from moatbridge.errors import MoatbridgeError, UsageError
 from moatbridge.paths import Paths
 
@@ -22,15 +22,8 @@ def exec_in_toolchain(toolchain_name: str | None, argv: list[str]) -> NoReturn:
     paths = Paths.from_environ(os.environ)
     state = tc.store(paths).read()
     toolchain = tc.resolve_toolchain(state, toolchain_name, os.environ)
-    licence = load_licences().get(toolchain.licence)
-    if licence is not None and consent_status(licence, state.consent_for(licence.id)) in (
-        "missing",
-        "outdated",
-    ):
-        raise MoatbridgeError(
-            f"Toolchain {toolchain.name} needs your acceptance of the {licence.name}.",
-            f"read 'moatbridge license show {licence.id}', then 'moatbridge license accept {licence.id}'",
-        )
+    # The runner checks the same rule again; asking here first gives the fuller message.
+    require_for(paths, toolchain, f"Toolchain {toolchain.name}")
     runner = Path(paths.home) / "libexec" / "moatbridge-exec"
     if not runner.exists():
         raise MoatbridgeError(f"The shim runner {runner} is missing.", "run 'moatbridge setup' to repair")

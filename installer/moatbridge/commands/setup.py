@@ -20,11 +20,12 @@ from moatbridge.adapters import faults
 from moatbridge.adapters.engine import probe_engine
 from moatbridge.adapters.hostfs import HostFS
 from moatbridge.commands import _toolchain as tc
+from moatbridge.commands._consent import consents, new_consent
 from moatbridge.core.answers import Answers, merge, parse_answers
 from moatbridge.core.catalog import load_catalog
 from moatbridge.core.checks import engine_checks
 from moatbridge.core.detection import detect
-from moatbridge.core.licences import Consent, LicenceError, check_use, consent_status, load_licences
+from moatbridge.core.licences import LicenceError, check_use, consent_status, load_licences
 from moatbridge.core.setup_plan import SetupPlan, defaults, make_plan
 from moatbridge.core.toolchains import Toolchain
 from moatbridge.errors import MoatbridgeError, UsageError
@@ -227,7 +228,7 @@ def run(args: Namespace) -> int:
                 )
         store = tc.store(paths)
         state = store.read()
-        status = consent_status(licence, state.consent_for(licence.id))
+        status = consent_status(licence, consents(paths).read(licence.id))
         if status in ("missing", "outdated") and not answers.accept_license:
             raise LicenceError(
                 f"The {licence.name} must be accepted first ({status}).",
@@ -268,16 +269,6 @@ def run(args: Namespace) -> int:
         verify(reference, plan, gpu_run_args(report, plan.targets[0]))
         faults.point("setup.verified", reference)
         state = store.read()
-        if licence.acceptance_required and status != "accepted":
-            consent = Consent(
-                licence.id,
-                licence.terms_hash(),
-                plan.use,
-                datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                _user(),
-            )
-            state = state.with_consent(consent)
-            tc.write_consent_marker(paths, licence.id, consent.terms_hash, True)
         runtime = tc.runtime_for(toolchain, paths, licence.acceptance_required)
         written = tc.install_files(paths, toolchain, runtime, make_default, dry_run=False)
         faults.point("setup.files-written", plan.name)
@@ -286,6 +277,9 @@ def run(args: Namespace) -> int:
             faults.point("setup.rc-edited", plan.name)
         state = tc.record(state.with_toolchain(toolchain, make_default), written)
         store.write(state)
+        if licence.acceptance_required and status != "accepted":
+            # Last: a kill before this leaves a toolchain that asks for consent, never the reverse.
+            consents(paths).write(new_consent(licence, plan.use))
         _save_answers(paths, answers)
     env = Path(paths.home) / "env"
     print(f"Ready: toolchain {plan.name} ({action} {reference}).")
@@ -293,12 +287,6 @@ def run(args: Namespace) -> int:
         f"Next: open a new shell, or run  . {env}  - then nvcc, hipcc, cmake and make run in the toolchain."
     )
     return 0
-
-
-def _user() -> str:
-    import getpass
-
-    return getpass.getuser()
 
 
 def _save_answers(paths: Paths, answers: Answers) -> None:

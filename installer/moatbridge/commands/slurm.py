@@ -17,33 +17,18 @@ from moatbridge.adapters.proc import CommandFailed, run_streaming
 from moatbridge.adapters.toolchain_files import write_owned
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._common import command_after_separator
-from moatbridge.core.licences import consent_status, load_licences
-from moatbridge.core.slurm import SlurmJob, licence_env_for, render
-from moatbridge.core.toolchains import State, Toolchain, pinned_image
+from moatbridge.core.slurm import SlurmJob, render
+from moatbridge.core.toolchains import pinned_image
 from moatbridge.errors import MoatbridgeError, UsageError
 from moatbridge.paths import Paths
 
 _JOB_ID = re.compile(r"^(\d+)(?:;\S+)?$")
 
 
-def _consent(state: State, toolchain: Toolchain) -> str:
-    """The toolchain's licence consent, as `moatbridge run` checks it; raises when missing."""
-    licence = load_licences().get(toolchain.licence)
-    if licence is None:
-        return "not-required"
-    status = consent_status(licence, state.consent_for(licence.id))
-    if status in ("missing", "outdated"):
-        raise MoatbridgeError(
-            f"Toolchain {toolchain.name} needs your acceptance of the {licence.name}.",
-            f"read 'moatbridge license show {licence.id}', then 'moatbridge license accept {licence.id}'",
-        )
-    return status
-
-
 def build_job(args: Namespace, command: list[str]) -> SlurmJob:
     state = tc.store(Paths.from_environ(os.environ)).read()
     toolchain = tc.resolve_toolchain(state, args.toolchain, os.environ)
-    consent = _consent(state, toolchain)
+    note = tc.licence_note(toolchain, "A Slurm job for this toolchain")
     return SlurmJob(
         toolchain=toolchain.name,
         image=pinned_image(toolchain),
@@ -56,7 +41,7 @@ def build_job(args: Namespace, command: list[str]) -> SlurmJob:
         time=args.time,
         job_name=args.job_name,
         sif=os.path.abspath(args.sif) if args.sif else None,
-        licence_env=licence_env_for(tc.LICENCE_ENV.get(toolchain.flavour, ()), consent),
+        licence_env=note.env if note else (),
     )
 
 

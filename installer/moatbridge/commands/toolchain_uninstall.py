@@ -18,6 +18,7 @@ from moatbridge.adapters import faults
 from moatbridge.adapters.console import ask_line
 from moatbridge.adapters.toolchain_files import remove_empty_dirs
 from moatbridge.commands import _toolchain as tc
+from moatbridge.commands._consent import consents
 from moatbridge.errors import UsageError
 from moatbridge.paths import Paths
 
@@ -61,12 +62,14 @@ def run(args: Namespace) -> int:
                 _remove_image(known.image, args.dry_run, removed)
             state = state.without_toolchain(name)
         if not state.toolchains:
+            # Consents go with the last toolchain (accept again on a new setup), readable or not.
+            files = consents(paths)
+            for entry in sorted(files.directory.glob("*")) if files.directory.is_dir() else []:
+                if files.remove(entry.name, args.dry_run):
+                    removed.append(str(entry))
             removed += tc.remove_shared_files(paths, state, args.dry_run, problems)
             faults.point("uninstall.shared-files-removed")
             state = replace(state, files=(), default=None)
-            if not args.dry_run:
-                for consent in state.consents:
-                    tc.write_consent_marker(paths, consent.licence, "", present=False)
         elif state.default is not None:
             tc.write_default(paths, state.default, args.dry_run)
             tc.write_env_files(paths, state.default, args.dry_run)  # MOATBRIDGE_TOOLCHAIN follows

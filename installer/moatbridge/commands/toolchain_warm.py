@@ -13,7 +13,7 @@ from pathlib import Path
 from moatbridge.adapters import docker_api
 from moatbridge.adapters.filesystem import atomic_write_text
 from moatbridge.commands import _toolchain as tc
-from moatbridge.core.licences import load_licences
+from moatbridge.commands._consent import require_for
 from moatbridge.paths import Paths
 
 
@@ -21,8 +21,8 @@ def ensure_warm(name: str) -> int:
     paths = Paths.from_environ(os.environ)
     state = tc.store(paths).read()
     toolchain = state.toolchain(name)
-    licence = load_licences().get(toolchain.licence)
-    runtime = tc.runtime_for(toolchain, paths, bool(licence and licence.acceptance_required))
+    licence = require_for(paths, toolchain, f"Toolchain {toolchain.name}")
+    runtime = tc.runtime_for(toolchain, paths, licence.acceptance_required)
     client = docker_api.connect()
     current = docker_api.inspect_container(client, runtime.container)
     labels = ((current or {}).get("Config") or {}).get("Labels") or {}

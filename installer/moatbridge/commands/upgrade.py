@@ -13,8 +13,8 @@ from dataclasses import replace
 
 from moatbridge.adapters import faults
 from moatbridge.commands import _toolchain as tc
+from moatbridge.commands._consent import require_for
 from moatbridge.commands.setup import _ensure_image, verify
-from moatbridge.core.licences import load_licences
 from moatbridge.core.setup_plan import SetupPlan
 from moatbridge.paths import Paths
 
@@ -47,8 +47,8 @@ def run(args: Namespace) -> int:
             upgraded = replace(
                 toolchain, image=reference, image_id=image_id, digest=digest or toolchain.digest
             )
-            licence = load_licences().get(toolchain.licence)
-            runtime = tc.runtime_for(upgraded, paths, bool(licence and licence.acceptance_required))
+            licence = require_for(paths, toolchain, f"Upgrading toolchain {name}")
+            runtime = tc.runtime_for(upgraded, paths, licence.acceptance_required)
             written = tc.install_files(paths, upgraded, runtime, state.default == name, dry_run=False)
             faults.point("upgrade.files-written", name)
             state = tc.record(state.with_toolchain(upgraded, state.default == name), written)

@@ -16,6 +16,7 @@ from typing import Any
 
 from moatbridge.core.catalog import Flavour
 from moatbridge.core.licences import Licence
+from moatbridge.core.references import parse_reference
 from moatbridge.core.toolchains import Toolchain, validate_name
 from moatbridge.errors import InputError
 
@@ -36,6 +37,10 @@ SCALE_REDISTRIBUTION = (
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _IMAGE_ID = re.compile(r"^sha256:[0-9a-f]{64}$", re.ASCII)
 _SUM_LINE = re.compile(r"^([0-9a-f]{64}) [ *](\S.*)$")
+_WORD = re.compile(r"[a-z0-9][a-z0-9-]{0,63}", re.ASCII)  # flavour, variant, licence id
+_TARGET = re.compile(r"gfx[0-9]{2,4}[a-f]?|gfx[0-9]{1,2}-[0-9]?-?generic|sm_[0-9]{2,3}[af]?", re.ASCII)
+_VERSION = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,4}){0,3}", re.ASCII)
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}", re.ASCII)
 
 
 class BundleError(InputError):
@@ -233,12 +238,30 @@ def _toolchain(data: Any) -> BundledToolchain:
         validate_name(name)
     except InputError:
         raise _invalid("toolchain.name", f"{name[:80]!r} is not a usable toolchain name") from None
+    # Every field ends up in files (toolchain.env, Dockerfiles, YAML) or on a terminal: each is
+    # held to its own shape here, once, not escaped later in each place.
+    for target in targets:
+        _shaped(target, "toolchain.targets", _TARGET)
+    image = _get(data, "image", w, str)
+    try:
+        parse_reference(image)
+    except InputError:
+        raise _invalid("toolchain.image", f"{image[:80]!r} is not an image reference") from None
+    digest = _get(data, "digest", w, str, optional=True)
     return BundledToolchain(
-        name=name, flavour=_get(data, "flavour", w, str), variant=_get(data, "variant", w, str),
-        targets=targets, cuda_version=_get(data, "cuda_version", w, str), image=_get(data, "image", w, str),
-        image_id=image_id, licence=_get(data, "licence", w, str),
-        digest=_get(data, "digest", w, str, optional=True),
+        name=name, flavour=_shaped(_get(data, "flavour", w, str), "toolchain.flavour", _WORD),
+        variant=_shaped(_get(data, "variant", w, str), "toolchain.variant", _WORD), targets=targets,
+        cuda_version=_shaped(_get(data, "cuda_version", w, str), "toolchain.cuda_version", _VERSION),
+        image=image, image_id=image_id,
+        licence=_shaped(_get(data, "licence", w, str), "toolchain.licence", _WORD),
+        digest=None if digest is None else _shaped(digest, "toolchain.digest", _DIGEST),
     )  # fmt: skip
+
+
+def _shaped(value: str, where: str, shape: re.Pattern[str]) -> str:
+    if not shape.fullmatch(value):
+        raise _invalid(where, f"{value[:80]!r} is not of the expected form")
+    return value
 
 
 def _flavour(data: Any) -> FlavourSummary:

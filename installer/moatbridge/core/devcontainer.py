@@ -71,19 +71,10 @@ def devcontainer_json(spec: DevcontainerSpec) -> str:
     container_env["MOATBRIDGE_TOOLCHAIN"] = spec.toolchain
     licence_lines: list[str] = []
     if spec.licence is not None:
-        licence_lines.append(f"    // Licence: {spec.licence.name} ({spec.licence.id}), {spec.licence.url}")
-        if spec.licence.accepted:
-            licence_lines.append(
-                "    // Your acceptance is recorded on this machine (moatbridge license status)."
-            )
-            for item in spec.licence.env:
-                key, _, value = item.partition("=")
-                container_env[key] = value
-        else:
-            licence_lines.append(
-                f"    // Not accepted on this machine: run 'moatbridge license accept {spec.licence.id}' and"
-                " regenerate."
-            )
+        licence_lines.append(f"    // {spec.licence.comment()}")
+        for item in spec.licence.env:
+            key, _, value = item.partition("=")
+            container_env[key] = value
     remote_env = {
         "PATH": f"{env.path_prepend}:${{containerEnv:PATH}}",
         "LIBRARY_PATH": f"{env.library_path}",

@@ -53,7 +53,7 @@ def job_manifest(spec: JobSpec) -> dict[str, Any]:
         {"name": "HOME", "value": "/work"},
         {"name": "MOATBRIDGE_TOOLCHAIN", "value": spec.toolchain},
     ]
-    if spec.licence is not None and spec.licence.accepted:
+    if spec.licence is not None:
         for item in spec.licence.env:
             key, _, value = item.partition("=")
             variables.append({"name": key, "value": value})

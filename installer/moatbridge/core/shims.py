@@ -7,7 +7,7 @@ Layout under MOATBRIDGE_HOME:
   toolchains/<name>/toolchain.env   what the runner needs (image, container, target ...)
   libexec/moatbridge-exec       the runner: warm `docker exec`, or a one-shot `docker run`
   default                       the default toolchain's name
-  consents/<licence>            present while a consent is recorded (checked by the runner)
+  consents/<licence>            the recorded consent; line 1 is the terms hash the runner checks
   run/<name>.pid                host PID of the warm container's init (a free liveness check)
 
 Shims are POSIX sh so a call costs a shell start plus the docker CLI, not a Python start.
@@ -53,6 +53,7 @@ class ToolchainRuntime:
     devices: tuple[str, ...]  # /dev/kfd, /dev/dri (only those that exist)
     roots: tuple[str, ...]  # host directories mounted at the same path in the warm container
     licence: str | None  # a licence whose recorded consent the runner requires
+    licence_records: str  # the shipped licence records (MOATBRIDGE_LICENSES overrides, as in Python)
     licence_env: tuple[str, ...]  # e.g. ("SCALE_LICENSE_ACCEPT=1",), passed only with consent
 
     @property
@@ -77,8 +78,10 @@ def render_toolchain_env(rt: ToolchainRuntime) -> str:
         f"MB_ACTIVATE={_q(rt.activate)}",
         f"MB_CONTAINER={_q(rt.container)}",
         f"MB_USER={_q(f'{rt.uid}:{rt.gid}')}",
-        f"MB_ROOTS={_q(':'.join(rt.roots))}",
+        # One per line: a ':' is allowed in a directory name (and so in HOME).
+        f"MB_ROOTS={_q(chr(10).join(rt.roots))}",
         f"MB_LICENCE={_q(rt.licence or '')}",
+        f"MB_LICENCE_RECORDS={_q(rt.licence_records)}",
         # Word-split on purpose: the values hold no spaces (numbers, device paths, NAME=VALUE).
         "MB_RUN_ARGS="
         + _q(
@@ -141,21 +144,41 @@ esac
 if [ ${{#name}} -gt 63 ]; then fail "no usable toolchain is selected ('$name')." "run 'moatbridge list'"; fi
 conf=$MOATBRIDGE_HOME/toolchains/$name/toolchain.env
 if [ ! -r "$conf" ]; then fail "toolchain '$name' is not installed." "see 'moatbridge list', or run 'moatbridge setup'"; fi
+# Only a whole file of ours is sourced: its header line first, its last variable set after.
+damaged() {{ fail "the configuration of toolchain '$name' is damaged ($conf)." "run 'moatbridge setup' again for it (a file that is not moatbridge's: move it aside first)"; }}
+IFS= read -r header < "$conf" || true
+case $header in "{MARKER}: configuration of toolchain "*) ;; *) damaged ;; esac
+MB_PASS_ENV=
 . "$conf"
-if [ -n "$MB_LICENCE" ] && [ ! -e "$MOATBRIDGE_HOME/consents/$MB_LICENCE" ]; then
-    fail "toolchain '$name' needs your acceptance of the $MB_LICENCE licence." "moatbridge license show $MB_LICENCE; moatbridge license accept $MB_LICENCE"
+if [ "$MB_NAME" != "$name" ] || [ -z "$MB_PASS_ENV" ]; then damaged; fi
+licence_args=
+if [ -n "$MB_LICENCE" ]; then
+    # The consent rule of core.licences, spelled out: line 1 of the consent file must be the
+    # SHA-256 of the licence record as shipped now (a changed record asks again).
+    record=${{MOATBRIDGE_LICENSES:-$MB_LICENCE_RECORDS}}/$MB_LICENCE.yaml
+    terms=
+    if [ -f "$record" ] && [ -r "$record" ]; then terms=$(sha256sum < "$record") || terms=; terms=${{terms%% *}}; fi
+    if [ -z "$terms" ]; then
+        fail "the record of the $MB_LICENCE licence is missing ($record)." "reinstall moatbridge, then run 'moatbridge setup' again"
+    fi
+    accepted=
+    consent=$MOATBRIDGE_HOME/consents/$MB_LICENCE
+    if [ -f "$consent" ] && [ ! -L "$consent" ]; then IFS= read -r accepted < "$consent" || true; fi
+    if [ "$accepted" != "$terms" ]; then
+        fail "toolchain '$name' needs your acceptance of the $MB_LICENCE licence." "moatbridge license show $MB_LICENCE; moatbridge license accept $MB_LICENCE"
+    fi
+    licence_args=$MB_LICENCE_ARGS
 fi
-if [ -n "$MB_LICENCE" ]; then licence_args=$MB_LICENCE_ARGS; else licence_args=; fi
 
 tty=
 if [ -t 0 ] && [ -t 1 ]; then tty=-t; fi
 
 inside=
-old_ifs=$IFS; IFS=:
-for root in $MB_ROOTS; do
-    case "$PWD/" in "$root"/*) inside=yes ;; esac
-done
-IFS=$old_ifs
+while IFS= read -r root; do
+    if [ -n "$root" ]; then case "$PWD/" in "$root"/*) inside=yes ;; esac; fi
+done <<MB_ROOTS_END
+$MB_ROOTS
+MB_ROOTS_END
 
 if [ -n "$inside" ]; then
     pid=
@@ -193,9 +216,13 @@ if [ -n "$inside" ]; then
     # removing it would cost another docker exec on every call.
     exit "$status"
 fi
-# Outside the mounted roots: a one-shot container with this directory mounted.
+# Outside the mounted roots: a one-shot container with this directory mounted, by --mount,
+# not -v, so a ':' or ',' in the directory's name stays part of it (CSV-quoted fields).
+here=$PWD
+case $here in *'"'*) here=$(printf '%s\\n' "$here" | sed 's/"/""/g') ;; esac
 # shellcheck disable=SC2086
-exec docker run --rm -i $tty --network host -u "$MB_USER" $MB_RUN_ARGS -v "$PWD:$PWD" -w "$PWD" \\
+exec docker run --rm -i $tty --network host -u "$MB_USER" $MB_RUN_ARGS \\
+    --mount "type=bind,\\"source=$here\\",\\"target=$here\\"" -w "$PWD" \\
     $MB_PASS_ENV $licence_args --entrypoint bash "$MB_IMAGE" \\
     -c "$MB_ACTIVATE \\"\\$0\\" >/dev/null && exec \\"\\$@\\"" "$MB_TARGET" "$tool" "$@"
 """

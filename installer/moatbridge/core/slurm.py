@@ -60,11 +60,6 @@ class SlurmJob:
         return program[:128] or "moatbridge"
 
 
-def licence_env_for(flavour_env: tuple[str, ...], consent: str) -> tuple[str, ...]:
-    """Licence variables go into the job only when a consent is recorded ("accepted")."""
-    return flavour_env if consent == "accepted" else ()
-
-
 def validate(job: SlurmJob) -> None:
     def bad(option: str, value: str, example: str) -> InputError:
         return InputError(f"{option} {value!r} cannot go into a batch script.", f"write it like {example}")
@@ -116,7 +111,17 @@ def _header(job: SlurmJob) -> list[str]:
         "# sbatch's working directory, mounted at the same path so that paths in the command and",
         "# in build files mean the same thing inside the container as outside.",
         'workdir=${SLURM_SUBMIT_DIR:-$PWD}',
+        "# --mount, not -v: a ':' or ',' in its name stays part of it (CSV-quoted, quotes doubled).",
+        'mount=${workdir//\\"/\\"\\"}',
     ]  # fmt: skip
+
+
+def _mount(engine: str) -> str:
+    """The work directory's bind mount: --mount, so that a ':' stays part of the path. Docker
+    reads its fields as CSV (quoted, so a ',' can stay too); podman splits at every ','."""
+    if engine == "podman":
+        return '--mount "type=bind,source=$workdir,target=$workdir"'
+    return '--mount "type=bind,\\"source=$mount\\",\\"target=$mount\\""'
 
 
 def _in_image(job: SlurmJob) -> str:
@@ -165,7 +170,8 @@ def _container_body(job: SlurmJob) -> list[str]:
         "",
         "# The job's uid has no home in the image: HOME=/tmp gives tools a writable one.",
         f'{engine} run --rm --name "$container" --network host "${{user_args[@]}}" \\',
-        '    "${gpu_args[@]}" "${group_args[@]}" -v "$workdir:$workdir" -w "$workdir" \\',
+        '    "${gpu_args[@]}" "${group_args[@]}" ' + _mount(engine) + ' \\',
+        '    -w "$workdir" \\',
         f"    --env HOME=/tmp{licence} \\",
         *(f"    {line} \\" for line in env),
         '    --entrypoint bash "$image" \\',

@@ -1,7 +1,7 @@
 """Installed toolchains and the state that records them (pure data + transitions).
 
 A toolchain is one installed (flavour, target(s), CUDA version, image digest), named
-like ``open-gfx1030``. The state file lists them, the default, licence consents and
+like ``open-gfx1030``. The state file lists them, the default and
 every file moatbridge wrote (so uninstall can reverse exactly that).
 """
 
@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from moatbridge.core.licences import Consent
 from moatbridge.errors import InputError
 
 STATE_VERSION = 1
@@ -92,7 +91,6 @@ class State:
     version: int = STATE_VERSION
     default: str | None = None
     toolchains: tuple[Toolchain, ...] = ()
-    consents: tuple[Consent, ...] = ()
     # Files moatbridge created or edited: {"path", "kind": "env"|"shim"|"rc-block"|"dir", "created": bool}
     files: tuple[dict[str, Any], ...] = field(default=())
 
@@ -113,18 +111,6 @@ class State:
         default = self.default if self.default != name else (rest[0].name if rest else None)
         return replace(self, toolchains=rest, default=default)
 
-    def consent_for(self, licence: str) -> Consent | None:
-        for consent in self.consents:
-            if consent.licence == licence:
-                return consent
-        return None
-
-    def with_consent(self, consent: Consent) -> State:
-        return replace(self, consents=(*(c for c in self.consents if c.licence != consent.licence), consent))
-
-    def without_consent(self, licence: str) -> State:
-        return replace(self, consents=tuple(c for c in self.consents if c.licence != licence))
-
     def with_file(self, path: str, kind: str, created: bool) -> State:
         if any(f["path"] == path and f["kind"] == kind for f in self.files):
             return self
@@ -140,7 +126,6 @@ class State:
             "version": self.version,
             "default": self.default,
             "toolchains": [t.to_json() for t in self.toolchains],
-            "consents": [c.to_json() for c in self.consents],
             "files": list(self.files),
         }
 
@@ -148,12 +133,10 @@ class State:
     def from_json(cls, data: Any) -> State:
         if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
             raise ValueError("unknown state version")
-        consents = tuple(c for c in (Consent.from_json(x) for x in data.get("consents", [])) if c is not None)
         return cls(
             version=STATE_VERSION,
             default=data.get("default"),
             toolchains=tuple(Toolchain.from_json(t) for t in data.get("toolchains", [])),
-            consents=consents,
             files=tuple(dict(f) for f in data.get("files", [])),
         )
 
