@@ -59,7 +59,16 @@ def test_consent_lifecycle(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     "content",
-    [b"", b"\n", b"x" * 64, b"A" * 64 + b"\n", b" " + b"a" * 64, b"a" * 63, b"a" * 64 + b"\r\n", b"\xff" * 64],
+    [
+        b"",
+        b"\n",
+        b"x" * 64,
+        b"A" * 64 + b"\n",
+        b" " + b"a" * 64,
+        b"a" * 63,
+        b"a" * 64 + b"\r\n",
+        b"\xff" * 64,
+    ],
 )
 def test_damaged_consent_files_record_no_consent(content: bytes) -> None:
     assert parse_consent("scale-free", content) is None

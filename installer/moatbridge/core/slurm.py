@@ -170,7 +170,7 @@ def _container_body(job: SlurmJob) -> list[str]:
         "",
         "# The job's uid has no home in the image: HOME=/tmp gives tools a writable one.",
         f'{engine} run --rm --name "$container" --network host "${{user_args[@]}}" \\',
-        '    "${gpu_args[@]}" "${group_args[@]}" ' + _mount(engine) + ' \\',
+        '    "${gpu_args[@]}" "${group_args[@]}" ' + _mount(engine) + " \\",
         '    -w "$workdir" \\',
         f"    --env HOME=/tmp{licence} \\",
         *(f"    {line} \\" for line in env),
