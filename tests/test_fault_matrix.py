@@ -24,6 +24,7 @@ import json
 import os
 import pty
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -38,6 +39,8 @@ from typing import Any
 import pytest
 
 from moatbridge.core import rc_block
+
+from support.registry import Misbehaviour, misbehaving_proxy, run_registry
 
 pytestmark = pytest.mark.engine
 
@@ -129,13 +132,13 @@ class World:
         if listing:
             environ["MOATBRIDGE_FAULT_LIST"] = str(listing)
         return subprocess.run(
-            [sys.executable, "-m", "moatbridge", *args], capture_output=True, text=True, env=environ,
+            [sys.executable, "-m", "moatbridge", *args], capture_output=True, text=True, errors="replace", env=environ,
             cwd=self.work, timeout=timeout,
         )  # fmt: skip
 
     def shim(self, tool: str, *args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [str(self.data / "cuda" / "bin" / tool), *args], capture_output=True, text=True,
+            [str(self.data / "cuda" / "bin" / tool), *args], capture_output=True, text=True, errors="replace",
             env=self.env, cwd=self.work, timeout=300, stdin=subprocess.DEVNULL,
         )  # fmt: skip
 
@@ -686,4 +689,298 @@ def test_ctrl_c_of_image_build_and_bundle_load(
     problems += clean(world.mb("bundle", "load", str(path)), "the next bundle load", (0,))
     problems += world.uninstalled()
     failures += record("Ctrl-C", "bundle load (mid image upload)", problems)
+    assert not failures, "\n".join(failures)
+
+
+# --- a full disk ------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def tmpfs(where: Path, size: str) -> Iterator[Path]:
+    if os.geteuid() != 0:
+        pytest.fail("mounting a small tmpfs needs root (CI runs as root)")
+    where.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0755", "tmpfs", str(where)], check=True)
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def test_disk_full_under_the_data_directory(world: World) -> None:
+    failures = []
+    for size, shells in (("64k", ()), ("96k", ("--shell", "bash"))):
+        with tmpfs(world.data, size):
+            args = [*world.setup_args(), *shells]
+            result = world.mb(*args)
+            problems = clean(result, f"setup on a {size} disk", (74,))
+            if "no space left" not in result.stderr.lower():
+                problems.append(f"no clear disk-full message: {result.stderr[-400:]}")
+            problems += world.invariants()
+            problems += world.uninstalled()
+        failures += record("disk full", f"data directory on a {size} tmpfs: setup", problems)
+    assert not failures, "\n".join(failures)
+
+
+# --- damaged files -------------------------------------------------------------------------------------
+
+DAMAGE = {
+    "empty": lambda data: b"",
+    "truncated": lambda data: data[: len(data) // 2],
+    "garbage": lambda data: bytes(range(256)) * 4,
+    "not UTF-8": lambda data: data.replace(b"e", b"\xe9"),
+}
+FOREIGN = {
+    "state.json": [b'{"hello": "world"}\n', b"[]\n", b'{"version": 999, "toolchains": 3}\n', b"[" * 5000],
+    "answers.yaml": [b"- a\n- b\n", b"flavour: [open\n", b"targets: 3\n", b"&a [*a]\n"],
+    "toolchain.env": [b"#!/bin/sh\necho my own file\n"],
+}
+
+
+def test_damaged_state_answers_and_toolchain_files(world: World) -> None:
+    failures = []
+    assert not world.set_up()
+    files = {
+        "state.json": world.data / "state.json",
+        "answers.yaml": world.data / "answers.yaml",
+        "toolchain.env": world.data / "toolchains" / world.name / "toolchain.env",
+    }
+    for label, path in files.items():
+        good = path.read_bytes()
+        variants = [(k, damage(good)) for k, damage in DAMAGE.items()]
+        variants += [(f"foreign {i + 1}", data) for i, data in enumerate(FOREIGN[label])]
+        for kind, data in variants:
+            path.write_bytes(data)
+            problems = []
+            for what, args, codes in (("list", ["list", "--json"], (0,)), ("doctor", ["doctor"], (0, 1)),
+                                      ("license status", ["license", "status"], (0,))):  # fmt: skip
+                problems += clean(world.mb(*args, timeout=120), f"{what} with a {kind} {label}", codes)
+            shim = world.shim("nvcc", "--version")
+            if label == "toolchain.env" and (shim.returncode != 127 or "is damaged" not in shim.stderr):
+                problems.append(
+                    f"the nvcc shim with a {kind} {label} exited {shim.returncode}: {shim.stderr[-300:]}"
+                )
+            problems += world.rc_problems()
+            # The next setup repairs what is ours; a file that is not ours is refused, untouched.
+            again = world.mb(*world.setup_args())
+            ours_again = label != "toolchain.env" or (kind in ("truncated",) and b"moatbridge" in data[:80])
+            problems += clean(again, f"setup after a {kind} {label}", (0, 2))
+            if again.returncode == 2 and "was not written by moatbridge" not in again.stderr:
+                problems.append(f"setup refused a {kind} {label} without saying why: {again.stderr[-300:]}")
+            if again.returncode != 0:
+                path.write_bytes(good)  # the user moves it aside, as the hint says
+                problems += clean(world.mb(*world.setup_args()), "setup after restoring it", (0,))
+            elif label == "state.json" and world.toolchain_names() != [world.name]:
+                problems.append(f"setup after a {kind} state.json recorded {world.toolchain_names()}")
+            elif label != "state.json" and ours_again and path.read_bytes() != good:
+                problems.append(f"setup did not rewrite the {kind} {label}")
+            for aside in world.data.glob("*.unreadable*"):
+                aside.unlink()
+            for aside in world.data.glob("*.corrupt*"):
+                aside.unlink()
+            problems += world.rc_problems()
+            failures += record("damaged files", f"{kind} {label}", problems)
+    # One more: a damaged state at uninstall time (the files on disk are found anyway).
+    files["state.json"].write_bytes(b"{\x00")
+    problems = world.uninstalled()
+    failures += record("damaged files", "garbage state.json, then uninstall --all", problems)
+    assert not failures, "\n".join(failures)
+
+
+# --- a misbehaving registry ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def registry(engine_version: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with run_registry(tmp_path_factory.mktemp("registry")) as address:
+        yield address
+
+
+def pushed_tiny(world: World, tmp_path: Path, registry: str, tag: str, size: int = 2 << 20) -> str:
+    local = f"moatbridge-fault/tiny:{tag}-{world.name}"
+    import_tiny(tmp_path, local, size=size)
+    target = f"{registry}/fault/tiny:{tag}-{world.name}"
+    pushed = world.mb("image", "push", target, "--from", local, "--json")
+    assert pushed.returncode == 0, pushed.stderr
+    docker("rmi", "-f", local)
+    docker("rmi", "-f", target)
+    return target
+
+
+def test_registry_5xx_resets_and_stalls(
+    world: World, tmp_path: Path, registry: str, cleanup_test_images: None
+) -> None:
+    cases = [
+        ("503 twice, then answers", Misbehaviour(fail_manifests=2), ("--retries", "4"), (0,)),
+        ("503 for good", Misbehaviour(fail_manifests=1000), ("--retries", "2"), (5,)),
+        ("connection reset twice on the manifest", Misbehaviour(reset_manifests=2), ("--retries", "4"), (0,)),
+        ("connection reset on a blob, once", Misbehaviour(reset_blobs=1), ("--retries", "2"), (0,)),
+        ("connection reset on every manifest", Misbehaviour(reset_manifests=1000), ("--retries", "2"), (5,)),
+        ("blob stalls past the timeout", Misbehaviour(stall_blobs_s=5), ("--retries", "1", "--stall-timeout", "2"), (5,)),
+    ]  # fmt: skip
+    failures = []
+    for index, (fault, behaviour, options, codes) in enumerate(cases):
+        target = pushed_tiny(world, tmp_path, registry, f"r{index}")
+        with misbehaving_proxy(registry, behaviour) as proxy:
+            through = target.replace(registry, proxy, 1)
+            result = world.mb("image", "pull", through, "--no-space-check", *options, timeout=300)
+            docker("rmi", "-f", through)
+        problems = clean(result, f"pull with {fault}", codes)
+        if (
+            result.returncode != 0
+            and len([x for x in result.stderr.splitlines() if x.startswith("moatbridge: The ")]) != 1
+        ):
+            problems.append(f"not one clear error line: {result.stderr[-600:]}")
+        problems += clean(world.mb("image", "list", "--json"), "image list", (0,))
+        problems += world.invariants()
+        failures += record("registry", fault, problems)
+    assert not failures, "\n".join(failures)
+
+
+# --- the engine stopped mid-pull and mid-build; a full disk under the engine --------------------------------
+
+
+class SecondEngine:
+    """A dockerd of our own (socket, data root, exec root), so stopping it disturbs nobody."""
+
+    def __init__(self, data_root: Path) -> None:
+        self.run = Path(f"/run/moatbridge-fault-{uuid.uuid4().hex[:8]}")
+        self.run.mkdir(parents=True)
+        self.data_root = data_root
+        self.host = f"unix://{self.run}/docker.sock"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        log = (self.run / "dockerd.log").open("ab")
+        self.process = subprocess.Popen(
+            ["dockerd", "--host", self.host, "--data-root", str(self.data_root), "--exec-root",
+             str(self.run / "exec"), "--pidfile", str(self.run / "docker.pid"), "--bridge", "none",
+             "--iptables=false", "--ip-masq=false"],
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while docker("version", host=self.host, timeout=10).returncode != 0:
+            if time.monotonic() > deadline or self.process.poll() is not None:
+                raise AssertionError((self.run / "dockerd.log").read_text()[-2000:])
+            time.sleep(0.5)
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+
+@pytest.fixture
+def second_engine(tmp_path: Path, engine_version: str) -> Iterator[SecondEngine]:
+    if os.geteuid() != 0 or shutil.which("dockerd") is None:
+        pytest.fail("a second engine needs root and dockerd (CI has both)")
+    engine = SecondEngine(Path(f"/var/lib/moatbridge-fault-{uuid.uuid4().hex[:8]}"))
+    try:
+        yield engine
+    finally:
+        engine.stop()
+        subprocess.run(["umount", "-l", str(engine.data_root)], capture_output=True, check=False)
+        shutil.rmtree(engine.data_root, ignore_errors=True)
+        shutil.rmtree(engine.run, ignore_errors=True)
+
+
+def waiting(process: subprocess.Popen[str], point: str, timeout: float = 300) -> str:
+    """stderr up to the line saying the process waits at `point` ('' if it never got there)."""
+    assert process.stderr is not None
+    seen = ""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([process.stderr], [], [], 1)
+        if ready:
+            line = process.stderr.readline()
+            if not line:
+                return ""
+            seen += line
+            if f"waiting at {point}" in line:
+                return seen
+    return ""
+
+
+def stopped_at(world: World, engine: SecondEngine, point: str, *args: str) -> list[str]:
+    """Run moatbridge on the second engine, stop the engine while it waits at `point`, let it go on."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "moatbridge", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(world.env, DOCKER_HOST=engine.host, MOATBRIDGE_FAULT_AT=point, MOATBRIDGE_FAULT_ACTION="wait"),
+        cwd=world.work,
+    )  # fmt: skip
+    if not waiting(process, point.partition(":")[0]):
+        process.kill()
+        out, err = process.communicate()
+        return [f"never reached {point}: {err[-800:]}"]
+    engine.stop()
+    process.send_signal(signal.SIGUSR1)
+    out, err = process.communicate(timeout=300)
+    result = subprocess.CompletedProcess(process.args, process.returncode, out, err)
+    # 3: the engine is unavailable; 4: the build failed; 5: the pull failed - each one clear line.
+    problems = clean(result, f"{args[0]} {args[1]} with the engine stopped", (3, 4, 5))
+    errors = [line for line in err.splitlines() if line.startswith("moatbridge: ") and "attempt" not in line]
+    if len(errors) != 1:
+        problems.append(f"not one clear error line: {err[-600:]}")
+    return problems
+
+
+def test_engine_stopped_mid_pull_and_mid_build(
+    world: World, tmp_path: Path, registry: str, second_engine: SecondEngine, cleanup_test_images: None
+) -> None:
+    from moatbridge.core.catalog import load_catalog
+
+    failures = []
+    target = pushed_tiny(world, tmp_path, registry, "engine", size=8 << 20)
+    second_engine.start()
+    problems = stopped_at(world, second_engine, "engine.pull-event:2", "image", "pull", target, "--retries", "1",
+                          "--no-space-check")  # fmt: skip
+    second_engine.start()
+    on_second = dict(DOCKER_HOST=second_engine.host)
+    problems += clean(
+        world.mb("image", "pull", target, "--no-space-check", env=on_second), "pull after restart", (0,)
+    )
+    problems += clean(world.mb("image", "list", "--json", env=on_second), "image list after restart", (0,))
+    problems += world.invariants()
+    failures += record("engine stopped", "mid-pull, then restarted", problems)
+
+    boot = load_catalog().flavour("open").distro(None).bootstrap
+    assert boot is not None
+    import_tiny(tmp_path, boot.tag, host=second_engine.host)  # a stand-in base: the build starts at once
+    problems = stopped_at(world, second_engine, "engine.build-event:1", "image", "build", "--flavour", "open",
+                          "--target", "gfx1030", "--base", "bootstrap", "--no-space-check")  # fmt: skip
+    second_engine.start()
+    problems += clean(world.mb("doctor", "--json", env=on_second), "doctor after restart", (0, 1))
+    leftovers = docker("ps", "-aq", "--filter", "label=io.moatbridge.managed=1", host=second_engine.host)
+    problems += [f"container left by the stopped build: {c}" for c in leftovers.stdout.split()]
+    problems += world.invariants()
+    failures += record("engine stopped", "mid-build, then restarted", problems)
+    second_engine.stop()
+    assert not failures, "\n".join(failures)
+
+
+def test_disk_full_under_the_engine(
+    world: World, tmp_path: Path, registry: str, second_engine: SecondEngine, cleanup_test_images: None
+) -> None:
+    target = pushed_tiny(world, tmp_path, registry, "full", size=48 << 20)
+    second_engine.data_root.mkdir(parents=True)
+    subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(second_engine.data_root)], check=True
+    )
+    second_engine.start()
+    on_second = dict(DOCKER_HOST=second_engine.host)
+    result = world.mb("image", "pull", target, "--retries", "1", "--no-space-check", env=on_second)
+    problems = clean(result, "pull onto a full disk", (5,))
+    if "no space left" not in result.stderr.lower():
+        problems.append(f"the error does not say the disk is full: {result.stderr[-600:]}")
+    checked = world.mb("image", "pull", target, "--retries", "1", env=on_second)
+    problems += clean(checked, "pull with the space check", (6,))  # refused before pulling: too little space
+    problems += clean(world.mb("image", "list", "--json", env=on_second), "image list", (0,))
+    problems += world.invariants()
+    failures = record("disk full", "engine data root on a 24 MB tmpfs: pull of 48 MB", problems)
+    second_engine.stop()
     assert not failures, "\n".join(failures)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.client
 import shutil
 import socket
+import struct
 import subprocess
 import threading
 import time
@@ -68,6 +69,8 @@ class Misbehaviour:
 
     fail_manifests: int = 0  # answer 503 to this many manifest requests first
     stall_blobs_s: float = 0.0  # hold every blob GET this long before answering
+    reset_manifests: int = 0  # reset the connection (RST, no answer) on this many manifest requests
+    reset_blobs: int = 0  # ... and on this many blob GETs
     seen: list[str] = field(default_factory=list)
 
 
@@ -89,6 +92,19 @@ def misbehaving_proxy(upstream: str, behaviour: Misbehaviour) -> Iterator[str]:
                 fail = "/manifests/" in self.path and behaviour.fail_manifests > 0
                 if fail:
                     behaviour.fail_manifests -= 1
+                reset = False
+                if "/manifests/" in self.path and behaviour.reset_manifests > 0:
+                    behaviour.reset_manifests -= 1
+                    reset = True
+                elif "/blobs/" in self.path and self.command == "GET" and behaviour.reset_blobs > 0:
+                    behaviour.reset_blobs -= 1
+                    reset = True
+            if reset:
+                # SO_LINGER 0: close() sends RST, as a dropped connection or a crashed proxy does.
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.close_connection = True
+                self.connection.close()
+                return
             if fail:
                 body = b'{"errors":[{"code":"UNAVAILABLE","message":"test proxy: service unavailable"}]}'
                 self.send_response(503)
