@@ -639,3 +639,28 @@ def test_a_uid_without_a_passwd_entry_is_named_by_number(shared_tmp: Path) -> No
         )  # fmt: skip
         assert result.returncode == 0, result.stderr
         assert expected in result.stdout and "Traceback" not in result.stderr
+
+
+def test_paths_and_engine_output_are_shown_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from moatbridge.adapters.docker_api import StreamEvent
+    from moatbridge.adapters.progress import BuildView, TransferView
+
+    with BuildView(f"build {CLEAR}", verbose=True) as view:
+        view(StreamEvent("step", f"Step 1/2 : RUN echo {OSC52}"))
+        view(StreamEvent("log", "[/dim] \x1b[31mred"))
+    with TransferView(f"pull {CLEAR}") as transfer:
+        transfer(StreamEvent("status", f"Digest: {OSC52}"))
+    shown = capsys.readouterr()
+    for control in TERMINAL_CONTROLS:
+        assert control not in shown.out + shown.err
+    assert "[/dim] \\x1b[31mred" in shown.out and "Digest: \\x1b]52" in shown.out
+
+    make_world(tmp_path)
+    output = tmp_path / "out" / f"job{CLEAR}.yaml"  # a legal file name, shown escaped
+    env = {"HOME": str(tmp_path / "home"), "MOATBRIDGE_HOME": str(tmp_path / "mbh")}
+    result = _cli("k8s", "-o", str(output), "--", "make", env=env)
+    assert result.returncode == 0, result.stderr
+    _no_controls(result)
+    assert "job\\x1b[2J.yaml" in result.stdout and output.exists()

@@ -132,10 +132,10 @@ def save(args: Namespace) -> int:
         )
     size = output.stat().st_size
     image_member = next(m for m in members if m.name == IMAGE)
-    print(f"Saved toolchain {toolchain.name} to {output} ({_size(size)}).")
-    print(f"  image   {toolchain.image} ({toolchain.image_id[:19]}, {_size(image_member.size)})")
+    print(safe(f"Saved toolchain {toolchain.name} to {output} ({_size(size)})."))
+    print(safe(f"  image   {toolchain.image} ({toolchain.image_id[:19]}, {_size(image_member.size)})"))
     print(f"  sha256  {image_member.sha256} (image.tar)")
-    print(f"Next: copy it to the other machine and run  moatbridge bundle load {output.name}")
+    print(safe(f"Next: copy it to the other machine and run  moatbridge bundle load {output.name}"))
     return 0
 
 
@@ -222,7 +222,8 @@ def _tag(client: Any, toolchain: Toolchain) -> None:
     ref = parse_reference(toolchain.image)
     docker_api.tag_image(client, toolchain.image_id, ref.repository, ref.tag or "latest")
     if current is not None:
-        print(f"Moved the tag {toolchain.image} to the bundle's image (it was {str(current['Id'])[:19]}).")
+        was = str(current["Id"])[:19]
+        print(safe(f"Moved the tag {toolchain.image} to the bundle's image (it was {was})."))
 
 
 def load(args: Namespace) -> int:
@@ -244,7 +245,7 @@ def load(args: Namespace) -> int:
     runtime = tc.runtime_for(toolchain, paths, licence_required)
     changes = tc.install_files(paths, toolchain, runtime, make_default, dry_run=True)
     files = [w.path for w in changes if w.changed]
-    print(f"Verified {path.name}: every member matches {verified.member('SHA256SUMS').name}.")
+    print(safe(f"Verified {path.name}: every member matches {verified.member('SHA256SUMS').name}."))
     print("\n".join(_plan_lines(verified, toolchain, present, state, files)))
     if args.dry_run:
         print("Dry run: nothing changed.")
@@ -262,8 +263,9 @@ def load(args: Namespace) -> int:
         faults.point("bundle.files-written", toolchain.name)
         store.write(tc.record(state.with_toolchain(toolchain, make_default), written))
     env = Path(paths.home) / "env"
-    print(f"Ready: toolchain {toolchain.name} ({'loaded' if not present else 'found'} {toolchain.image}).")
-    print(f"Next: run  . {env}  (or open a new shell) - then its tools run in the toolchain.")
+    done = "found" if present else "loaded"
+    print(safe(f"Ready: toolchain {toolchain.name} ({done} {toolchain.image})."))
+    print(safe(f"Next: run  . {env}  (or open a new shell) - then its tools run in the toolchain."))
     return 0
 
 

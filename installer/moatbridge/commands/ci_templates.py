@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from argparse import Namespace
 
+from moatbridge.adapters.console import safe
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._project_files import project_directory, write_project_file
 from moatbridge.core.ci_templates import DEFAULT_BUILD, DEFAULT_TEST, CiSpec, github_workflow, gitlab_ci
@@ -27,7 +28,7 @@ def run(args: Namespace) -> int:
     text = github_workflow(spec) if args.provider == "github" else gitlab_ci(spec)
     target = project / FILES[args.provider]
     outcome = write_project_file(target, text, args.force, args.dry_run, f"{args.provider} CI file")
-    print(f"{outcome}: {target}")
+    print(safe(f"{outcome}: {target}"))
     if "/" not in spec.image.split(":")[0] or spec.image.startswith("moatbridge/"):
-        print(f"note: runners pull {spec.image}; push it to a registry they reach and pass --image REF")
+        print(safe(f"note: runners pull {spec.image}; push it to a registry they reach and pass --image REF"))
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from argparse import Namespace
 
+from moatbridge.adapters.console import safe
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._project_files import project_directory, write_project_file
 from moatbridge.core.devcontainer import DevcontainerSpec, devcontainer_json, dockerfile
@@ -40,7 +41,8 @@ def run(args: Namespace) -> int:
         (target, write_project_file(target, json_text, args.force, args.dry_run, "devcontainer.json"))
     )
     for path, outcome in outcomes:
-        print(f"{outcome}: {path}")
+        print(safe(f"{outcome}: {path}"))
     if not args.dry_run:
-        print(f"next: devcontainer up --workspace-folder {project}   (or 'Reopen in Container' in VS Code)")
+        vscode = "  (or 'Reopen in Container' in VS Code)"
+        print(safe(f"next: devcontainer up --workspace-folder {project}") + vscode)
     return 0

@@ -6,6 +6,7 @@ import sys
 from argparse import Namespace
 from pathlib import Path
 
+from moatbridge.adapters.console import safe
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._project_files import write_project_file
 from moatbridge.core.apptainer import ApptainerSpec, conversion_commands, definition
@@ -23,7 +24,7 @@ def run(args: Namespace) -> int:
         sys.stdout.write(text)
         return 0
     outcome = write_project_file(Path(args.output), text, force=False, dry_run=False, what="definition file")
-    print(f"{outcome}: {args.output}")
+    print(safe(f"{outcome}: {args.output}"))
     for line in conversion_commands(spec, args.output):
         print(line)
     return 0

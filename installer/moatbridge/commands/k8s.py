@@ -8,6 +8,7 @@ from pathlib import Path
 
 import yaml
 
+from moatbridge.adapters.console import safe
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._common import command_after_separator
 from moatbridge.commands._project_files import existing_text, write_project_file
@@ -51,5 +52,5 @@ def run(args: Namespace) -> int:
             f"{output} exists and was not written by moatbridge.", "choose another path or move it away"
         )
     outcome = write_project_file(output, text, force=True, dry_run=False, what="manifest")
-    print(f"{outcome}: {args.output}")
+    print(safe(f"{outcome}: {args.output}"))
     return 0

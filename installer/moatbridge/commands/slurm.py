@@ -13,6 +13,7 @@ import tempfile
 from argparse import Namespace
 from pathlib import Path
 
+from moatbridge.adapters.console import safe
 from moatbridge.adapters.proc import CommandFailed, run_streaming
 from moatbridge.adapters.toolchain_files import write_owned
 from moatbridge.commands import _toolchain as tc
@@ -78,7 +79,7 @@ def run(args: Namespace) -> int:
     if args.output:
         path = Path(args.output)
         write_owned(path, script, "slurm", 0o755)
-        print(f"Wrote {path}" + ("" if args.submit else f"; submit it with: sbatch {path}"))
+        print(safe(f"Wrote {path}" + ("" if args.submit else f"; submit it with: sbatch {path}")))
     if not args.submit:
         if not args.output:
             print(script, end="")

@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from moatbridge.adapters import faults
-from moatbridge.adapters.console import ask_line
+from moatbridge.adapters.console import ask_line, safe
 from moatbridge.adapters.toolchain_files import remove_empty_dirs
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._consent import consents
@@ -89,12 +89,12 @@ def run(args: Namespace) -> int:
         remove_empty_dirs(Path(paths.home), Path(paths.home).parent)
     verb = "Would remove" if args.dry_run else "Removed"
     for item in removed:
-        print(f"{verb} {item}")
+        print(safe(f"{verb} {item}"))
     print(
         f"{'Dry run: nothing changed' if args.dry_run else 'Uninstalled'}: {', '.join(names) or 'nothing'}."
     )
     for problem in problems:  # everything else is done; these are the user's to look at
-        print(f"moatbridge: left as it is: {problem}", file=sys.stderr)
+        print(safe(f"moatbridge: left as it is: {problem}"), file=sys.stderr)
     return 1 if problems else 0
 
 
@@ -124,4 +124,4 @@ def _remove_image(reference: str, dry_run: bool, removed: list[str]) -> None:
             docker_api.remove_image(client, reference)
         removed.append(f"image {reference}")
     except MoatbridgeError as exc:
-        print(f"moatbridge: kept image {reference}: {exc.message}", file=sys.stderr)
+        print(safe(f"moatbridge: kept image {reference}: {exc.message}"), file=sys.stderr)

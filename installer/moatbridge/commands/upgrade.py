@@ -12,6 +12,7 @@ from argparse import Namespace
 from dataclasses import replace
 
 from moatbridge.adapters import faults
+from moatbridge.adapters.console import safe
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._consent import require_for
 from moatbridge.commands.setup import _ensure_image, verify
@@ -39,7 +40,8 @@ def run(args: Namespace) -> int:
                 plan, image_args, dry_run=args.dry_run, rebuild=args.rebuild
             )
             if args.dry_run or image_id == toolchain.image_id:
-                print(f"{name}: {'would check' if args.dry_run else 'already up to date with'} {reference}")
+                said = "would check" if args.dry_run else "already up to date with"
+                print(safe(f"{name}: {said} {reference}"))
                 continue
             faults.point("upgrade.image-ready", reference)
             verify(reference, plan)  # the old image stays in use if this fails
@@ -63,5 +65,5 @@ def run(args: Namespace) -> int:
 
                 docker_api.remove_unused_image(docker_api.connect(), toolchain.image_id)
                 faults.point("upgrade.old-image-removed", toolchain.image_id)
-            print(f"{name}: upgraded to {reference} ({image_id[7:19]}, {action})")
+            print(safe(f"{name}: upgraded to {reference} ({image_id[7:19]}, {action})"))
     return 0
