@@ -1,4 +1,8 @@
-"""Live progress for builds and transfers (rich), with plain lines when not on a terminal."""
+"""Live progress for builds and transfers (rich), with plain lines when not on a terminal.
+
+Everything shown here comes from the engine, a registry or a build's own output: rich
+gets it escaped (``markup``: a ``[/x]`` in a log line is text), plain lines get terminal
+controls as visible escapes (``safe``)."""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import sys
 from types import TracebackType
 from typing import Any
 
+from moatbridge.adapters.console import markup, safe
 from moatbridge.adapters.docker_api import StreamEvent
 
 _DONE = (
@@ -38,23 +43,23 @@ class BuildView:
                 SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=False
             )
             self._progress.start()
-            self._task = self._progress.add_task(self.title, total=None)
+            self._task = self._progress.add_task(markup(self.title), total=None)
         else:
-            print(self.title, file=self.out, flush=True)
+            print(safe(self.title), file=self.out, flush=True)
         return self
 
     def message(self, text: str) -> None:
         if self.live:
-            self._progress.console.print(text)
+            self._progress.console.print(markup(text))
         else:
-            print(text, file=self.out, flush=True)
+            print(safe(text), file=self.out, flush=True)
 
     def __call__(self, event: StreamEvent) -> None:
         if event.kind == "step":
             if self.live:
-                self._progress.update(self._task, description=f"{self.title}: {event.text[:90]}")
+                self._progress.update(self._task, description=markup(f"{self.title}: {event.text[:90]}"))
             else:
-                print(f"  {event.text}", file=self.out, flush=True)
+                print(safe(f"  {event.text}"), file=self.out, flush=True)
         elif event.kind == "log" and self.verbose:
             self.message(f"    {event.text}")
 
@@ -63,7 +68,7 @@ class BuildView:
     ) -> None:
         if self.live:
             self._progress.update(
-                self._task, description=f"{self.title}: {'done' if kind is None else 'failed'}"
+                self._task, description=markup(f"{self.title}: {'done' if kind is None else 'failed'}")
             )
             self._progress.stop()
 
@@ -86,20 +91,20 @@ class TransferView:
             disable=not self.live,
         )  # fmt: skip
         self._progress.start()
-        print(self.title, flush=True)
+        print(safe(self.title), flush=True)
         return self
 
     def __call__(self, event: StreamEvent) -> None:
         if event.kind != "layer" or event.layer is None:
             if event.kind == "status" and not self.live:
-                print(f"  {event.text}", flush=True)
+                print(safe(f"  {event.text}"), flush=True)
             return
         layer = event.layer
         if layer not in self._tasks:
-            self._tasks[layer] = self._progress.add_task(f"{layer[:12]} {event.text}", total=None)
+            self._tasks[layer] = self._progress.add_task(markup(f"{layer[:12]} {event.text}"), total=None)
         task = self._tasks[layer]
         done = event.text.startswith(_DONE)
-        description = f"{layer[:12]} {event.text.split(' ')[0]}"
+        description = markup(f"{layer[:12]} {event.text.split(' ')[0]}")
         if event.total:
             self._progress.update(
                 task, total=event.total, completed=event.current or 0, description=description
@@ -113,7 +118,7 @@ class TransferView:
         if not self.live and key not in self._announced:
             # Plain logs: one line per layer and phase, not one per progress tick.
             self._announced.add(key)
-            print(f"  {layer[:12]}: {event.text}", flush=True)
+            print(safe(f"  {layer[:12]}: {event.text}"), flush=True)
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
