@@ -639,6 +639,17 @@ def test_a_uid_without_a_passwd_entry_is_named_by_number(shared_tmp: Path) -> No
         )  # fmt: skip
         assert result.returncode == 0, result.stderr
         assert expected in result.stdout and "Traceback" not in result.stderr
+    # No HOME either: nowhere to keep files is one clear error, not platformdirs' RuntimeError.
+    del env["HOME"], env["MOATBRIDGE_HOME"]
+    for args in (["list"], ["license", "accept", "scale-free", "--use", "non-commercial", "--yes"]):
+        result = subprocess.run(
+            ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", sys.executable, "-m", "moatbridge",
+             *args],
+            capture_output=True, text=True, env=env, cwd=home, timeout=TIMEOUT,
+        )  # fmt: skip
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.startswith("moatbridge: There is no home directory"), result.stderr
+    assert list(home.iterdir()) == []  # nothing written anywhere, not even under ./~
 
 
 def test_paths_and_engine_output_are_shown_escaped(

@@ -41,10 +41,19 @@ class Paths:
             return cls(home=home, state=os.path.join(home, "state"))
         import platformdirs  # only needed on this path; keeps --version light
 
-        return cls(
-            home=platformdirs.user_data_dir("moatbridge", appauthor=False),
-            state=platformdirs.user_state_dir("moatbridge", appauthor=False),
-        )
+        try:
+            return cls(
+                home=platformdirs.user_data_dir("moatbridge", appauthor=False),
+                state=platformdirs.user_state_dir("moatbridge", appauthor=False),
+            )
+        except RuntimeError:  # no HOME, and a uid without a passwd entry (containers)
+            from moatbridge.errors import InputError
+
+            raise InputError(
+                f"There is no home directory to keep moatbridge's files in (HOME is not set and "
+                f"uid {os.getuid()} has no passwd entry).",
+                "set HOME, or MOATBRIDGE_HOME to a directory you can write",
+            ) from None
 
 
 def home_problem(environ: Mapping[str, str]) -> str | None:
