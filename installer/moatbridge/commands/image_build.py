@@ -151,6 +151,7 @@ def _request(options: BuildOptions, catalog: Catalog) -> tuple[BuildRequest, Fla
         distro=options.distro,
     )
     flavour.distro(options.distro)
+    _extra_build_args(options.build_arg)
     if flavour.name != "scale":
         plan_open_build(flavour, request, catalog.images_dir, catalog.local_repository, "base", "id", "ctx")
     return request, flavour

@@ -24,6 +24,11 @@ def run(args: Namespace) -> int:
         raise InputError("--gpus cannot be negative.", "use 0 for a Job without GPUs")
     _, toolchain = tc.current_toolchain(args.toolchain)
     name = args.name or job_name(f"moatbridge-{toolchain.name}")
+    if args.namespace is not None and not valid_name(args.namespace):
+        raise InputError(
+            f"{args.namespace!r} is not a valid Kubernetes namespace.",
+            "use lower-case letters, digits and '-'",
+        )
     if not valid_name(name):
         raise InputError(
             f"{name!r} is not a valid Kubernetes name.", "use lower-case letters, digits and '-'"

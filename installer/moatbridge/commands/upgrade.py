@@ -23,6 +23,8 @@ from moatbridge.paths import Paths
 def run(args: Namespace) -> int:
     paths = Paths.from_environ(os.environ)
     store = tc.store(paths)
+    if args.name:
+        store.read().toolchain(args.name)  # an unknown name: refused before the lock file is made
     with store.locked():
         state = store.read()
         names = [state.toolchain(args.name).name] if args.name else [t.name for t in state.toolchains]
