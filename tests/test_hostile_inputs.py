@@ -691,3 +691,13 @@ def test_paths_and_engine_output_are_shown_escaped(
     assert result.returncode == 0, result.stderr
     _no_controls(result)
     assert "job\\x1b[2J.yaml" in result.stdout and output.exists()
+
+
+def test_a_warning_quoting_moatbridge_home_escapes_it(tmp_path: Path) -> None:
+    home = tmp_path / f"home{CLEAR}"
+    home.mkdir()
+    (home / "state.json").write_text("{damaged")
+    result = _cli("list", env={"MOATBRIDGE_HOME": str(home)})
+    assert result.returncode == 0, result.stderr
+    _no_controls(result)
+    assert "home\\x1b[2J/state.json cannot be used" in result.stderr

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from moatbridge.adapters import faults
 from moatbridge.adapters.filesystem import atomic_write_json, sweep_stale_temps
+from moatbridge.core.textsafe import printable
 from moatbridge.core.toolchains import State
 from moatbridge.errors import InputError, MoatbridgeError
 
@@ -69,8 +70,9 @@ class StateStore:
         (read-only commands change nothing): the next change sets it aside first."""
         state, problem = self._load()
         if problem is not None:
+            where = printable(str(self.path))  # MOATBRIDGE_HOME comes from the environment
             sys.stderr.write(
-                f"moatbridge: warning: the state file {self.path} cannot be used ({problem}); "
+                f"moatbridge: warning: the state file {where} cannot be used ({problem}); "
                 "treating it as empty. The next command that changes state keeps it as a backup.\n"
             )
         return state or State()
@@ -88,7 +90,9 @@ class StateStore:
     def write(self, state: State) -> None:
         if self._load()[1] is not None:
             backup = self._set_aside()
-            sys.stderr.write(f"moatbridge: warning: kept the unusable state file as {backup}.\n")
+            sys.stderr.write(
+                f"moatbridge: warning: kept the unusable state file as {printable(str(backup))}.\n"
+            )
         faults.point("state.before-write", str(self.path))
         atomic_write_json(self.path, state.to_json())
         faults.point("state.written", str(self.path))

@@ -14,6 +14,7 @@ from moatbridge.adapters.console import print_json
 from moatbridge.adapters.filesystem import atomic_write_json, read_json
 from moatbridge.adapters.progress import TransferView
 from moatbridge.core.references import Reference, backoff_delays, parse_reference
+from moatbridge.core.textsafe import printable
 from moatbridge.errors import MoatbridgeError
 from moatbridge.paths import Paths
 
@@ -140,7 +141,7 @@ def push(args: Namespace) -> int:
 
 
 def _say(text: str) -> None:
-    sys.stderr.write(f"moatbridge: {text}\n")
+    sys.stderr.write(f"moatbridge: {printable(text)}\n")  # registry and engine words
 
 
 class _Quiet:
