@@ -105,15 +105,15 @@ class StateStore:
         try:
             self.lock_path.parent.mkdir(parents=True, exist_ok=True)
             lock.acquire(timeout=self.lock_timeout)
-        except OSError as exc:  # MOATBRIDGE_HOME names a file, or a place we cannot write
-            raise InputError(
-                f"Cannot use {self.lock_path.parent} for moatbridge's files: {exc.strerror or exc}.",
-                "point MOATBRIDGE_HOME at a directory you can write (or unset it)",
-            ) from None
         except Timeout:
             raise StateBusy(
                 f"Another moatbridge command is changing {self.path.parent} right now.",
                 "wait for it to finish, then run this again",
+            ) from None
+        except OSError as exc:  # MOATBRIDGE_HOME names a file, or is not writable (Timeout: above)
+            raise InputError(
+                f"Cannot use {self.lock_path.parent} for moatbridge's files: {exc.strerror or exc}.",
+                "point MOATBRIDGE_HOME at a directory you can write (or unset it)",
             ) from None
         try:
             # What killed runs left half-written goes first (the lock holder is the only writer).
