@@ -370,6 +370,10 @@ CASES = [
       env={"MOATBRIDGE_HOME": "{w}/in/latin.yaml/sub"}),
     c("home-is-a-file-uninstall", "uninstall", "--all", "--keep-images", env={"MOATBRIDGE_HOME": "{w}/in/latin.yaml"}),
     c("home-is-a-file-default", "default", "x", env={"MOATBRIDGE_HOME": "{w}/in/latin.yaml"}),
+    c("home-non-utf8-default", "default", "open-gfx1030", env={"MOATBRIDGE_HOME": f"{{w}}/mbh-{BAD}"}),
+    c("home-non-utf8-accept", "license", "accept", "scale-free", "--use", "non-commercial", "--yes",
+      env={"MOATBRIDGE_HOME": f"{{w}}/mbh-{BAD}"}),
+    c("user-home-non-utf8-list", "list", env={"MOATBRIDGE_HOME": "", "HOME": f"{{w}}/{BAD}"}),
     c("toolchain-env-escape", "k8s", "--", "make", env={"MOATBRIDGE_TOOLCHAIN": f"x{OSC52}"}),
     c("toolchain-env-unknown", "run", "--", "true", env={"MOATBRIDGE_TOOLCHAIN": "nosuch"}),
     # the command line itself

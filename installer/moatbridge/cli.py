@@ -392,8 +392,8 @@ def _refuse_unusable_home() -> None:
     problem = home_problem(os.environ)
     if problem is not None:
         raise UsageError(
-            f"MOATBRIDGE_HOME cannot hold moatbridge's files: {printable(problem)}.",
-            "point MOATBRIDGE_HOME at a directory (or unset it)",
+            f"There is no usable place for moatbridge's files: {printable(problem)}.",
+            "point MOATBRIDGE_HOME at a directory with a UTF-8 path (or unset it)",
         )
 
 
@@ -410,7 +410,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _refuse_undecodable(words)
         args = parser.parse_args(words)
-        _refuse_unusable_home()
+        if args.command not in ("detect", "doctor"):  # read-only: they keep no files
+            _refuse_unusable_home()
         if args.command is None:
             parser.print_help()
             return 0

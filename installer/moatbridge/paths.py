@@ -58,7 +58,16 @@ class Paths:
 
 def home_problem(environ: Mapping[str, str]) -> str | None:
     """Why $MOATBRIDGE_HOME cannot hold moatbridge's files (it, or the nearest existing
-    folder above it, is a file), or None. Checked once, before any command runs."""
+    folder above it, is a file; it, or the HOME it derives from, is not UTF-8), or None.
+    Checked once, before a command that keeps files runs."""
+    for key in (
+        ("MOATBRIDGE_HOME",)
+        if environ.get("MOATBRIDGE_HOME")
+        else ("HOME", "XDG_DATA_HOME", "XDG_STATE_HOME")
+    ):
+        value = environ.get(key, "")
+        if any(0xD800 <= ord(c) <= 0xDFFF for c in value):  # bytes that are not UTF-8
+            return f"{key} is not valid UTF-8 (its path goes into activation files and rc blocks)"
     home = environ.get("MOATBRIDGE_HOME")
     if not home:
         return None
