@@ -374,6 +374,9 @@ CASES = [
     c("home-non-utf8-accept", "license", "accept", "scale-free", "--use", "non-commercial", "--yes",
       env={"MOATBRIDGE_HOME": f"{{w}}/mbh-{BAD}"}),
     c("user-home-non-utf8-list", "list", env={"MOATBRIDGE_HOME": "", "HOME": f"{{w}}/{BAD}"}),
+    c("docker-host-bad-port", "image", "list", env={"DOCKER_HOST": "tcp://localhost:99999"}),
+    c("docker-host-bracket", "image", "list", env={"DOCKER_HOST": f"tcp://[::1{CLEAR}"}),
+    c("docker-host-port-word", "bundle", "save", "-o", "{w}/out/b.tar", env={"DOCKER_HOST": "tcp://host:port"}),
     c("toolchain-env-escape", "k8s", "--", "make", env={"MOATBRIDGE_TOOLCHAIN": f"x{OSC52}"}),
     c("toolchain-env-unknown", "run", "--", "true", env={"MOATBRIDGE_TOOLCHAIN": "nosuch"}),
     # the command line itself

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from moatbridge.adapters import faults
-from moatbridge.errors import EngineUnavailable, MoatbridgeError
+from moatbridge.errors import EngineUnavailable, InputError, MoatbridgeError
 
 DEFAULT_TIMEOUT_S = 120
 
@@ -78,6 +78,11 @@ def connect(environ: Mapping[str, str] = os.environ, timeout: int = DEFAULT_TIME
             else "start the engine (sudo systemctl start docker) or set DOCKER_HOST; see 'moatbridge doctor'"
         )
         raise EngineUnavailable(f"Cannot talk to the container engine at {base_url}.", hint) from None
+    except (ValueError, TypeError) as exc:  # a DOCKER_HOST urllib cannot parse (bad port, bracket)
+        raise InputError(
+            f"DOCKER_HOST={base_url!r} is not an engine address ({exc}).",
+            "set it like unix:///var/run/docker.sock or tcp://host:2375, or unset it",
+        ) from None
     return client
 
 
