@@ -377,6 +377,10 @@ CASES = [
     c("docker-host-bad-port", "image", "list", env={"DOCKER_HOST": "tcp://localhost:99999"}),
     c("docker-host-bracket", "image", "list", env={"DOCKER_HOST": f"tcp://[::1{CLEAR}"}),
     c("docker-host-port-word", "bundle", "save", "-o", "{w}/out/b.tar", env={"DOCKER_HOST": "tcp://host:port"}),
+    c("columns-superscript-detect", "detect", "--root", "{root}", code=0, tree="gpu-name-markup",
+      env={"COLUMNS": "\u00b9\u00b2"}),
+    c("columns-arabic-list", "list", code=0, env={"COLUMNS": "\u0661\u0662", "LINES": "\u00b2"}),
+    c("columns-arabic-license-status", "license", "status", code=0, env={"COLUMNS": "\u0668\u0660"}),
     c("toolchain-env-escape", "k8s", "--", "make", env={"MOATBRIDGE_TOOLCHAIN": f"x{OSC52}"}),
     c("toolchain-env-unknown", "run", "--", "true", env={"MOATBRIDGE_TOOLCHAIN": "nosuch"}),
     # the command line itself

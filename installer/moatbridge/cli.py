@@ -385,6 +385,17 @@ def _refuse_undecodable(words: Sequence[str]) -> None:
             )
 
 
+def _drop_unusable_terminal_size() -> None:
+    """rich reads COLUMNS and LINES with isdigit() then int(): '¹²' passes one and crashes
+    the other. Values that are not ASCII digits are dropped (the terminal's size is used)."""
+    from moatbridge.core.textsafe import parse_uint
+
+    for key in ("COLUMNS", "LINES"):
+        value = os.environ.get(key)
+        if value is not None and (parse_uint(value) is None or value != value.strip()):
+            del os.environ[key]
+
+
 def _refuse_unusable_home() -> None:
     from moatbridge.core.textsafe import printable
     from moatbridge.paths import home_problem
@@ -406,6 +417,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # undecodable names print as \xNN, never crash
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
+    _drop_unusable_terminal_size()
     parser = build_parser()
     try:
         _refuse_undecodable(words)
