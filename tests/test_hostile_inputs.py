@@ -88,6 +88,8 @@ def make_world(root: Path) -> None:
     os.mkfifo(inputs / "fifo")
     os.mkfifo(root / "proj-fifo/.devcontainer/devcontainer.json")
     os.symlink("/dev/zero", inputs / "zero")
+    (inputs / "licences").mkdir()
+    os.mkfifo(inputs / "licences" / "a.yaml")
     files = {
         "latin.yaml": b"flavour: \xe9t\xe9\n",
         "deep-list.yaml": _deep_yaml().encode(),
@@ -381,6 +383,11 @@ CASES = [
       env={"COLUMNS": "\u00b9\u00b2"}),
     c("columns-arabic-list", "list", code=0, env={"COLUMNS": "\u0661\u0662", "LINES": "\u00b2"}),
     c("columns-arabic-license-status", "license", "status", code=0, env={"COLUMNS": "\u0668\u0660"}),
+    c("catalog-fifo", "image", "build", "--dry-run", env={"MOATBRIDGE_CATALOG": "{w}/in/fifo"}),
+    c("catalog-dev-zero", "image", "build", "--dry-run", env={"MOATBRIDGE_CATALOG": "{w}/in/zero"}),
+    c("catalog-latin1", "image", "build", "--dry-run", env={"MOATBRIDGE_CATALOG": "{w}/in/latin.yaml"}),
+    c("catalog-deep", "setup", "--yes", "--target", "gfx1030", env={"MOATBRIDGE_CATALOG": "{w}/in/deep-map.yaml"}),
+    c("licences-fifo", "license", "status", env={"MOATBRIDGE_LICENSES": "{w}/in/licences"}),
     c("toolchain-env-escape", "k8s", "--", "make", env={"MOATBRIDGE_TOOLCHAIN": f"x{OSC52}"}),
     c("toolchain-env-unknown", "run", "--", "true", env={"MOATBRIDGE_TOOLCHAIN": "nosuch"}),
     # the command line itself

@@ -296,16 +296,21 @@ def default_catalog_path() -> Path:
 def load_catalog(path: Path | None = None) -> Catalog:
     import yaml  # only the commands that need the catalog pay for PyYAML
 
+    from moatbridge.adapters.hostfs import read_limited  # bounded, regular files only: no FIFO hang
+
     path = path or default_catalog_path()
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
+        text = read_limited(path, 16 << 20).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8"
         raise CatalogError(
-            f"Cannot read the image catalog {path}: {exc.strerror}.",
+            f"Cannot read the image catalog {path}: {why}.",
             "reinstall moatbridge, or point MOATBRIDGE_CATALOG at a catalog.yaml",
         ) from None
     try:
         data = yaml.safe_load(text)
+    except RecursionError:
+        raise CatalogError(f"The image catalog {path} is nested too deeply.", "fix it") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""

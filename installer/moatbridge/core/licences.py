@@ -129,11 +129,13 @@ def default_licences_dir() -> Path:
 def load_licences(directory: Path | None = None) -> dict[str, Licence]:
     import yaml
 
+    from moatbridge.adapters.hostfs import read_limited
+
     directory = directory or Path(os.environ.get("MOATBRIDGE_LICENSES") or default_licences_dir())
     records = {}
     for path in sorted(directory.glob("*.yaml")):
         try:
-            raw = path.read_bytes()
+            raw = read_limited(path, 1 << 20)  # MOATBRIDGE_LICENSES may point anywhere: no FIFO hang
             data = yaml.safe_load(raw.decode("utf-8"))
         except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
             raise LicenceError(f"Cannot read the licence record {path}.", "reinstall moatbridge") from None
