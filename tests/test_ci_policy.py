@@ -175,9 +175,11 @@ def test_ci_run_forces_ci_and_checks_the_report() -> None:
     lines = (REPO / ".ci" / "run").read_text().splitlines()
     assert "export CI=true" in lines and not any(line.startswith("export CI=$") for line in lines)
     assert "unset PYTEST_ADDOPTS PYTEST_PLUGINS PYTEST_DISABLE_PLUGIN_AUTOLOAD" in lines
-    test_run = lines.index('bash -euo pipefail -c "$test_command"')
-    assert lines[test_run - 1] == 'export MOATBRIDGE_CI_REPORT="$scratch/pytest-report.json"'
-    assert lines[test_run + 1].startswith('python3 tests/support/ci_report_check.py "$MOATBRIDGE_CI_REPORT" ')
+    (test_run,) = [i for i, line in enumerate(lines) if '-c "$test_command"' in line]
+    report = lines.index('export MOATBRIDGE_CI_REPORT="$scratch/pytest-report.json"')
+    (check,) = [i for i, line in enumerate(lines) if "tests/support/ci_report_check.py" in line]
+    assert report < test_run < check  # the report is asked for, written, then checked
+    assert lines[check].startswith('python3 tests/support/ci_report_check.py "$MOATBRIDGE_CI_REPORT" ')
 
 
 WHOLE = {"collected": 800, "deselected": 0, "exitstatus": 0, "whole_suite": True,

@@ -6,6 +6,7 @@ import json
 import os
 import pty
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -89,6 +90,7 @@ def test_ctrl_c_exits_130(tmp_path: Path) -> None:
     """A real Ctrl-C typed on a real terminal while moatbridge waits at a prompt."""
     pid, fd = pty.fork()
     if pid == 0:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # as under an interactive shell, whatever ran us
         os.execv(sys.executable, [sys.executable, "-m", "moatbridge", "license", "accept", "scale-free",
                                   "--use", "non-commercial"])  # fmt: skip
     screen = b""
@@ -101,7 +103,10 @@ def test_ctrl_c_exits_130(tmp_path: Path) -> None:
                 break
     assert b"[y/N]" in screen, screen.decode(errors="replace")
     os.write(fd, b"\x03")  # the terminal's line discipline turns it into SIGINT
-    while True:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if not select.select([fd], [], [], 1)[0]:
+            continue
         try:
             chunk = os.read(fd, 4096)
         except OSError:  # EIO: the child closed the terminal
@@ -109,6 +114,8 @@ def test_ctrl_c_exits_130(tmp_path: Path) -> None:
         if not chunk:
             break
         screen += chunk
+    if os.waitpid(pid, os.WNOHANG) == (0, 0):
+        os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
     text = screen.decode(errors="replace").replace("\r\n", "\n")
     assert os.waitstatus_to_exitcode(status) == 130, text

@@ -109,6 +109,7 @@ class Terminal:
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
             try:
+                signal.signal(signal.SIGINT, signal.SIG_DFL)  # as under an interactive shell
                 os.chdir(cwd)
                 os.execvp(argv[0], argv)
             finally:
