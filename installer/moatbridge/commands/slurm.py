@@ -23,7 +23,7 @@ from moatbridge.core.toolchains import pinned_image
 from moatbridge.errors import MoatbridgeError, UsageError
 from moatbridge.paths import Paths
 
-_JOB_ID = re.compile(r"^(\d+)(?:;\S+)?$")
+_JOB_ID = re.compile(r"^([0-9]+)(?:;\S+)?$", re.ASCII)  # sbatch --parsable: id[;cluster]
 
 
 def build_job(args: Namespace, command: list[str]) -> SlurmJob:
