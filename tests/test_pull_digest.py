@@ -182,3 +182,7 @@ def test_pulling_one_image_by_its_second_digest_records_that_digest(
     recorded = _images_state(tmp_path)
     assert recorded[f"{registry}/team/twice@{first}"]["digest"] == first
     assert recorded[f"{registry}/team/twice@{second}"]["digest"] == second
+    # By tag: the digest the registry resolved the tag to, whatever else the engine knows.
+    by_tag = _json(cli("image", "pull", f"{registry}/team/twice:v2", "--json"))
+    assert (by_tag["digest"], by_tag["id"]) == (second, by_first["id"])
+    assert _images_state(tmp_path)[f"{registry}/team/twice:v2"]["digest"] == second

@@ -54,17 +54,19 @@ def record_image(paths: Paths, reference: str, digest: str, image_id: str, how: 
         atomic_write_json(state, data)
 
 
-def _repo_digest(image: dict[str, Any], ref: Reference) -> str | None:
+def _repo_digest(image: dict[str, Any], ref: Reference, resolved: str | None = None) -> str | None:
     """The registry digest the image has for ``ref``'s repository. One image can have several
-    (the same content under more than one manifest; the engine lists them sorted): a pinned
-    reference is answered by its own digest when the engine has it, never by another one."""
+    (the same content under more than one manifest; the engine lists them sorted): the one
+    this pull resolved (the pinned digest, or what the tag resolved to) when the engine has
+    it, never merely the first listed."""
     digests = []
     for repo_digest in image.get("RepoDigests") or []:
         repository, _, digest = str(repo_digest).partition("@")
         if repository == ref.repository:
             digests.append(digest)
-    if ref.digest is not None and ref.digest in digests:
-        return ref.digest
+    for wanted in (ref.digest, resolved):
+        if wanted is not None and wanted in digests:
+            return wanted
     return digests[0] if digests else None
 
 
@@ -78,15 +80,23 @@ def pull_reference(
 
         # Layer sizes are unknown before the pull; toolchain images are several GB.
         check_space(client, PULL_MINIMUM_GB * GB, f"Pulling {ref}")
+    resolved: list[str] = []  # the engine's "Digest: sha256:..." line: what the registry served
+
     with TransferView(f"Pulling {ref}") if not quiet else _Quiet() as view:
+
+        def listen(event: Any) -> None:
+            if event.kind == "status" and event.text.startswith("Digest: sha256:"):
+                resolved.append(event.text.removeprefix("Digest: ").strip())
+            view(event)
+
         _with_retries(
-            lambda: docker_api.pull(client, ref.repository, ref.pull_tag, view, stall_s=stall_timeout),
+            lambda: docker_api.pull(client, ref.repository, ref.pull_tag, listen, stall_s=stall_timeout),
             retries, _say,
         )  # fmt: skip
     image = docker_api.inspect_image(client, str(ref))
     if image is None:
         raise MoatbridgeError(f"The engine reported success but has no image {ref}.", "retry the pull")
-    digest = _repo_digest(image, ref)
+    digest = _repo_digest(image, ref, resolved[-1] if resolved else None)
     if digest is None:
         raise MoatbridgeError(f"The engine recorded no registry digest for {ref}.", "retry the pull")
     if ref.digest is not None and digest != ref.digest:
