@@ -13,6 +13,7 @@ import os
 import queue
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -387,6 +388,22 @@ def create_warm_container(client: Any, runtime: Any) -> None:
         init=True,
         security_opt=["label=disable"] if runtime.devices else None,
     )
+    for _ in range(100):
+        try:
+            _create_warm(client, runtime, host_config)
+            return
+        except docker.errors.APIError as exc:
+            if exc.status_code != 409:
+                raise
+        # 409: another shim is creating it right now (the name is taken before the container
+        # shows); it is the same container, ready once the engine shows it.
+        if inspect_container(client, runtime.container) is not None:
+            return
+        time.sleep(0.1)
+    raise EngineUnavailable(f"The container {runtime.container} could not be created.", "try again")
+
+
+def _create_warm(client: Any, runtime: Any, host_config: Any) -> None:
     client.create_container(
         image=runtime.image,
         name=runtime.container,
