@@ -347,6 +347,12 @@ CASES = [
     c("image-build-distro-dotdot", "image", "build", "--distro", "../x", "--dry-run"),
     c("image-build-build-arg", "image", "build", "--build-arg", "NOT AN ARG", "--dry-run"),
     c("image-build-secret-build-arg", "image", "build", "--build-arg", "API_KEY=x", "--dry-run"),
+    c("image-build-mirror-newline", "image", "build", "--mirror", "http://deb\n.example/debian", "--dry-run"),
+    c("image-build-repo-url-escape", "image", "build", "--flavour", "scale", "--repo-url", f"https://x{CLEAR}",
+      "--dry-run"),
+    c("image-build-base-image", "image", "build", "--flavour", "scale", "--base-image", "ubuntu:24.04\n",
+      "--dry-run"),
+    c("setup-registry-newline", *SETUP, "--source", "pull", "--registry", f"reg.example/team\n{CLEAR}"),
     # more verbs that name a toolchain
     c("upgrade-unknown", "upgrade", "nosuch", "--dry-run"),
     c("upgrade-escape", "upgrade", f"x{CLEAR}"),

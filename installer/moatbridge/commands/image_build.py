@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from argparse import Namespace
@@ -30,6 +31,7 @@ from moatbridge.core.recipes import (
     plan_scale_build,
 )
 from moatbridge.core.redact import has_secret, is_secret_name, redact_text, redact_url
+from moatbridge.core.references import parse_reference
 from moatbridge.errors import InputError, MoatbridgeError
 from moatbridge.paths import Paths
 
@@ -139,6 +141,9 @@ def check_space(client: Any, needed: int, what: str) -> None:
         )
 
 
+_URL = re.compile(r"[a-z][a-z0-9+.-]*://[^\x00-\x20\x7f-\x9f]+", re.ASCII | re.IGNORECASE)
+
+
 def _request(options: BuildOptions, catalog: Catalog) -> tuple[BuildRequest, Flavour]:
     """The build request, with everything cheap validated (flavour, variant, targets, CUDA
     version, distribution): bad input is exit 2 before the engine or a base image is touched."""
@@ -152,6 +157,11 @@ def _request(options: BuildOptions, catalog: Catalog) -> tuple[BuildRequest, Fla
     )
     flavour.distro(options.distro)
     _extra_build_args(options.build_arg)
+    if options.base_image is not None:
+        parse_reference(options.base_image)  # a reference, nothing else (it reaches the engine's API)
+    for flag, url in (("--mirror", options.mirror), ("--repo-url", options.repo_url)):
+        if url is not None and not _URL.fullmatch(url):
+            raise InputError(f"{flag} {url!r} is not a URL.", f"e.g. {flag} http://deb.example.org/debian")
     if flavour.name != "scale":
         plan_open_build(flavour, request, catalog.images_dir, catalog.local_repository, "base", "id", "ctx")
     return request, flavour

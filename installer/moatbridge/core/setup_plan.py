@@ -9,8 +9,9 @@ from moatbridge.core.answers import SHELLS, Answers
 from moatbridge.core.catalog import Catalog, CatalogError
 from moatbridge.core.model import HostReport
 from moatbridge.core.recipes import normalise_targets
+from moatbridge.core.references import parse_reference
 from moatbridge.core.toolchains import default_name, validate_name
-from moatbridge.errors import UsageError
+from moatbridge.errors import InputError, UsageError
 
 
 def detected_targets(report: HostReport) -> tuple[str, ...]:
@@ -80,6 +81,14 @@ def make_plan(answers: Answers, catalog: Catalog) -> SetupPlan:
     if flavour.name == "scale" and use == "commercial":
         licence = flavour.commercial_licence or licence
     name = validate_name(answers.name) if answers.name else default_name(flavour.name, targets)
+    if answers.registry is not None:  # HOST/PATH: the repository's prefix in an image reference
+        try:
+            parse_reference(f"{answers.registry}/{flavour.name}:x")
+        except InputError:
+            raise InputError(
+                f"{answers.registry!r} is not a registry (HOST[:PORT]/PATH, lower case).",
+                "e.g. --registry registry.example:5000/team",
+            ) from None
     return SetupPlan(
         name=name, flavour=flavour.name, variant=variant.name, targets=targets, cuda_version=cuda,
         source=source, registry=answers.registry, licence=licence, use=use,
