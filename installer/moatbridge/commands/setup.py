@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from moatbridge.adapters import faults
+from moatbridge.adapters.console import safe
 from moatbridge.adapters.engine import probe_engine
 from moatbridge.adapters.hostfs import HostFS
 from moatbridge.commands import _toolchain as tc
@@ -244,7 +245,7 @@ def run(args: Namespace) -> int:
         files = [w.path for w in changes if w.changed]
         rc_changes = tc.edit_shell_rcs(paths, plan.shells, dry_run=True) if plan.modify_rc else []
         rcs = [w.path for w in rc_changes if w.changed]
-        print(summary(plan, reference, action, files, rcs))
+        print(safe(summary(plan, reference, action, files, rcs)))
         if args.dry_run or not interactive:
             break
         from moatbridge.commands import setup_wizard
@@ -282,7 +283,7 @@ def run(args: Namespace) -> int:
             consents(paths).write(new_consent(licence, plan.use))
         _save_answers(paths, answers)
     env = Path(paths.home) / "env"
-    print(f"Ready: toolchain {plan.name} ({action} {reference}).")
+    print(safe(f"Ready: toolchain {plan.name} ({action} {reference})."))
     print(
         f"Next: open a new shell, or run  . {env}  - then nvcc, hipcc, cmake and make run in the toolchain."
     )
