@@ -575,6 +575,13 @@ WIZARD = [  # (prompt, keys answering it) in the order the open flavour's wizard
     ("Add moatbridge to their rc files?", ENTER),
     ("Proceed?", ENTER),
 ]
+SCALE_WIZARD = [  # the prompts only the scale flavour asks (commercial: offered the open flavour)
+    ("Targets to build for", None),
+    ("Flavour:", DOWN + ENTER),
+    ("How will you use SCALE?", DOWN + ENTER),
+    ("or use the open flavour instead?", "n"),  # a confirm takes y/n without Enter
+    ("Do you accept the", ENTER),
+]
 
 
 def _targets_keys() -> str:
@@ -597,10 +604,13 @@ def interrupted(term: Terminal, what: str) -> list[str]:
 
 def test_ctrl_c_in_the_wizard_at_every_step(world: World) -> None:
     failures = []
-    for step, (prompt, _) in enumerate(WIZARD):
+    steps = [(WIZARD, step) for step in range(len(WIZARD))]
+    steps += [(SCALE_WIZARD, step) for step in range(2, len(SCALE_WIZARD))]
+    for wizard, step in steps:
+        prompt = wizard[step][0]
         term = moatbridge_on_terminal(world, "setup", "--name", world.name)
         problems = []
-        for earlier, keys in WIZARD[:step]:
+        for earlier, keys in wizard[:step]:
             if not term.wait_for(earlier):
                 problems.append(f"{earlier!r} never appeared: {term.screen[-800:]}")
                 break
@@ -989,5 +999,25 @@ def test_disk_full_under_the_engine(
     problems += clean(world.mb("image", "list", "--json", env=on_second), "image list", (0,))
     problems += world.invariants()
     failures = record("disk full", "engine data root on a 24 MB tmpfs: pull of 48 MB", problems)
+
+    from moatbridge.core.catalog import load_catalog
+
+    boot = load_catalog().flavour("open").distro(None).bootstrap
+    assert boot is not None
+    import_tiny(tmp_path, boot.tag, host=second_engine.host)  # a stand-in base: the build starts at once
+    with contextlib.suppress(OSError), (second_engine.data_root / "filler").open("wb") as filler:
+        while True:  # the rest of the disk
+            filler.write(b"\0" * (1 << 20))
+    build = ["image", "build", "--flavour", "open", "--target", "gfx1030", "--base", "bootstrap"]
+    result = world.mb(*build, "--no-space-check", env=on_second)
+    problems = clean(result, "image build on a full disk", (4,))
+    errors = [line for line in result.stderr.splitlines() if line.startswith("moatbridge: ")]
+    if len(errors) != 1 or "no space left" not in result.stderr.lower():
+        problems.append(f"not one clear disk-full error: {result.stderr[-600:]}")
+    problems += clean(world.mb(*build, env=on_second), "image build with the space check", (6,))
+    (second_engine.data_root / "filler").unlink()
+    problems += clean(world.mb("image", "list", "--json", env=on_second), "image list", (0,))
+    problems += world.invariants()
+    failures += record("disk full", "engine data root full: image build", problems)
     second_engine.stop()
     assert not failures, "\n".join(failures)

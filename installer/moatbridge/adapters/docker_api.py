@@ -143,7 +143,27 @@ def build(
     nocache: bool = False,
 ) -> str:
     """Build with the classic builder on the host network; returns the image ID."""
-    stream = client.build(
+    import docker
+    import requests
+
+    try:
+        stream = _start_build(client, context, dockerfile, tag, target, buildargs, labels, nocache)
+        return _build_events(stream, on_event)
+    except docker.errors.APIError as exc:  # refused before the first step: a full disk, a bad context
+        raise ImageBuildFailed(
+            f"The engine refused the build: {exc.explanation or exc}.", "check the engine's disk and log"
+        ) from None
+    except requests.exceptions.RequestException as exc:
+        raise ImageBuildFailed(
+            f"The connection to the engine broke during the build: {exc}.", "retry"
+        ) from None
+
+
+def _start_build(
+    client: Any, context: str, dockerfile: str, tag: str, target: str | None, buildargs: Mapping[str, str],
+    labels: Mapping[str, str], nocache: bool,
+) -> Iterable[Mapping[str, Any]]:  # fmt: skip
+    return client.build(  # type: ignore[no-any-return]
         path=context,
         dockerfile=dockerfile,
         tag=tag,
@@ -156,7 +176,6 @@ def build(
         nocache=nocache,
         decode=True,
     )
-    return _build_events(stream, on_event)
 
 
 _LAYER_ID = re.compile(r"^[0-9a-f]{12,64}$", re.ASCII)
