@@ -179,7 +179,7 @@ class World:
                 problems.append(f"{path.name} is not the original plus one intact block: {data!r}")
         return problems
 
-    def invariants(self) -> list[str]:
+    def invariants(self, rc_files: bool = True) -> list[str]:
         """What must hold at any moment, however the last command ended."""
         problems = []
         listed = self.mb("list", "--json", timeout=120)
@@ -196,7 +196,7 @@ class World:
         for aside in [*self.data.glob("*.corrupt"), *self.data.glob("*.unreadable")]:
             problems.append(f"the state was set aside as unreadable: {aside.name}")
             aside.unlink()
-        problems += self.rc_problems()
+        problems += self.rc_problems() if rc_files else []
         if self.containers() and self.name not in names:
             problems.append(f"orphaned container {self.container} (toolchain not recorded)")
         crashes = list(self.state_dir.glob("crash-*")) + list(self.data.rglob("crash-*"))
@@ -307,6 +307,29 @@ def test_kill_during_setup(world: World, tmp_path: Path) -> None:
             problems += world.set_up()
         problems += world.uninstalled()
         failures += record("kill -9: setup", str(point), problems)
+    assert not failures, "\n".join(failures)
+
+
+def test_kill_during_an_in_place_rc_rewrite(world: World, tmp_path: Path) -> None:
+    """A hard-linked rc file (a dotfiles checkout) is rewritten in place, not renamed over:
+    killed between the write and the truncate, the next run puts the old bytes back."""
+    link = world.work / "dotfiles-bashrc"
+    os.link(world.home / ".bashrc", link)
+    failures = []
+    for command in (world.setup_args(), ["uninstall", "--all", "--keep-images"]):
+        if command[0] == "uninstall":
+            assert not world.set_up()
+        problems = kill_at(world, command, Point("write.in-place-written", 1, ".bashrc"))
+        # Shrinking (uninstall) leaves the new bytes and the old tail until the next run.
+        problems += world.invariants(rc_files=command[0] == "setup")
+        if command[0] == "setup":
+            problems += world.set_up()
+        problems += world.uninstalled()
+        if link.read_bytes() != BASHRC or (world.home / ".bashrc").stat().st_nlink != 2:
+            problems.append("the hard link was split or left different")
+        failures += record(
+            "kill -9: rc rewrite in place", f"{command[0]} at write.in-place-written", problems
+        )
     assert not failures, "\n".join(failures)
 
 

@@ -57,13 +57,49 @@ def rewrite_preserving(path: Path, data: bytes) -> None:
         atomic_write_bytes(path, data, 0o644)
         return
     if info.st_nlink > 1:
-        with path.open("r+b") as handle:
-            handle.write(data)
-            handle.truncate()
-            handle.flush()
-            os.fsync(handle.fileno())
+        # In place, so not atomic: a journal beside it holds the bytes before and after
+        # until the rewrite is done; finish_interrupted_rewrite() repairs a killed one.
+        old = path.read_bytes()
+        atomic_write_bytes(_journal(path), len(old).to_bytes(8, "big") + old + data, 0o600)
+        _write_in_place(path, data)
+        _journal(path).unlink()
         return
     atomic_write_bytes(path, data, info.st_mode & 0o7777, (info.st_uid, info.st_gid))
+
+
+def _journal(path: Path) -> Path:
+    return path.with_name(f".{path.name}.moatbridge-rewrite")
+
+
+def _write_in_place(path: Path, data: bytes) -> None:
+    with path.open("r+b") as handle:
+        handle.write(data)
+        handle.flush()
+        faults.point("write.in-place-written", str(path))
+        handle.truncate()
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def finish_interrupted_rewrite(path: Path) -> bool:
+    """After a kill between an in-place rewrite's write and its truncate (the new bytes,
+    then the tail of the old), put the old bytes back; True when it did. A file that is
+    neither (edited since) is left as it is. The journal goes either way."""
+    journal = _journal(path)
+    try:
+        record = journal.read_bytes()
+    except FileNotFoundError:
+        return False
+    size = int.from_bytes(record[:8], "big")
+    old, new = record[8 : 8 + size], record[8 + size :]
+    restored = False
+    with contextlib.suppress(FileNotFoundError):
+        current = path.read_bytes()
+        if current not in (old, new) and current == new + old[len(new) :]:
+            _write_in_place(path, old)
+            restored = True
+    journal.unlink(missing_ok=True)
+    return restored
 
 
 def atomic_write_bytes(path: Path, data: bytes, mode: int, owner: tuple[int, int] | None = None) -> None:

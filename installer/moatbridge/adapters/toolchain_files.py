@@ -14,7 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from moatbridge.adapters import faults
-from moatbridge.adapters.filesystem import atomic_write_text, rewrite_preserving, sweep_stale_temps
+from moatbridge.adapters.filesystem import (
+    atomic_write_text,
+    finish_interrupted_rewrite,
+    rewrite_preserving,
+    sweep_stale_temps,
+)
 from moatbridge.core import rc_block
 from moatbridge.core.activation import has_marker_header
 from moatbridge.errors import MoatbridgeError
@@ -100,6 +105,7 @@ def edit_rc(path: Path, block: list[bytes], dry_run: bool = False) -> Written:
     target = _rc_target(path)
     if not dry_run:
         sweep_stale_temps(target.parent, target.name)
+        finish_interrupted_rewrite(target)
     existed = target.exists()
     original = _read_rc(target)
     updated = rc_block.insert(original, block, str(path))
@@ -114,6 +120,7 @@ def unedit_rc(path: Path, created: bool, dry_run: bool = False) -> bool:
     target = _rc_target(path)
     if not dry_run:
         sweep_stale_temps(target.parent, target.name)
+        finish_interrupted_rewrite(target)
     original = _read_rc(target)
     restored = rc_block.remove(original, str(path))  # parses (and checks) the block once
     if not target.exists() or restored == original:  # no block: nothing was taken out
