@@ -185,8 +185,8 @@ def regenerated_from_real_headers(image: str, module: str, output: str, scratch:
 def debian_base(engine_version: str) -> str:
     """moatbridge's own debootstrapped Debian trixie base (made once, then reused)."""
     from moatbridge.adapters import docker_api
+    from moatbridge.adapters.records import load_catalog
     from moatbridge.commands.image_build import ensure_base
-    from moatbridge.core.catalog import load_catalog
 
     distro = load_catalog().flavour("open").distro(None)
     client = docker_api.connect()

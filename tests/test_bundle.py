@@ -24,10 +24,9 @@ from typing import Any
 import pytest
 
 from moatbridge.adapters import bundle_archive
+from moatbridge.adapters.records import load_catalog, load_licences
 from moatbridge.core import bundle
 from moatbridge.core.bundle import IMAGE, MANIFEST, SUMS, BundleError
-from moatbridge.core.catalog import load_catalog
-from moatbridge.core.licences import load_licences
 from moatbridge.core.toolchains import Toolchain
 from moatbridge.errors import InputError
 

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
-from moatbridge.core.catalog import CatalogError, load_catalog, parse_catalog
+from moatbridge.adapters.records import load_catalog
+from moatbridge.core.catalog import CatalogError, parse_catalog
 from moatbridge.core.recipes import BuildRequest, normalise_targets, plan_open_build
 
 SHIPPED = Path(__file__).resolve().parent.parent / "images" / "catalog.yaml"

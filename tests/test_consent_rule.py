@@ -24,10 +24,9 @@ from pathlib import Path
 import pytest
 
 from moatbridge.adapters import bundle_archive
+from moatbridge.adapters.records import default_licences_dir, load_catalog, load_licences
 from moatbridge.commands import _toolchain as tc
 from moatbridge.core import bundle
-from moatbridge.core.catalog import load_catalog
-from moatbridge.core.licences import default_licences_dir, load_licences
 from moatbridge.core.toolchains import Toolchain
 from moatbridge.paths import Paths
 

@@ -424,9 +424,8 @@ def test_kill_during_uninstall(world: World, tmp_path: Path) -> None:
 def tiny_bundle(tmp_path: Path, name: str) -> tuple[Path, str, str]:
     """A bundle as `bundle save` writes it, of a tiny image with the open flavour's labels."""
     from moatbridge.adapters import bundle_archive
+    from moatbridge.adapters.records import load_catalog, load_licences
     from moatbridge.core.bundle import build_manifest
-    from moatbridge.core.catalog import load_catalog
-    from moatbridge.core.licences import load_licences
     from moatbridge.core.toolchains import Toolchain
 
     reference = f"moatbridge-fault/bundle:{name}"
@@ -608,7 +607,7 @@ SCALE_WIZARD = [  # the prompts only the scale flavour asks (commercial: offered
 
 
 def _targets_keys() -> str:
-    from moatbridge.core.catalog import load_catalog
+    from moatbridge.adapters.records import load_catalog
 
     every = sorted(
         {t for f in load_catalog().flavours for t in f.compiler_targets}, key=lambda t: (len(t), t)
@@ -972,7 +971,7 @@ def stopped_at(world: World, engine: SecondEngine, point: str, *args: str) -> li
 def test_engine_stopped_mid_pull_and_mid_build(
     world: World, tmp_path: Path, registry: str, second_engine: SecondEngine, cleanup_test_images: None
 ) -> None:
-    from moatbridge.core.catalog import load_catalog
+    from moatbridge.adapters.records import load_catalog
 
     failures = []
     target = pushed_tiny(world, tmp_path, registry, "engine", size=8 << 20)
@@ -1023,7 +1022,7 @@ def test_disk_full_under_the_engine(
     problems += world.invariants()
     failures = record("disk full", "engine data root on a 24 MB tmpfs: pull of 48 MB", problems)
 
-    from moatbridge.core.catalog import load_catalog
+    from moatbridge.adapters.records import load_catalog
 
     boot = load_catalog().flavour("open").distro(None).bootstrap
     assert boot is not None

@@ -519,8 +519,7 @@ def test_gpu_names_from_sysfs_are_text_not_markup_or_controls(tmp_path: Path) ->
 
 def _hostile_bundle(path: Path) -> None:
     from moatbridge.adapters import bundle_archive
-    from moatbridge.core.catalog import load_catalog
-    from moatbridge.core.licences import load_licences
+    from moatbridge.adapters.records import load_catalog, load_licences
     from moatbridge.core.toolchains import Toolchain
 
     toolchain = Toolchain(

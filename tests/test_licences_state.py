@@ -10,15 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from moatbridge.adapters.records import default_licences_dir, load_licences
 from moatbridge.adapters.statestore import StateBusy, StateStore
 from moatbridge.core.licences import (
     Consent,
     LicenceError,
     check_use,
     consent_status,
-    default_licences_dir,
     licence_of,
-    load_licences,
     parse_consent,
     render_consent,
 )
@@ -36,7 +35,7 @@ def test_shipped_licence_records() -> None:
     assert "non-commercial" in free.summary
     assert not records["open-components"].acceptance_required
     # Each catalog flavour names a licence that exists.
-    from moatbridge.core.catalog import load_catalog
+    from moatbridge.adapters.records import load_catalog
 
     for flavour in load_catalog().flavours:
         assert flavour.licence in records

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from moatbridge.core.licences import default_licences_dir, load_licences
+from moatbridge.adapters.records import default_licences_dir, load_licences
 
 from conftest import cli
 

@@ -89,7 +89,7 @@ def test_rebuild_with_nothing_changed_is_skipped(open_devel_gfx1030: dict[str, A
 
 
 def test_installed_versions_are_checked_against_the_catalog(open_devel_gfx1030: dict[str, Any]) -> None:
-    from moatbridge.core.catalog import load_catalog
+    from moatbridge.adapters.records import load_catalog
 
     pinned = dict(load_catalog().flavour("open").pinned)
     again = build_image("--flavour", "open", "--target", "gfx1030")

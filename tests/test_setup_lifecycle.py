@@ -218,7 +218,7 @@ class Terminal:
 
 
 def _pick_gfx1030(term: Terminal) -> None:
-    from moatbridge.core.catalog import load_catalog
+    from moatbridge.adapters.records import load_catalog
 
     every = sorted(
         {t for f in load_catalog().flavours for t in f.compiler_targets}, key=lambda t: (len(t), t)

@@ -26,8 +26,9 @@ from typing import Any
 import pytest
 
 from moatbridge.adapters.consents import ConsentFiles
+from moatbridge.adapters.records import load_licences
 from moatbridge.adapters.statestore import StateStore
-from moatbridge.core.licences import Consent, load_licences
+from moatbridge.core.licences import Consent
 from moatbridge.core.slurm import SlurmJob, render
 from moatbridge.core.toolchains import State, Toolchain, pinned_image
 from moatbridge.errors import InputError

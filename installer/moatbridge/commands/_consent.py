@@ -13,7 +13,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from moatbridge.adapters.consents import ConsentFiles
-from moatbridge.core.licences import Consent, Licence, licence_of, load_licences, require_consent
+from moatbridge.adapters.records import load_licences
+from moatbridge.core.licences import Consent, Licence, licence_of, require_consent
 from moatbridge.core.toolchains import Toolchain
 from moatbridge.paths import Paths
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from moatbridge.adapters.hostfs import HostFS
+from moatbridge.adapters.records import default_licences_dir
 from moatbridge.adapters.statestore import StateStore
 from moatbridge.adapters.toolchain_files import (
     Written,
@@ -21,7 +22,7 @@ from moatbridge.adapters.toolchain_files import (
 )
 from moatbridge.core.activation import activation_plan, rc_block, render_fish, render_posix
 from moatbridge.core.detection import detect_devices
-from moatbridge.core.licences import LicenceNote, default_licences_dir
+from moatbridge.core.licences import LicenceNote
 from moatbridge.core.shims import (
     SCALE_TOOLS,
     TOOLS,

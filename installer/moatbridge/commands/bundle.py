@@ -19,12 +19,13 @@ from typing import Any
 from moatbridge import __version__
 from moatbridge.adapters import bundle_archive, docker_api, faults
 from moatbridge.adapters.console import markup, print_json, safe, stdout_console
+from moatbridge.adapters.records import load_licences
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._consent import consents
 from moatbridge.commands.setup import group_by_directory
 from moatbridge.core.bundle import IMAGE, BundleError, Manifest, build_manifest, toolchain_from
 from moatbridge.core.bundle_image import ImageClaims, contradiction, image_claims
-from moatbridge.core.licences import licence_of, load_licences, require_consent
+from moatbridge.core.licences import licence_of, require_consent
 from moatbridge.core.toolchains import State, Toolchain, validate_name
 from moatbridge.errors import InputError, MoatbridgeError
 from moatbridge.paths import Paths
@@ -101,7 +102,7 @@ class _Bytes:
 
 
 def save(args: Namespace) -> int:
-    from moatbridge.core.catalog import load_catalog
+    from moatbridge.adapters.records import load_catalog
 
     paths = Paths.from_environ(os.environ)
     toolchain = tc.resolve_toolchain(tc.store(paths).read(), args.toolchain, os.environ)

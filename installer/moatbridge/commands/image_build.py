@@ -19,8 +19,9 @@ from moatbridge.adapters.console import print_json
 from moatbridge.adapters.credentials import load_credentials
 from moatbridge.adapters.filesystem import tree_digest
 from moatbridge.adapters.progress import BuildView
+from moatbridge.adapters.records import load_catalog
 from moatbridge.adapters.repo_proxy import Credentials, serve_repo_proxy
-from moatbridge.core.catalog import Catalog, Distro, Flavour, load_catalog
+from moatbridge.core.catalog import Catalog, Distro, Flavour
 from moatbridge.core.recipes import (
     DIGEST_LABEL,
     MANAGED_LABEL,

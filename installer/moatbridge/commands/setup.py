@@ -20,13 +20,13 @@ from moatbridge.adapters import faults
 from moatbridge.adapters.console import safe
 from moatbridge.adapters.engine import probe_engine
 from moatbridge.adapters.hostfs import HostFS
+from moatbridge.adapters.records import load_catalog, load_licences
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._consent import consents, new_consent
 from moatbridge.core.answers import Answers, merge, parse_answers
-from moatbridge.core.catalog import load_catalog
 from moatbridge.core.checks import engine_checks
 from moatbridge.core.detection import detect
-from moatbridge.core.licences import LicenceError, check_use, consent_status, load_licences
+from moatbridge.core.licences import LicenceError, check_use, consent_status
 from moatbridge.core.setup_plan import SetupPlan, defaults, make_plan
 from moatbridge.core.toolchains import Toolchain
 from moatbridge.errors import MoatbridgeError, UsageError

@@ -13,11 +13,10 @@ from typing import Any
 
 from moatbridge.adapters.console import ask_prompt, safe
 from moatbridge.adapters.hostfs import HostFS
+from moatbridge.adapters.records import load_catalog, load_licences
 from moatbridge.adapters.toolchain_files import rc_files_for
 from moatbridge.core.answers import SHELLS
-from moatbridge.core.catalog import load_catalog
 from moatbridge.core.detection import detect
-from moatbridge.core.licences import load_licences
 from moatbridge.core.setup_plan import default_shells, detected_targets
 from moatbridge.errors import MoatbridgeError
 from moatbridge.paths import Paths

@@ -6,7 +6,6 @@ the exact field path (``flavours.open.variants.devel.packages[3]``) in one sente
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -283,30 +282,10 @@ def parse_catalog(data: Any, path: Path) -> Catalog:
     return Catalog(path=path, local_repository=_get(data, "local_repository", "", str), flavours=flavours)
 
 
-def default_catalog_path() -> Path:
-    """The catalog shipped in the wheel, or the repository's own when running from a checkout."""
-    override = os.environ.get("MOATBRIDGE_CATALOG")
-    if override:
-        return Path(override)
-    package = Path(__file__).resolve().parent.parent
-    bundled = package / "images" / "catalog.yaml"
-    return bundled if bundled.exists() else package.parent.parent / "images" / "catalog.yaml"
-
-
-def load_catalog(path: Path | None = None) -> Catalog:
+def catalog_from_text(text: str, path: Path) -> Catalog:
+    """The catalog from its YAML text (adapters.records reads the file)."""
     import yaml  # only the commands that need the catalog pay for PyYAML
 
-    from moatbridge.adapters.hostfs import read_limited  # bounded, regular files only: no FIFO hang
-
-    path = path or default_catalog_path()
-    try:
-        text = read_limited(path, 16 << 20).decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8"
-        raise CatalogError(
-            f"Cannot read the image catalog {path}: {why}.",
-            "reinstall moatbridge, or point MOATBRIDGE_CATALOG at a catalog.yaml",
-        ) from None
     try:
         data = yaml.safe_load(text)
     except RecursionError:

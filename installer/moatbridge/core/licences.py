@@ -11,8 +11,8 @@ compute it with ``sha256sum`` and any change of the record asks again). Nothing 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,29 +120,19 @@ def parse_licence(data: Any, path: Path, record_sha256: str) -> Licence:
     return licence
 
 
-def default_licences_dir() -> Path:
-    package = Path(__file__).resolve().parent.parent
-    bundled = package / "licenses"
-    return bundled if bundled.is_dir() else package.parent.parent / "licenses"
-
-
-def load_licences(directory: Path | None = None) -> dict[str, Licence]:
+def parse_licence_records(raw: Mapping[Path, bytes]) -> dict[str, Licence]:
+    """The records from their files' bytes (adapters.records reads them); each licence's
+    terms hash is the SHA-256 of its file's bytes."""
     import yaml
 
-    from moatbridge.adapters.hostfs import read_limited
-
-    directory = directory or Path(os.environ.get("MOATBRIDGE_LICENSES") or default_licences_dir())
     records = {}
-    for path in sorted(directory.glob("*.yaml")):
+    for path, data in sorted(raw.items()):
         try:
-            raw = read_limited(path, 1 << 20)  # MOATBRIDGE_LICENSES may point anywhere: no FIFO hang
-            data = yaml.safe_load(raw.decode("utf-8"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
+            parsed = yaml.safe_load(data.decode("utf-8"))
+        except (UnicodeDecodeError, yaml.YAMLError, RecursionError):
             raise LicenceError(f"Cannot read the licence record {path}.", "reinstall moatbridge") from None
-        licence = parse_licence(data, path, hashlib.sha256(raw).hexdigest())
+        licence = parse_licence(parsed, path, hashlib.sha256(data).hexdigest())
         records[licence.id] = licence
-    if not records:
-        raise LicenceError(f"No licence records in {directory}.", "reinstall moatbridge")
     return records
 
 
