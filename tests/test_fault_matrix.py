@@ -76,9 +76,13 @@ def summary(request: pytest.FixtureRequest) -> Iterator[None]:
         "faults": faults,
     }, indent=1) + "\n")  # fmt: skip
     terminal = request.config.pluginmanager.get_plugin("terminalreporter")
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
     if terminal is not None:
         survived = sum(r["survived"] for r in RESULTS)
-        terminal.write_line(f"\nfault matrix: {len(RESULTS)} faults injected, {survived} survived ({path})")
+        with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
+            terminal.write_line(
+                f"\nfault matrix: {len(RESULTS)} faults injected, {survived} survived ({path})"
+            )
 
 
 def docker(*args: str, host: str | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -201,6 +205,8 @@ class World:
             problems.append(f"orphaned container {self.container} (toolchain not recorded)")
         crashes = list(self.state_dir.glob("crash-*")) + list(self.data.rglob("crash-*"))
         problems += [f"crash report {c}: {c.read_text()[-800:]}" for c in crashes]
+        for crash in crashes:  # each one reported once
+            crash.unlink()
         return problems
 
     def uninstalled(self, codes: tuple[int, ...] = (0,)) -> list[str]:

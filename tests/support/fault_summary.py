@@ -24,7 +24,7 @@ def main(argv: list[str]) -> int:
     for fault in summary["faults"]:
         if not fault["survived"]:
             print(f"  NOT SURVIVED  {fault['family']} / {fault['fault']}:")
-            for problem in fault["problems"]:
+            for problem in fault["problems"][:4]:
                 print(f"      {problem[:400]}")
     print(f"fault matrix: {summary['injected']} faults injected, {summary['survived']} survived")
     if summary["injected"] < floor:
