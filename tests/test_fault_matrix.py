@@ -893,13 +893,18 @@ class SecondEngine:
         self.run.mkdir(parents=True)
         self.data_root = data_root
         self.host = f"unix://{self.run}/docker.sock"
+        # Its own bridge: with `--bridge none` dockerd deletes the default bridge interface,
+        # docker0, which the main engine's containers need.
+        self.bridge = f"mbfault{uuid.uuid4().hex[:8]}"
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
+        if not Path(f"/sys/class/net/{self.bridge}").exists():
+            subprocess.run(["ip", "link", "add", "name", self.bridge, "type", "bridge"], check=True)
         log = (self.run / "dockerd.log").open("ab")
         self.process = subprocess.Popen(
             ["dockerd", "--host", self.host, "--data-root", str(self.data_root), "--exec-root",
-             str(self.run / "exec"), "--pidfile", str(self.run / "docker.pid"), "--bridge", "none",
+             str(self.run / "exec"), "--pidfile", str(self.run / "docker.pid"), "--bridge", self.bridge,
              "--iptables=false", "--ip-masq=false"],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
@@ -925,10 +930,13 @@ def second_engine(tmp_path: Path, engine_version: str) -> Iterator[SecondEngine]
     if os.geteuid() != 0 or shutil.which("dockerd") is None:
         pytest.fail("a second engine needs root and dockerd (CI has both)")
     engine = SecondEngine(Path(f"/var/lib/moatbridge-fault-{uuid.uuid4().hex[:8]}"))
+    had_docker0 = Path("/sys/class/net/docker0").exists()
     try:
         yield engine
     finally:
         engine.stop()
+        subprocess.run(["ip", "link", "delete", engine.bridge], capture_output=True, check=False)
+        assert Path("/sys/class/net/docker0").exists() or not had_docker0, "the main engine's bridge is gone"
         subprocess.run(["umount", "-l", str(engine.data_root)], capture_output=True, check=False)
         shutil.rmtree(engine.data_root, ignore_errors=True)
         shutil.rmtree(engine.run, ignore_errors=True)
