@@ -8,12 +8,10 @@ The SDK is imported lazily so that light commands never load it.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import queue
 import re
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -53,7 +51,7 @@ class StreamEvent:
 Listener = Callable[[StreamEvent], None]
 
 
-def _ignore(event: StreamEvent) -> None:
+def ignore_event(event: StreamEvent) -> None:
     return None
 
 
@@ -87,7 +85,7 @@ def connect(environ: Mapping[str, str] = os.environ, timeout: int = DEFAULT_TIME
     return client
 
 
-def _error_text(entry: Mapping[str, Any]) -> str | None:
+def error_text(entry: Mapping[str, Any]) -> str | None:
     if "error" in entry:
         return str(entry["error"]).strip()
     detail = entry.get("errorDetail")
@@ -102,7 +100,7 @@ def _build_events(stream: Iterable[Mapping[str, Any]], on_event: Listener) -> st
     step = "the first step"
     for entry in stream:
         faults.point("engine.build-event")
-        error = _error_text(entry)
+        error = error_text(entry)
         if error is not None:
             context = "\n".join(last_lines[-15:])
             raise ImageBuildFailed(
@@ -139,7 +137,7 @@ def build(
     target: str | None,
     buildargs: Mapping[str, str],
     labels: Mapping[str, str],
-    on_event: Listener = _ignore,
+    on_event: Listener = ignore_event,
     nocache: bool = False,
 ) -> str:
     """Build with the classic builder on the host network; returns the image ID."""
@@ -191,7 +189,7 @@ def _transfer_events(
     auxes: list[Mapping[str, Any]] = []
     for entry in stream:
         faults.point(f"engine.{verb}-event")
-        error = _error_text(entry)
+        error = error_text(entry)
         if error is not None:
             transient = not any(p in error.lower() for p in _PERMANENT)
             raise TransferFailed(
@@ -270,7 +268,9 @@ def _api_failure(exc: Exception, verb: str, ref: str) -> TransferFailed:
     )
 
 
-def pull(client: Any, repository: str, tag: str, on_event: Listener = _ignore, stall_s: int = 60) -> None:
+def pull(
+    client: Any, repository: str, tag: str, on_event: Listener = ignore_event, stall_s: int = 60
+) -> None:
     import docker
 
     ref = f"{repository}{'@' if tag.startswith('sha256:') else ':'}{tag}"
@@ -281,7 +281,7 @@ def pull(client: Any, repository: str, tag: str, on_event: Listener = _ignore, s
         raise _api_failure(exc, "pull", ref) from None
 
 
-def push(client: Any, repository: str, tag: str, on_event: Listener = _ignore, stall_s: int = 60) -> str:
+def push(client: Any, repository: str, tag: str, on_event: Listener = ignore_event, stall_s: int = 60) -> str:
     """Push; returns the manifest digest the registry reported."""
     import docker
 
@@ -376,168 +376,3 @@ def read_file_from_image(client: Any, image: str, path: str) -> str | None:
         return None
     finally:
         client.remove_container(container["Id"], force=True)
-
-
-def inspect_container(client: Any, name: str) -> dict[str, Any] | None:
-    import docker
-
-    try:
-        return dict(client.inspect_container(name))
-    except docker.errors.NotFound:
-        return None
-
-
-def remove_container(client: Any, name: str) -> None:
-    import docker
-
-    with contextlib.suppress(docker.errors.NotFound):
-        client.remove_container(name, force=True)
-
-
-def create_warm_container(client: Any, runtime: Any) -> None:
-    """A sleeping container per toolchain, with the work roots mounted at identical paths."""
-    import docker
-
-    host_config = client.create_host_config(
-        network_mode="host",
-        # Mounts, not binds: a bind is "src:dst:mode", which a ':' in the path would break.
-        mounts=[docker.types.Mount(target=root, source=root, type="bind") for root in runtime.roots],
-        devices=[f"{d}:{d}:rwm" for d in runtime.devices],
-        group_add=[str(g) for g in runtime.group_adds],
-        init=True,
-        security_opt=["label=disable"] if runtime.devices else None,
-    )
-    for _ in range(100):
-        try:
-            _create_warm(client, runtime, host_config)
-            return
-        except docker.errors.APIError as exc:
-            if exc.status_code != 409:
-                raise
-        # 409: another shim is creating it right now (the name is taken before the container
-        # shows); it is the same container, ready once the engine shows it.
-        if inspect_container(client, runtime.container) is not None:
-            return
-        time.sleep(0.1)
-    raise EngineUnavailable(f"The container {runtime.container} could not be created.", "try again")
-
-
-def _create_warm(client: Any, runtime: Any, host_config: Any) -> None:
-    client.create_container(
-        image=runtime.image,
-        name=runtime.container,
-        entrypoint=["sleep"],  # not the image's entrypoint (a licence gate): consent is checked by us
-        command=["infinity"],
-        user=f"{runtime.uid}:{runtime.gid}",
-        host_config=host_config,
-        labels={
-            "io.moatbridge.managed": "1",
-            "io.moatbridge.toolchain": runtime.name,
-            "io.moatbridge.config": runtime.config_digest,
-        },
-        detach=True,
-    )
-
-
-def start_container(client: Any, name: str) -> int:
-    """Start (if needed) and return the container's host PID."""
-    state = client.inspect_container(name)["State"]
-    if not state.get("Running"):
-        client.start(name)
-        state = client.inspect_container(name)["State"]
-    return int(state["Pid"])
-
-
-def containers_with_label(client: Any, label: str) -> list[dict[str, Any]]:
-    return [dict(c) for c in client.containers(all=True, filters={"label": label})]
-
-
-# --- docker save / docker load (air-gapped bundles) ----------------------------------------
-
-# Saving exports every layer before the first byte comes, and loading unpacks them all
-# before the engine answers: both can take minutes for a multi-GB image.
-SAVE_LOAD_TIMEOUT_S = 3600
-
-
-class ImageLoadFailed(MoatbridgeError):
-    exit_code = 4
-
-
-def save_image_stream(client: Any, image: str, chunk_size: int = 1 << 20) -> Iterator[bytes]:
-    """The ``docker save`` tar stream of one image, chunk by chunk (never held whole).
-
-    Saved by ID the archive carries no tag, and ``docker load`` reports exactly that ID.
-    """
-    import docker
-    import requests
-
-    try:
-        yield from client.get_image(image, chunk_size=chunk_size)
-    except docker.errors.APIError as exc:
-        raise MoatbridgeError(
-            f"The engine could not save the image {image}: {exc.explanation or exc}.",
-            "check 'docker image inspect' for it and the engine's free space",
-        ) from None
-    except requests.exceptions.RequestException as exc:
-        raise MoatbridgeError(
-            f"The connection to the engine broke while saving {image}: {exc}.", "retry"
-        ) from None
-
-
-_LOADED = re.compile(r"^Loaded image(?: ID)?: (\S+)$")
-
-
-def _load_events(stream: Iterable[Mapping[str, Any]], on_event: Listener) -> tuple[str, ...]:
-    loaded: list[str] = []
-    for entry in stream:
-        error = _error_text(entry)
-        if error is None and set(entry) == {"message"}:  # an HTTP error body, not a stream
-            error = str(entry["message"]).strip()
-        if error is not None:
-            raise ImageLoadFailed(
-                f"The engine could not load the image: {error}",
-                "the bundle's image is unreadable for this engine; save it again on the source machine",
-            )
-        if "stream" in entry:
-            for line in str(entry["stream"]).splitlines():
-                match = _LOADED.match(line.strip())
-                if match:
-                    loaded.append(match.group(1))
-                if line.strip():
-                    on_event(StreamEvent("log", text=line.strip()))
-        elif "status" in entry:
-            detail = entry.get("progressDetail") or {}
-            on_event(
-                StreamEvent(
-                    "status",
-                    text=str(entry["status"]),
-                    layer=entry.get("id"),
-                    current=detail.get("current"),
-                    total=detail.get("total"),
-                )
-            )
-    if not loaded:
-        raise ImageLoadFailed("The engine finished loading but reported no image.", "check the engine's log")
-    return tuple(loaded)
-
-
-def load_image_stream(client: Any, chunks: Iterable[bytes], on_event: Listener = _ignore) -> tuple[str, ...]:
-    """``docker load`` from a stream of tar chunks (sent as they come, constant memory).
-
-    Returns what the engine reported loading: references, or ``sha256:`` IDs for
-    untagged images. In-band errors raise; an exception raised by ``chunks`` aborts
-    the upload (the engine then loads nothing) and propagates unchanged.
-    """
-    import docker
-    import requests
-
-    try:
-        return _load_events(client.load_image(chunks, quiet=False), on_event)
-    except docker.errors.APIError as exc:
-        raise ImageLoadFailed(
-            f"The engine refused the image: {exc.explanation or exc}.", "check the engine's log"
-        ) from None
-    except requests.exceptions.RequestException as exc:
-        raise ImageLoadFailed(
-            f"The connection to the engine broke while loading the image: {exc}.", "retry"
-        ) from None

@@ -17,7 +17,7 @@ from types import TracebackType
 from typing import Any
 
 from moatbridge import __version__
-from moatbridge.adapters import bundle_archive, docker_api, faults
+from moatbridge.adapters import bundle_archive, docker_api, faults, image_archive
 from moatbridge.adapters.console import markup, print_json, safe, stdout_console
 from moatbridge.adapters.records import load_licences
 from moatbridge.commands import _toolchain as tc
@@ -116,7 +116,7 @@ def save(args: Namespace) -> int:
     manifest = build_manifest(
         toolchain, load_catalog().flavour(toolchain.flavour), load_licences(), __version__, _now()
     )
-    client = docker_api.connect(timeout=docker_api.SAVE_LOAD_TIMEOUT_S)
+    client = docker_api.connect(timeout=image_archive.SAVE_LOAD_TIMEOUT_S)
     image = docker_api.inspect_image(client, toolchain.image_id)
     if image is None:
         raise MoatbridgeError(
@@ -127,7 +127,7 @@ def save(args: Namespace) -> int:
         print(f"Notice: {notice}")
     # By ID: the bundle holds exactly the recorded image, whatever the tag points at now.
     with _Bytes(f"Saving {toolchain.image}", int(image.get("Size") or 0) or None) as progress:
-        stream = docker_api.save_image_stream(client, toolchain.image_id)
+        stream = image_archive.save_image_stream(client, toolchain.image_id)
         members = bundle_archive.write_bundle(
             output, manifest.to_bytes(), stream, force=args.force, on_bytes=progress
         )
@@ -199,7 +199,7 @@ def _load_image(client: Any, verified: bundle_archive.Verified) -> None:
                 progress.describe(event.text)
 
         chunks = bundle_archive.image_chunks(verified, on_bytes=progress)
-        loaded = docker_api.load_image_stream(client, chunks, status)
+        loaded = image_archive.load_image_stream(client, chunks, status)
     ids = {
         str(found["Id"])
         for ref in loaded
@@ -240,7 +240,7 @@ def load(args: Namespace) -> int:
     claims = image_claims(bundle_archive.image_metadata(verified), manifest.toolchain.image_id)
     licence_required = _check_licence(paths, manifest, claims)
     _print_manifest_notices(manifest)
-    client = docker_api.connect(timeout=docker_api.SAVE_LOAD_TIMEOUT_S)
+    client = docker_api.connect(timeout=image_archive.SAVE_LOAD_TIMEOUT_S)
     present = docker_api.inspect_image(client, toolchain.image_id) is not None
     make_default = state.default is None or state.default == toolchain.name
     runtime = tc.runtime_for(toolchain, paths, licence_required)

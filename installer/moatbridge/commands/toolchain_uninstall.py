@@ -14,7 +14,7 @@ from argparse import Namespace
 from dataclasses import replace
 from pathlib import Path
 
-from moatbridge.adapters import faults
+from moatbridge.adapters import containers, faults
 from moatbridge.adapters.console import ask_line, safe
 from moatbridge.adapters.toolchain_files import remove_empty_dirs
 from moatbridge.commands import _toolchain as tc
@@ -105,10 +105,10 @@ def _stop_container(paths: Paths, name: str, dry_run: bool, removed: list[str]) 
         client = docker_api.connect()
     except Exception:  # noqa: BLE001 - no engine: nothing running to stop
         return
-    for container in docker_api.containers_with_label(client, f"io.moatbridge.toolchain={name}"):
+    for container in containers.containers_with_label(client, f"io.moatbridge.toolchain={name}"):
         label = container["Names"][0].lstrip("/")
         if not dry_run:
-            docker_api.remove_container(client, container["Id"])
+            containers.remove_container(client, container["Id"])
         removed.append(f"container {label}")
 
 

@@ -10,7 +10,7 @@ import os
 from argparse import Namespace
 from pathlib import Path
 
-from moatbridge.adapters import docker_api
+from moatbridge.adapters import containers, docker_api
 from moatbridge.adapters.filesystem import atomic_write_text
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._consent import require_for
@@ -24,15 +24,15 @@ def ensure_warm(name: str) -> int:
     licence = require_for(paths, toolchain, f"Toolchain {toolchain.name}")
     runtime = tc.runtime_for(toolchain, paths, licence.acceptance_required)
     client = docker_api.connect()
-    current = docker_api.inspect_container(client, runtime.container)
+    current = containers.inspect_container(client, runtime.container)
     labels = ((current or {}).get("Config") or {}).get("Labels") or {}
     if current is not None and labels.get("io.moatbridge.config") != runtime.config_digest:
         # Another image (an upgrade), other mounts or devices: start afresh.
-        docker_api.remove_container(client, runtime.container)
+        containers.remove_container(client, runtime.container)
         current = None
     if current is None:
-        docker_api.create_warm_container(client, runtime)
-    pid = docker_api.start_container(client, runtime.container)
+        containers.create_warm_container(client, runtime)
+    pid = containers.start_container(client, runtime.container)
     atomic_write_text(Path(paths.home) / "run" / f"{name}.pid", f"{pid}\n")
     return 0
 
