@@ -16,22 +16,18 @@ output.
 
 from __future__ import annotations
 
-import bz2
 import contextlib
-import gzip
 import json
-import lzma
 import os
 import re
 import secrets
 import subprocess
 import sys
-import tarfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 
@@ -49,6 +45,7 @@ from support.scale_standin import (
     build_standin_repo,
     missing_tools,
 )
+from support.secret_scan import scan_saved_image
 
 pytestmark = pytest.mark.engine
 
@@ -318,69 +315,6 @@ def _needles(credentials: Credentials) -> dict[str, bytes]:
     }
 
 
-def _open_compressed(name: str, data: bytes) -> bytes | None:
-    opener = {".gz": gzip.decompress, ".xz": lzma.decompress, ".bz2": bz2.decompress}
-    for suffix, decompress in opener.items():
-        if name.endswith(suffix):
-            try:
-                return decompress(data)
-            except (OSError, EOFError, lzma.LZMAError, ValueError):
-                return None
-    return None
-
-
-def _scan_blob(where: str, data: bytes, needles: dict[str, bytes], findings: list[str]) -> None:
-    for label, needle in needles.items():
-        if needle in data:
-            findings.append(f"{label} in {where}")
-    expanded = _open_compressed(where, data)
-    if expanded is not None:
-        _scan_blob(where + " (decompressed)", expanded, needles, findings)
-
-
-def _scan_layer(layer: str, fileobj: IO[bytes], needles: dict[str, bytes], findings: list[str]) -> int:
-    scanned = 0
-    with tarfile.open(fileobj=fileobj, mode="r|") as inner:
-        for member in inner:
-            where = f"{layer}:{member.name}"
-            meta = " ".join([member.name, member.linkname, *member.pax_headers.values()]).encode()
-            _scan_blob(where + " (name/metadata)", meta, needles, findings)
-            if member.isfile():
-                handle = inner.extractfile(member)
-                assert handle is not None
-                _scan_blob(where, handle.read(), needles, findings)
-                scanned += 1
-    return scanned
-
-
-def _scan_saved_image(image: str, needles: dict[str, bytes], workdir: Path) -> tuple[list[str], int]:
-    """``docker save`` the image; look for every needle in every file of every layer and in the JSON."""
-    archive = workdir / "image.tar"
-    api = _api()
-    try:
-        with archive.open("wb") as out:
-            for chunk in api.get_image(image):
-                out.write(chunk)
-    finally:
-        api.close()
-    findings: list[str] = []
-    scanned = 0
-    try:
-        with tarfile.open(archive) as outer:
-            for member in outer:
-                if not member.isfile():
-                    continue
-                handle = outer.extractfile(member)
-                assert handle is not None
-                if member.name.endswith("layer.tar"):
-                    scanned += _scan_layer(member.name, handle, needles, findings)
-                else:  # manifest.json, the image config JSON (history, env, labels), repositories
-                    _scan_blob(member.name, handle.read(), needles, findings)
-    finally:
-        archive.unlink()
-    return findings, scanned
-
-
 def test_commercial_build_sent_credentials_to_the_repository(commercial: Commercial) -> None:
     assert commercial.requests, "the stand-in repository saw no requests"
     expected = commercial.credentials.header_value()
@@ -394,7 +328,7 @@ def test_commercial_build_sent_credentials_to_the_repository(commercial: Commerc
 def test_credentials_appear_nowhere_in_the_image(commercial: Commercial, tmp_path: Path) -> None:
     needles = _needles(commercial.credentials)
     image = commercial.build.image_id
-    findings, scanned = _scan_saved_image(image, needles, tmp_path)
+    findings, scanned = scan_saved_image(image, needles, tmp_path)
     assert scanned > 1000, "the layer scan saw suspiciously few files"
     assert findings == []
 
@@ -440,7 +374,7 @@ def test_the_proxy_url_does_not_remain_in_apt_sources(commercial: Commercial, tm
     assert "127.0.0.1" not in result.stdout
     # Stronger: the proxy's URL (its random token) is in no file of the image at all.
     token = commercial.proxy_url.rsplit("/", 1)[1]
-    findings, _ = _scan_saved_image(image, {"proxy token": token.encode()}, tmp_path)
+    findings, _ = scan_saved_image(image, {"proxy token": token.encode()}, tmp_path)
     assert [f for f in findings if "layer.tar" in f] == []
 
 

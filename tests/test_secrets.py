@@ -13,17 +13,13 @@ proves on a positive control that it would have seen the secret.
 
 from __future__ import annotations
 
-import bz2
-import gzip
 import json
-import lzma
 import os
 import re
 import secrets
 import stat
 import subprocess
 import sys
-import tarfile
 import threading
 import time
 import urllib.error
@@ -31,7 +27,7 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 
@@ -50,6 +46,7 @@ from moatbridge.core.redact import (
 from moatbridge.errors import InputError, MoatbridgeError
 
 from support.scale_standin import StandinRepo, StandinRepoServer, build_standin_repo, missing_tools
+from support.secret_scan import scan_bytes, scan_saved_image
 
 # --- the pure redaction rules -------------------------------------------------------------------
 
@@ -324,60 +321,6 @@ def test_the_proxy_keeps_a_query_token_upstream(tmp_path: Path) -> None:
 # --- scanning helpers ---------------------------------------------------------------------------
 
 
-def _expand(name: str, data: bytes) -> bytes | None:
-    for suffix, decompress in ((".gz", gzip.decompress), (".xz", lzma.decompress), (".bz2", bz2.decompress)):
-        if name.endswith(suffix):
-            try:
-                return decompress(data)
-            except (OSError, EOFError, lzma.LZMAError, ValueError):
-                return None
-    return None
-
-
-def _scan(where: str, data: bytes, needles: dict[str, bytes], found: list[str]) -> None:
-    found += [f"{label} in {where}" for label, needle in needles.items() if needle in data]
-    expanded = _expand(where, data)
-    if expanded is not None:
-        _scan(f"{where} (decompressed)", expanded, needles, found)
-
-
-def _scan_layer(layer: str, fileobj: IO[bytes], needles: dict[str, bytes], found: list[str]) -> int:
-    files = 0
-    with tarfile.open(fileobj=fileobj, mode="r|") as inner:
-        for member in inner:
-            meta = " ".join([member.name, member.linkname, *member.pax_headers.values()]).encode()
-            _scan(f"{layer}:{member.name} (name)", meta, needles, found)
-            if member.isfile():
-                handle = inner.extractfile(member)
-                assert handle is not None
-                _scan(f"{layer}:{member.name}", handle.read(), needles, found)
-                files += 1
-    return files
-
-
-def scan_saved_image(image: str, needles: dict[str, bytes], workdir: Path) -> tuple[list[str], int]:
-    """``docker save`` the image; every needle in every file of every layer, and in its JSON.
-    Returns (findings, files scanned in layers)."""
-    archive = workdir / f"save-{secrets.token_hex(4)}.tar"
-    subprocess.run(["docker", "save", "-o", str(archive), image], check=True, timeout=600)
-    found: list[str] = []
-    files = 0
-    try:
-        with tarfile.open(archive) as outer:
-            for member in outer:
-                if not member.isfile():
-                    continue
-                handle = outer.extractfile(member)
-                assert handle is not None
-                if member.name.endswith("layer.tar"):
-                    files += _scan_layer(member.name, handle, needles, found)
-                else:  # manifest.json, the config JSON (history, env, labels), repositories
-                    _scan(member.name, handle.read(), needles, found)
-    finally:
-        archive.unlink()
-    return found, files
-
-
 def scan_metadata(image: str, needles: dict[str, bytes]) -> tuple[list[str], str]:
     """``docker history --no-trunc`` and ``docker inspect``; returns (findings, the history text)."""
     history = subprocess.run(
@@ -386,8 +329,8 @@ def scan_metadata(image: str, needles: dict[str, bytes]) -> tuple[list[str], str
     ).stdout  # fmt: skip
     inspect = subprocess.run(["docker", "inspect", image], capture_output=True, text=True, check=True).stdout
     found: list[str] = []
-    _scan("docker history", history.encode(), needles, found)
-    _scan("docker inspect", inspect.encode(), needles, found)
+    scan_bytes("docker history", history.encode(), needles, found)
+    scan_bytes("docker inspect", inspect.encode(), needles, found)
     return found, history
 
 
@@ -647,10 +590,10 @@ def test_a_build_with_credentials_leaves_no_secret_byte_anywhere(
         assert any(r.path.startswith("/pool/main/s/scale/scale_") for r in seen)
 
         findings: list[str] = []
-        _scan("build output", (out + err).encode(), needles, findings)
+        scan_bytes("build output", (out + err).encode(), needles, findings)
         for path in home.rglob("*"):
             if path.is_file():
-                _scan(f"state file {path.relative_to(home)}", path.read_bytes(), needles, findings)
+                scan_bytes(f"state file {path.relative_to(home)}", path.read_bytes(), needles, findings)
         found, history = scan_metadata(image_id, needles)
         findings += found
         assert "SCALE_REPO_URL=http://127.0.0.1:" in history  # build args are in the history, as feared
