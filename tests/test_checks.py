@@ -6,11 +6,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from moatbridge.adapters.engine import EngineFacts
 from moatbridge.adapters.hostfs import HostFS
 from moatbridge.core.checks import GB, run_checks
 from moatbridge.core.detection import detect
-from moatbridge.core.model import HostReport
+from moatbridge.core.model import EngineFacts, HostReport
 
 HEALTHY = EngineFacts(
     docker_cli="/usr/bin/docker", podman_cli=None, endpoint="unix:///var/run/docker.sock",

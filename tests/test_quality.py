@@ -32,3 +32,20 @@ def _tool(name: str) -> str:
 def test_static_checks(argv: list[str]) -> None:
     result = subprocess.run([_tool(argv[0]), *argv[1:]], cwd=REPO, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_core_is_pure() -> None:
+    """The layers: cli -> commands -> core <- adapters. core imports neither side (its I/O
+    comes in through protocols such as core.host.Host), adapters never import commands."""
+    import ast
+
+    package = REPO / "installer" / "moatbridge"
+    offences = []
+    for layer, forbidden in (("core", ("moatbridge.adapters", "moatbridge.commands", "moatbridge.cli")),
+                             ("adapters", ("moatbridge.commands", "moatbridge.cli"))):  # fmt: skip
+        for path in sorted((package / layer).glob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+                names += [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+                offences += [f"{layer}/{path.name} imports {n}" for n in names if n.startswith(forbidden)]
+    assert offences == []

@@ -5,40 +5,10 @@ from __future__ import annotations
 import grp
 import os
 import pwd
-from dataclasses import dataclass
 
 from moatbridge.adapters.hostfs import HostFS
+from moatbridge.core.host import GroupEntry, Identity
 from moatbridge.core.textsafe import parse_uint
-
-
-@dataclass(frozen=True)
-class GroupEntry:
-    name: str
-    gid: int
-    members: frozenset[str]
-
-
-@dataclass(frozen=True)
-class Identity:
-    user: str | None
-    primary_gid: int
-    # Groups this process holds right now (what the kernel checks).
-    session_gids: frozenset[int]
-    # The group database entries for the gids asked about (missing: no name).
-    groups: dict[int, GroupEntry]
-
-    def group_name(self, gid: int) -> str | None:
-        entry = self.groups.get(gid)
-        return entry.name if entry else None
-
-    def membership(self, gid: int) -> str:
-        """ "active", "needs-relogin" (in the database, not in this session) or "none"."""
-        if gid in self.session_gids or gid == self.primary_gid:
-            return "active"
-        entry = self.groups.get(gid)
-        if entry is not None and self.user is not None and self.user in entry.members:
-            return "needs-relogin"
-        return "none"
 
 
 def _parse_group_file(text: str) -> tuple[GroupEntry, ...]:

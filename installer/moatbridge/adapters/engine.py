@@ -9,28 +9,11 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from moatbridge.core.model import EngineFacts
+
 PROBE_TIMEOUT_S = 5
-
-
-@dataclass(frozen=True)
-class EngineFacts:
-    docker_cli: str | None
-    podman_cli: str | None
-    endpoint: str | None
-    reachable: bool
-    # Why it is not reachable: "permission" | "not-running" | "error"; None when reachable.
-    failure: str | None = None
-    failure_detail: str | None = None
-    product: str | None = None  # "docker" | "podman"
-    server_version: str | None = None
-    api_version: str | None = None
-    storage_driver: str | None = None
-    root_dir: str | None = None
-    rootless: bool = False
-    free_bytes: int | None = None
 
 
 def candidate_endpoints(environ: Mapping[str, str]) -> list[str]:

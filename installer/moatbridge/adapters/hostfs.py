@@ -15,6 +15,7 @@ import os
 import stat
 from pathlib import Path
 
+from moatbridge.core.host import Identity
 from moatbridge.errors import InputError
 
 # sysfs/procfs attributes are a page; amdgpu.ids, pci.ids and dpkg's status are larger.
@@ -126,3 +127,8 @@ class HostFS:
             return os.stat(self.path(logical)).st_gid
         except OSError:
             return None
+
+    def identity(self, gids: set[int]) -> Identity:
+        from moatbridge.adapters.accounts import current_identity
+
+        return current_identity(self, gids)

@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from moatbridge.adapters.engine import EngineFacts
 from moatbridge.core.compat import driver_supports
 from moatbridge.core.gfx import parse_hsa_override
-from moatbridge.core.model import DeviceNode, HostReport
+from moatbridge.core.model import DeviceNode, EngineFacts, HostReport
 from moatbridge.core.versions import version_tuple
 
 GB = 1_000_000_000

@@ -1,6 +1,6 @@
 """Host detection: GPUs, driver, ROCm, device nodes — by reading files only.
 
-Everything goes through a ``HostFS`` (the root-relative file seam) and an
+Everything goes through a ``Host`` (the root-relative file seam) and an
 ``Identity`` (who we are and our groups), so a fixture tree or a mounted system can
 be inspected exactly like the live machine. Nothing here spawns a process; a missing
 or unreadable file is normal and ends up in ``problems`` or as a ``None`` field.
@@ -13,10 +13,9 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
-from moatbridge.adapters.accounts import Identity, current_identity
-from moatbridge.adapters.hostfs import HostFS
 from moatbridge.core import gfx as gfxmod
 from moatbridge.core import names, nvidia, versions
+from moatbridge.core.host import Host, Identity
 from moatbridge.core.kfd import Properties, is_gpu_node, parse_properties, pci_slot_from_location
 from moatbridge.core.model import (
     AmdgpuDriver,
@@ -66,7 +65,7 @@ _hex = parse_hex  # sysfs's "0x1002\n": ASCII hex only, else None
 _int = parse_uint
 
 
-def scan_pci(host: HostFS, vendors: frozenset[int]) -> dict[str, PciDevice]:
+def scan_pci(host: Host, vendors: frozenset[int]) -> dict[str, PciDevice]:
     """Display/accelerator functions of the given vendors, keyed by PCI slot."""
     found: dict[str, PciDevice] = {}
     for slot in host.listdir(PCI_DEVICES):
@@ -96,7 +95,7 @@ def scan_pci(host: HostFS, vendors: frozenset[int]) -> dict[str, PciDevice]:
 class _NameBook:
     """Marketing-name lookups, reading each table at most once and only if needed."""
 
-    def __init__(self, host: HostFS) -> None:
+    def __init__(self, host: Host) -> None:
         self._host = host
         self._cache: dict[tuple[str, ...], str | None] = {}
 
@@ -125,7 +124,7 @@ class _NameBook:
         return names.lookup_pci_ids(pci_ids, vendor, device) if pci_ids is not None else None
 
 
-def _read_kfd(host: HostFS, problems: list[str]) -> tuple[list[tuple[int, Properties]], list[int]]:
+def _read_kfd(host: Host, problems: list[str]) -> tuple[list[tuple[int, Properties]], list[int]]:
     """Readable GPU nodes in node order, plus the node numbers hidden from us (EPERM)."""
     gpu_nodes: list[tuple[int, Properties]] = []
     hidden: list[int] = []
@@ -152,7 +151,7 @@ def _read_kfd(host: HostFS, problems: list[str]) -> tuple[list[tuple[int, Proper
 
 
 def _amd_gpu_from_kfd(
-    host: HostFS, node: int, props: Properties, pci: dict[str, PciDevice], book: _NameBook
+    host: Host, node: int, props: Properties, pci: dict[str, PciDevice], book: _NameBook
 ) -> Gpu:
     minor = props.get("drm_render_minor", 0) or 0
     slot = host.link_name(f"/sys/class/drm/renderD{minor}/device") if minor else None
@@ -184,14 +183,14 @@ def _amd_gpu_from_kfd(
     )
 
 
-def _render_node_of(host: HostFS, slot: str) -> str | None:
+def _render_node_of(host: Host, slot: str) -> str | None:
     for entry in host.listdir(f"{PCI_DEVICES}/{slot}/drm"):
         if _RENDER_RE.fullmatch(entry):
             return f"/dev/dri/{entry}"
     return None
 
 
-def _amd_gpu_from_pci(host: HostFS, dev: PciDevice, book: _NameBook) -> Gpu:
+def _amd_gpu_from_pci(host: Host, dev: PciDevice, book: _NameBook) -> Gpu:
     gfx = gfxmod.gfx_from_device_id(dev.device)
     return Gpu(
         vendor="amd",
@@ -212,7 +211,7 @@ def _amd_gpu_from_pci(host: HostFS, dev: PciDevice, book: _NameBook) -> Gpu:
     )
 
 
-def _detect_amd(host: HostFS, book: _NameBook, problems: list[str]) -> tuple[list[Gpu], list[int]]:
+def _detect_amd(host: Host, book: _NameBook, problems: list[str]) -> tuple[list[Gpu], list[int]]:
     pci = scan_pci(host, frozenset({AMD_VENDOR}))
     amd_pci = {slot: d for slot, d in pci.items() if d.pci_class in AMD_GPU_CLASSES}
     gpu_nodes, hidden = _read_kfd(host, problems)
@@ -236,7 +235,7 @@ def _detect_amd(host: HostFS, book: _NameBook, problems: list[str]) -> tuple[lis
     return gpus, hidden
 
 
-def _detect_nvidia(host: HostFS, book: _NameBook, problems: list[str]) -> tuple[list[Gpu], NvidiaDriver]:
+def _detect_nvidia(host: Host, book: _NameBook, problems: list[str]) -> tuple[list[Gpu], NvidiaDriver]:
     version_text = host.read_optional("/proc/driver/nvidia/version")
     version, open_module = nvidia.parse_driver_version(version_text) if version_text else (None, None)
     if version_text is not None and version is None:
@@ -284,20 +283,20 @@ _DRIVER_PACKAGES = frozenset({"amdgpu-dkms"})
 _ROCM_PACKAGES = ("rocm-core", "hip-runtime-amd", "libamdhip64-6", "libamdhip64-5")
 
 
-def _kernel_release(host: HostFS) -> str | None:
+def _kernel_release(host: Host) -> str | None:
     text = host.read_optional("/proc/sys/kernel/osrelease")
     if text and text.strip():
         return text.strip()
     return os.uname().release if host.is_live else None
 
 
-def _dpkg_versions(host: HostFS) -> dict[str, str]:
+def _dpkg_versions(host: Host) -> dict[str, str]:
     status = host.read_optional("/var/lib/dpkg/status")
     wanted = _DRIVER_PACKAGES | frozenset(_ROCM_PACKAGES)
     return versions.dpkg_installed_versions(status, wanted) if status else {}
 
 
-def detect_driver(host: HostFS, kernel: str | None, dpkg: dict[str, str]) -> AmdgpuDriver:
+def detect_driver(host: Host, kernel: str | None, dpkg: dict[str, str]) -> AmdgpuDriver:
     if not host.isdir("/sys/module/amdgpu"):
         return AmdgpuDriver(loaded=False, version=None, kind=None)
     dkms_version = host.read_optional("/sys/module/amdgpu/version")
@@ -313,7 +312,7 @@ def detect_driver(host: HostFS, kernel: str | None, dpkg: dict[str, str]) -> Amd
     return AmdgpuDriver(True, kernel, "in-tree")
 
 
-def _rocm_prefixes(host: HostFS, environ: Mapping[str, str]) -> list[str]:
+def _rocm_prefixes(host: Host, environ: Mapping[str, str]) -> list[str]:
     prefixes = [environ[k] for k in ("ROCM_PATH", "HIP_PATH") if environ.get(k)]
     prefixes.append("/opt/rocm")
     versioned = [n for n in host.listdir("/opt") if re.match(r"rocm-[0-9]", n, re.ASCII)]
@@ -322,7 +321,7 @@ def _rocm_prefixes(host: HostFS, environ: Mapping[str, str]) -> list[str]:
     return list(dict.fromkeys(prefixes))
 
 
-def detect_rocm(host: HostFS, environ: Mapping[str, str], dpkg: dict[str, str]) -> Rocm:
+def detect_rocm(host: Host, environ: Mapping[str, str], dpkg: dict[str, str]) -> Rocm:
     readers: tuple[tuple[str, Callable[[str], str | None]], ...] = (
         (".info/version", versions.leading_version),
         ("include/rocm-core/rocm_version.h", versions.rocm_version_from_header),
@@ -346,7 +345,7 @@ def detect_rocm(host: HostFS, environ: Mapping[str, str], dpkg: dict[str, str]) 
     return Rocm(None, None)
 
 
-def _device_node(host: HostFS, path: str, identity: Identity | None) -> DeviceNode:
+def _device_node(host: Host, path: str, identity: Identity | None) -> DeviceNode:
     if not host.exists(path):
         return DeviceNode(path, exists=False, accessible=False, group=None, gid=None)
     gid = host.owner_gid(path)
@@ -360,7 +359,7 @@ def _device_node(host: HostFS, path: str, identity: Identity | None) -> DeviceNo
     )
 
 
-def detect_devices(host: HostFS, gpus: list[Gpu]) -> tuple[DeviceNode, tuple[DeviceNode, ...]]:
+def detect_devices(host: Host, gpus: list[Gpu]) -> tuple[DeviceNode, tuple[DeviceNode, ...]]:
     present = [f"/dev/dri/{n}" for n in host.listdir("/dev/dri") if _RENDER_RE.fullmatch(n)]
     expected = [g.render_node for g in gpus if g.vendor == "amd" and g.render_node]
     paths = sorted(
@@ -368,12 +367,12 @@ def detect_devices(host: HostFS, gpus: list[Gpu]) -> tuple[DeviceNode, tuple[Dev
         key=lambda p: int(_RENDER_RE.fullmatch(os.path.basename(p)).group(1)),  # type: ignore[union-attr]
     )
     gids = {gid for gid in (host.owner_gid(p) for p in ["/dev/kfd", *paths]) if gid is not None}
-    identity = current_identity(host, gids)
+    identity = host.identity(gids)
     kfd = _device_node(host, "/dev/kfd", identity)
     return kfd, tuple(_device_node(host, p, identity) for p in paths)
 
 
-def detect_security(host: HostFS) -> Security:
+def detect_security(host: Host) -> Security:
     enforce = host.read_optional("/sys/fs/selinux/enforce")
     selinux = None
     if enforce is not None:
@@ -382,7 +381,7 @@ def detect_security(host: HostFS) -> Security:
     return Security(selinux, apparmor)
 
 
-def detect(host: HostFS, environ: Mapping[str, str]) -> HostReport:
+def detect(host: Host, environ: Mapping[str, str]) -> HostReport:
     problems: list[str] = []
     book = _NameBook(host)
     amd, hidden = _detect_amd(host, book, problems)

@@ -166,3 +166,21 @@ class HostReport:
             "environment": dict(self.environment),
             "problems": list(self.problems),
         }
+
+
+@dataclass(frozen=True)
+class EngineFacts:
+    docker_cli: str | None
+    podman_cli: str | None
+    endpoint: str | None
+    reachable: bool
+    # Why it is not reachable: "permission" | "not-running" | "error"; None when reachable.
+    failure: str | None = None
+    failure_detail: str | None = None
+    product: str | None = None  # "docker" | "podman"
+    server_version: str | None = None
+    api_version: str | None = None
+    storage_driver: str | None = None
+    root_dir: str | None = None
+    rootless: bool = False
+    free_bytes: int | None = None
