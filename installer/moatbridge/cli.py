@@ -57,7 +57,7 @@ def _write_crash_report(exc: BaseException, words: Sequence[str]) -> str | None:
                 handle.write(data)
             return path
         return None
-    except OSError:
+    except Exception:  # noqa: BLE001 - best effort (no HOME, no passwd entry ...): the one line still goes out
         return None
 
 
