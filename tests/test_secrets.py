@@ -248,6 +248,32 @@ def test_a_crash_report_never_follows_a_planted_symlink(
     assert planted.is_symlink()
 
 
+def test_a_crash_without_anywhere_to_report_is_still_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """No home for the report (no HOME, no MOATBRIDGE_HOME, a uid without a passwd entry, as
+    in some containers): the crash is still the one line, not a traceback from the writer."""
+    import platformdirs
+
+    def no_home(*args: Any, **kwargs: Any) -> str:
+        raise RuntimeError("Could not determine home directory.")  # what expanduser does then
+
+    monkeypatch.delenv("MOATBRIDGE_HOME", raising=False)
+    monkeypatch.delenv("HOME", raising=False)
+    monkeypatch.setattr(platformdirs, "user_data_dir", no_home)
+    monkeypatch.setattr(platformdirs, "user_state_dir", no_home)
+    import moatbridge.commands.detect as detect_command  # detect runs without a usable home
+
+    def explode(args: Any) -> int:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(detect_command, "run", explode)
+    assert cli_module.main(["detect"]) == cli_module.EXIT_CRASH
+    err = capsys.readouterr().err
+    assert err.count("moatbridge: ") == 1 and "RuntimeError: boom" in err and "Traceback" not in err
+    assert "no crash report could be written" in err
+
+
 def test_error_messages_are_redacted_on_the_terminal(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
