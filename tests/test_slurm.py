@@ -86,7 +86,12 @@ def test_container_form(runtime: str) -> None:
     assert f"{runtime} run --rm" in script and "--network host" in script
     assert '--user "$(id -u):$(id -g)"' in script
     assert f"image={IMAGE_ID}\n" in script and '"$image"' in script
-    assert "workdir=${SLURM_SUBMIT_DIR:-$PWD}" in script and '-v "$workdir:$workdir" -w "$workdir"' in script
+    assert "workdir=${SLURM_SUBMIT_DIR:-$PWD}" in script and '-w "$workdir"' in script
+    mount = {
+        "docker": '--mount "type=bind,\\"source=$mount\\",\\"target=$mount\\""',  # CSV-quoted
+        "podman": '--mount "type=bind,source=$workdir,target=$workdir"',
+    }[runtime]
+    assert mount in script and "-v " not in script  # a ':' in the directory's name stays in it
     assert "stat -c %g /dev/kfd /dev/dri/renderD*" in script
     assert ". /opt/moatbridge/bin/activate" in script
     for forbidden in ("--privileged", "seccomp", "--cap-add", "SCALE_LICENSE_ACCEPT"):
@@ -240,7 +245,8 @@ def test_devices_and_groups_are_found_at_job_time(
     assert device_args(argv) == expected
     work = str(tmp_path / "work dir")
     assert argv[:2] == ["run", "--rm"] and "--privileged" not in argv
-    assert argv[argv.index("-v") + 1] == f"{work}:{work}" and argv[argv.index("-w") + 1] == work
+    assert argv[argv.index("--mount") + 1] == f'type=bind,"source={work}","target={work}"'
+    assert argv[argv.index("-w") + 1] == work
     assert argv[argv.index("--user") + 1] == f"{os.getuid()}:{os.getgid()}"
     tail = argv[argv.index(IMAGE_ID) :]
     assert tail[:4] == [
