@@ -132,6 +132,7 @@ def test_devcontainer_cli_builds_and_enters_it(toolchain_home: Path, tmp_path: P
     generated = mb("devcontainer", "--dir", str(project))
     assert generated.returncode == 0, generated.stderr
     workspace = ["--workspace-folder", str(project)]
+    images_before = _devcontainer_images()
     try:
         build = subprocess.run([cli, "build", *workspace], capture_output=True, text=True, timeout=900)
         assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
@@ -154,6 +155,16 @@ def test_devcontainer_cli_builds_and_enters_it(toolchain_home: Path, tmp_path: P
         ).stdout.split()  # fmt: skip
         if containers:
             subprocess.run(["docker", "rm", "-f", *containers], capture_output=True, check=False)
+        # The CLI tags each build vsc-<folder>-<hash>[-features|-uid]: ~5 GB a run otherwise kept.
+        made = sorted(_devcontainer_images() - images_before)
+        if made:
+            subprocess.run(["docker", "rmi", *made], capture_output=True, check=False)
+
+
+def _devcontainer_images() -> set[str]:
+    listed = subprocess.run(["docker", "images", "--format", "{{.Repository}}:{{.Tag}}"], capture_output=True,
+                            text=True, check=False).stdout.split()  # fmt: skip
+    return {name for name in listed if name.startswith("vsc-")}
 
 
 @pytest.mark.engine
