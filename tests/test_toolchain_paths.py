@@ -291,6 +291,7 @@ def test_upgrade_moves_the_toolchain_to_a_new_image(home: Path, tmp_path: Path) 
     assert mb("run", "--", "true", cwd=work).returncode == 0  # the warm container, on the old image
     assert _container_image(name) == old_image
 
+    dangling_before = _dangling_images()
     catalog_dir = tmp_path / "catalog"
     catalog_dir.mkdir()
     shutil.copytree(REPO / "images" / "open", catalog_dir / "open")
@@ -336,6 +337,17 @@ def test_upgrade_moves_the_toolchain_to_a_new_image(home: Path, tmp_path: Path) 
     finally:
         subprocess.run(["docker", "rm", "-f", container(name)], capture_output=True, check=False)
         subprocess.run(["docker", "rmi", new_reference], capture_output=True, check=False)
+        # The classic builder keeps the new build's intermediate stages as untagged images
+        # (about 17 GB a run): they go with it.
+        left = sorted(_dangling_images() - dangling_before)
+        if left:
+            subprocess.run(["docker", "rmi", *left], capture_output=True, check=False)
+
+
+def _dangling_images() -> set[str]:
+    listed = subprocess.run(["docker", "images", "-q", "--no-trunc", "--filter", "dangling=true"],
+                            capture_output=True, text=True, check=False).stdout.split()  # fmt: skip
+    return set(listed)
 
 
 def _image_id(reference: str) -> str:
