@@ -6,10 +6,9 @@ decide the same way (core.licences). Written atomically, removed only when ours.
 
 from __future__ import annotations
 
-import os
-import stat
 from pathlib import Path
 
+from moatbridge.adapters.hostfs import read_head
 from moatbridge.adapters.toolchain_files import Written, write_owned
 from moatbridge.core.licences import Consent, parse_consent, render_consent
 
@@ -26,17 +25,10 @@ class ConsentFiles:
     def read(self, licence_id: str) -> Consent | None:
         """The recorded consent; None when absent, not a regular file, or damaged."""
         try:
-            fd = os.open(self.path(licence_id), os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+            # Its head, like the runner's `read` of line 1: a longer file is not refused for that.
+            data = read_head(self.path(licence_id), MAX_CONSENT_BYTES, follow_links=False)
         except OSError:
             return None
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
-            data = os.read(fd, MAX_CONSENT_BYTES)
-        except OSError:
-            return None
-        finally:
-            os.close(fd)
         return parse_consent(licence_id, data)
 
     def write(self, consent: Consent, dry_run: bool = False) -> Written:

@@ -23,20 +23,42 @@ HOST_FILE_LIMIT = 64 << 20
 USER_FILE_LIMIT = 4 << 20
 
 
-def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
-    """A regular file's bytes, at most ``limit`` of them; raises OSError otherwise.
+def _open_regular(path: str | os.PathLike[str], follow_links: bool) -> int:
+    """A descriptor of a regular file; OSError otherwise (with ``follow_links=False`` a
+    symlink too: ELOOP).
 
     Opened non-blocking (a FIFO opens at once) and checked with fstat on the open
     descriptor (no race with a swapped path): directories, FIFOs, sockets and devices are
     refused with an OSError carrying errno and strerror, like any unreadable file.
     """
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC | (0 if follow_links else os.O_NOFOLLOW)
+    fd = os.open(path, flags)
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
         if not stat.S_ISREG(mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_head(path: str | os.PathLike[str], size: int, follow_links: bool = True) -> bytes:
+    """The first ``size`` bytes of a regular file (fewer when it is shorter); OSError otherwise."""
+    fd = _open_regular(path, follow_links)
+    try:
+        return os.read(fd, size)
+    finally:
+        os.close(fd)
+
+
+def read_limited(path: str | os.PathLike[str], limit: int, follow_links: bool = True) -> bytes:
+    """A regular file's bytes, at most ``limit`` of them; raises OSError otherwise
+    (EFBIG when it is larger)."""
+    fd = _open_regular(path, follow_links)
+    try:
         chunks: list[bytes] = []
         size = 0
         while size <= limit:

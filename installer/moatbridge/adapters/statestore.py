@@ -9,8 +9,6 @@ moatbridge's marker, so the next run recognises and repairs them.
 from __future__ import annotations
 
 import json
-import os
-import stat
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -19,6 +17,7 @@ from pathlib import Path
 
 from moatbridge.adapters import faults
 from moatbridge.adapters.filesystem import atomic_write_json, sweep_stale_temps
+from moatbridge.adapters.hostfs import read_limited
 from moatbridge.core.textsafe import printable
 from moatbridge.core.toolchains import State
 from moatbridge.errors import InputError, MoatbridgeError
@@ -45,21 +44,11 @@ class StateStore:
     def _load(self) -> tuple[State | None, str | None]:
         """(state, None); (None, None) when there is none; (None, why) when it cannot be used."""
         try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+            data = read_limited(self.path, MAX_STATE_BYTES)
         except FileNotFoundError:
             return None, None
-        except OSError as exc:
-            return None, exc.strerror or "cannot be opened"
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None, "it is not a regular file"
-            data = os.read(fd, MAX_STATE_BYTES + 1)
-        except OSError as exc:
-            return None, exc.strerror or "cannot be read"
-        finally:
-            os.close(fd)
-        if len(data) > MAX_STATE_BYTES:
-            return None, "it is implausibly large"
+        except OSError as exc:  # a directory, FIFO or device; unreadable; implausibly large
+            return None, exc.strerror or "it cannot be read"
         try:
             return State.from_json(json.loads(data.decode("utf-8"))), None
         except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError, RecursionError):

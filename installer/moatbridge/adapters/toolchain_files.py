@@ -9,7 +9,6 @@ hard links, and the original bytes come back when the block is removed.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from moatbridge.adapters.filesystem import (
     rewrite_preserving,
     sweep_stale_temps,
 )
+from moatbridge.adapters.hostfs import read_head
 from moatbridge.core import rc_block
 from moatbridge.core.activation import has_marker_header
 from moatbridge.errors import MoatbridgeError
@@ -46,15 +46,9 @@ class Written:
 def is_ours(path: Path) -> bool:
     """A regular file whose header line is moatbridge's (core.activation.has_marker_header)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+        return has_marker_header(read_head(path, 4096, follow_links=False))
     except OSError:
         return False
-    try:
-        return stat.S_ISREG(os.fstat(fd).st_mode) and has_marker_header(os.read(fd, 4096))
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
 
 
 def write_owned(path: Path, text: str, kind: str, mode: int = 0o644, dry_run: bool = False) -> Written:
