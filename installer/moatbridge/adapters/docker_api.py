@@ -8,6 +8,7 @@ The SDK is imported lazily so that light commands never load it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import re
@@ -141,20 +142,26 @@ def build(
     nocache: bool = False,
 ) -> str:
     """Build with the classic builder on the host network; returns the image ID."""
+    # Refused before the first step: a full disk, a bad context.
+    with engine_errors(ImageBuildFailed, "The engine refused the build", "check the engine's disk and log",
+                       "during the build"):  # fmt: skip
+        stream = _start_build(client, context, dockerfile, tag, target, buildargs, labels, nocache)
+        return _build_events(stream, on_event)
+
+
+@contextlib.contextmanager
+def engine_errors(error: type[MoatbridgeError], refused: str, hint: str, during: str) -> Iterator[None]:
+    """The engine's API errors and a broken connection, as one clear `error` each:
+    "<refused>: <the engine's reason>." and "The connection to the engine broke <during>: ..."."""
     import docker
     import requests
 
     try:
-        stream = _start_build(client, context, dockerfile, tag, target, buildargs, labels, nocache)
-        return _build_events(stream, on_event)
-    except docker.errors.APIError as exc:  # refused before the first step: a full disk, a bad context
-        raise ImageBuildFailed(
-            f"The engine refused the build: {exc.explanation or exc}.", "check the engine's disk and log"
-        ) from None
+        yield
+    except docker.errors.APIError as exc:
+        raise error(f"{refused}: {exc.explanation or exc}.", hint) from None
     except requests.exceptions.RequestException as exc:
-        raise ImageBuildFailed(
-            f"The connection to the engine broke during the build: {exc}.", "retry"
-        ) from None
+        raise error(f"The connection to the engine broke {during}: {exc}.", "retry") from None
 
 
 def _start_build(

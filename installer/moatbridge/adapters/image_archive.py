@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from moatbridge.adapters.docker_api import Listener, StreamEvent, error_text, ignore_event
+from moatbridge.adapters.docker_api import Listener, StreamEvent, engine_errors, error_text, ignore_event
 from moatbridge.errors import MoatbridgeError
 
 # Saving exports every layer before the first byte comes, and loading unpacks them all
@@ -27,20 +27,11 @@ def save_image_stream(client: Any, image: str, chunk_size: int = 1 << 20) -> Ite
 
     Saved by ID the archive carries no tag, and ``docker load`` reports exactly that ID.
     """
-    import docker
-    import requests
-
-    try:
+    hint = "check 'docker image inspect' for it and the engine's free space"
+    with engine_errors(
+        MoatbridgeError, f"The engine could not save the image {image}", hint, f"while saving {image}"
+    ):
         yield from client.get_image(image, chunk_size=chunk_size)
-    except docker.errors.APIError as exc:
-        raise MoatbridgeError(
-            f"The engine could not save the image {image}: {exc.explanation or exc}.",
-            "check 'docker image inspect' for it and the engine's free space",
-        ) from None
-    except requests.exceptions.RequestException as exc:
-        raise MoatbridgeError(
-            f"The connection to the engine broke while saving {image}: {exc}.", "retry"
-        ) from None
 
 
 _LOADED = re.compile(r"^Loaded image(?: ID)?: (\S+)$")
@@ -89,16 +80,6 @@ def load_image_stream(
     untagged images. In-band errors raise; an exception raised by ``chunks`` aborts
     the upload (the engine then loads nothing) and propagates unchanged.
     """
-    import docker
-    import requests
-
-    try:
+    with engine_errors(ImageLoadFailed, "The engine refused the image", "check the engine's log",
+                       "while loading the image"):  # fmt: skip
         return _load_events(client.load_image(chunks, quiet=False), on_event)
-    except docker.errors.APIError as exc:
-        raise ImageLoadFailed(
-            f"The engine refused the image: {exc.explanation or exc}.", "check the engine's log"
-        ) from None
-    except requests.exceptions.RequestException as exc:
-        raise ImageLoadFailed(
-            f"The connection to the engine broke while loading the image: {exc}.", "retry"
-        ) from None
