@@ -204,17 +204,22 @@ def mb(*args: str, cwd: Path | None = None, timeout: float = 900) -> subprocess.
     )
 
 
-@pytest.fixture
-def toolchain_home(
-    tmp_path: Path, open_devel_gfx1030: dict[str, Any], monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Path]:
-    """A throwaway HOME with the open gfx1030 toolchain set up (no rc edits); removed after."""
-    home = tmp_path / "home"
+def fresh_home(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Make `home` the HOME, with moatbridge's files in their default places under it."""
     home.mkdir()
     monkeypatch.delenv("MOATBRIDGE_HOME", raising=False)
     for key in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def toolchain_home(
+    tmp_path: Path, open_devel_gfx1030: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """A throwaway HOME with the open gfx1030 toolchain set up (no rc edits); removed after."""
+    home = fresh_home(tmp_path / "home", monkeypatch)
     setup = mb("setup", "--yes", "--flavour", "open", "--target", "gfx1030", "--no-modify-rc")
     assert setup.returncode == 0, setup.stderr
     yield home

@@ -17,6 +17,8 @@ import pytest
 
 from moatbridge.core.slurm import SlurmJob, render
 
+from conftest import fresh_home
+
 ODD = 'odd:dir,with "quotes"'
 
 
@@ -24,12 +26,7 @@ ODD = 'odd:dir,with "quotes"'
 def odd_home(
     tmp_path: Path, open_devel_gfx1030: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Path]:
-    home = tmp_path / f"home:{ODD}"
-    home.mkdir()
-    monkeypatch.delenv("MOATBRIDGE_HOME", raising=False)
-    for key in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME"):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("HOME", str(home))
+    home = fresh_home(tmp_path / f"home:{ODD}", monkeypatch)
     monkeypatch.setenv("MOATBRIDGE_TOOLCHAIN", "odd-paths")
     setup = mb(
         "setup", "--yes", "--flavour", "open", "--target", "gfx1030", "--no-modify-rc", "--name", "odd-paths"

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from conftest import REPO, mb
+from conftest import REPO, fresh_home, mb
 
 pytestmark = pytest.mark.engine
 
@@ -78,12 +78,9 @@ def warm(home: Path, *names: str) -> None:
 def home(
     tmp_path: Path, open_devel_gfx1030: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Path]:
-    home = tmp_path / "home"
-    home.mkdir()
-    monkeypatch.delenv("MOATBRIDGE_HOME", raising=False)
-    for key in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "ZDOTDIR", "MOATBRIDGE_TOOLCHAIN"):
+    home = fresh_home(tmp_path / "home", monkeypatch)
+    for key in ("ZDOTDIR", "MOATBRIDGE_TOOLCHAIN"):
         monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("SHELL", "/bin/bash")
     monkeypatch.setenv("MOATBRIDGE_BASE_SOURCE", "bootstrap")
     yield home
