@@ -148,6 +148,8 @@ if [ ! -r "$conf" ]; then fail "toolchain '$name' is not installed." "see 'moatb
 damaged() {{ fail "the configuration of toolchain '$name' is damaged ($conf)." "run 'moatbridge setup' again for it (a file that is not moatbridge's: move it aside first)"; }}
 IFS= read -r header < "$conf" || true
 case $header in "{MARKER}: configuration of toolchain "*) ;; *) damaged ;; esac
+# A file cut short inside a quoted value is a syntax error, which would end this shell.
+/bin/sh -n "$conf" 2>/dev/null || damaged
 MB_PASS_ENV=
 . "$conf"
 if [ "$MB_NAME" != "$name" ] || [ -z "$MB_PASS_ENV" ]; then damaged; fi
