@@ -236,7 +236,9 @@ def test_code_shared_with_a_kept_entry_is_never_zeroed() -> None:
         ("hip-amdgcn-amd-amdhsa-gfx906", "gfx906", True),  # before hipv4 triples had an environment
         (GFX + "gfx1030", "gfx1030", False),
         (HOST, "", False),
-        (GFX + "gfx10-3-generic", "gfx10-3-generic", False),  # not a processor this script knows
+        (GFX + "gfx10-3-generic", "gfx10-3-generic", False),  # gfx1030 loads it
+        (GFX + "gfx11-generic", "gfx11-generic", True),  # gfx1030 does not
+        (GFX + "gfx13-generic", "gfx13-generic", False),  # not a generic processor this script knows
         ("openmp-nvptx64-nvidia-cuda--sm_80", "sm_80", False),
     ],
 )
@@ -263,7 +265,12 @@ def test_a_version_1_compressed_bundle_ends_at_the_next_aligned_bundle() -> None
         ("TensileLibrary_lazy_gfx908.dat", {"gfx908"}),
         ("TensileLibrary.dat", set()),
         ("gfx90a68.kdb", set()),  # MIOpen's gfx90a with 0x68 CUs: ambiguous, so kept
-        ("gfx10-3-generic.co", set()),  # generic targets are never pruned
+        ("gfx10-3-generic.co", {"gfx10-3-generic"}),
+        ("TensileLibrary_gfx11-generic.co", {"gfx11-generic"}),
+        ("Kernels.so-000-gfx9-4-generic-xnack-.hsaco", {"gfx9-4-generic"}),
+        ("Kernels.so-000-gfx9-generic:xnack+.hsaco", {"gfx9-generic"}),
+        ("gfx1100-generic.co", {"gfx1100-generic"}),  # one unknown token (which keeps the file), not gfx1100
+        ("TensileLibrary_gfx11-generics.co", set()),  # a letter touches it
         ("libgfxstream.so", set()),
     ],
 )
@@ -511,3 +518,223 @@ def test_keep_none_means_host_code_only() -> None:
     assert pt.parse_keep(["none"]) == frozenset()
     with pytest.raises(ValueError, match="use 'none'"):
         pt.parse_keep([" , "])
+
+
+# --- generic processors ------------------------------------------------------------------------
+
+
+def test_the_generic_table_is_the_installers() -> None:
+    from moatbridge.core.gfx import GENERIC_TARGETS
+
+    assert pt.GENERIC_TARGETS == GENERIC_TARGETS
+    members = [m for group in pt.GENERIC_TARGETS.values() for m in group]
+    assert len(members) == len(set(members))  # a processor belongs to one generic processor at most
+    assert all(pt.PROCESSOR_RE.match(m) for m in members)
+    assert not any(pt.PROCESSOR_RE.match(g) for g in pt.GENERIC_TARGETS)
+    assert all(pt.FILE_TOKEN_RE.fullmatch(name) for name in [*members, *pt.GENERIC_TARGETS])
+
+
+@pytest.mark.parametrize(
+    ("keep", "kept", "dropped"),
+    [
+        ("gfx1201", ["gfx1201", "gfx12-generic"], ["gfx1200", "gfx11-generic", "gfx1100", "gfx10-3-generic"]),
+        ("gfx1100", ["gfx1100", "gfx11-generic"], ["gfx12-generic", "gfx1101", "gfx1201", "gfx9-generic"]),
+        ("gfx1151", ["gfx11-generic"], ["gfx1100", "gfx12-generic"]),
+        ("gfx1100,gfx1201", ["gfx11-generic", "gfx12-generic", "gfx1100", "gfx1201"], ["gfx1030"]),
+        ("gfx906", ["gfx9-generic:xnack-", "gfx906:sramecc+:xnack-", "gfx906"], ["gfx9-4-generic", "gfx908"]),
+        ("gfx942", ["gfx9-4-generic:sramecc+:xnack+", "gfx942:xnack-"], ["gfx9-generic", "gfx90a"]),
+        ("gfx1035", ["gfx10-3-generic"], ["gfx1030", "gfx10-1-generic"]),
+        ("gfx1013", ["gfx10-1-generic"], ["gfx10-3-generic", "gfx1010"]),
+        ("none", ["gfx13-generic", "gfx1100-generic"], ["gfx11-generic", "gfx1100"]),  # unknown names stay
+    ],
+)
+def test_a_target_keeps_its_own_and_its_generic_code(keep: str, kept: list[str], dropped: list[str]) -> None:
+    targets = pt.parse_keep([keep])
+    assert [t for t in kept if pt.Entry(4096, 10, GFX + t).dropped_by(targets)] == []
+    assert [t for t in dropped if not pt.Entry(4096, 10, GFX + t).dropped_by(targets)] == []
+
+
+def test_a_gpu_loads_its_own_code_before_its_generic_code() -> None:
+    entries = [pt.Entry(4096 * i, 10, t) for i, t in enumerate(
+        [HOST, GFX + "gfx11-generic", GFX + "gfx1100", GFX + "gfx12-generic", GFX + "gfx90a:xnack+",
+         GFX + "gfx90a:xnack-", GFX + "gfx9-generic:xnack-"], start=1)]  # fmt: skip
+
+    def loads(target: str) -> list[str]:
+        return [e.target_id for e in pt.loaded_by(entries, target)]
+
+    assert loads("gfx1100") == ["gfx1100"]
+    assert loads("gfx1101") == ["gfx11-generic"]
+    assert loads("gfx1201") == ["gfx12-generic"]
+    assert loads("gfx90a") == ["gfx90a:xnack+", "gfx90a:xnack-"]  # the device's mode picks one
+    assert loads("gfx906") == ["gfx9-generic:xnack-"]
+    assert loads("gfx1030") == loads("gfx803") == []
+
+
+def generic_fatbin() -> bytes:
+    """One bundle with code for old, generic and one exact processor, one with little but generics."""
+    first = bundle([(HOST, b""), (GFX + "gfx803", code(20, 1000)), (GFX + "gfx9-generic:xnack-", code(21, 1100)),
+                    (GFX + "gfx908", code(22, 1200)), (GFX + "gfx90a:xnack+", code(23, 1300)),
+                    (GFX + "gfx10-3-generic", code(24, 1400)), (GFX + "gfx11-generic", code(25, 5000)),
+                    (GFX + "gfx12-generic", code(26, 4500)), (GFX + "gfx1100", code(27, 1600))])  # fmt: skip
+    second = bundle([(HOST, b""), (GFX + "gfx11-generic", code(28, 700)), (GFX + "gfx12-generic", code(29, 800)),
+                     (GFX + "gfx1201", code(30, 900)), (GFX + "gfx9-4-generic:sramecc+:xnack-", code(31, 600))])  # fmt: skip
+    return pad(first) + second
+
+
+GENERIC_FILES = (
+    "TensileLibrary_gfx11-generic.co", "Kernels.so-000-gfx12-generic.hsaco", "TensileLibrary_gfx9-4-generic-xnack-.co",
+    "TensileLibrary_gfx1100.co", "TensileLibrary_gfx13-generic.co", "TensileLibrary.dat", "gfx90a68.kdb",
+)  # fmt: skip
+
+
+@pytest.fixture
+def generic_dir(tmp_path: Path) -> Path:
+    root = tmp_path / "lib"
+    tensile = root / "rocsolver" / "library"
+    tensile.mkdir(parents=True)
+    data = elf([(".text", 16, code(32, 500)), (".hip_fatbin", 4096, generic_fatbin())])
+    (root / "libgeneric.so.0").write_bytes(data)
+    for name in GENERIC_FILES:
+        (tensile / name).write_bytes(code(len(name), 32))
+    return root
+
+
+def bundle_starts(data: bytes) -> list[int]:
+    start, size = sections(data)[".hip_fatbin"]
+    return [at for at in range(start, start + size, 4096) if data[at : at + len(MAGIC)] == MAGIC]
+
+
+def triples(lib: Path) -> list[list[str]]:
+    data = lib.read_bytes()
+    return [[t.removeprefix(GFX) for _, _, t in header(data, at)] for at in bundle_starts(data)]
+
+
+@pytest.mark.parametrize(
+    ("keep", "bundles", "files", "loads"),
+    [
+        ("gfx1201", [[HOST, "gfx12-generic"], [HOST, "gfx12-generic", "gfx1201"]],
+         ["Kernels.so-000-gfx12-generic.hsaco"], {"gfx1201": {"gfx12-generic": 1, "gfx1201": 1}}),
+        ("gfx1200", [[HOST, "gfx12-generic"], [HOST, "gfx12-generic"]],
+         ["Kernels.so-000-gfx12-generic.hsaco"], {"gfx1200": {"gfx12-generic": 2}}),
+        ("gfx1100", [[HOST, "gfx11-generic", "gfx1100"], [HOST, "gfx11-generic"]],
+         ["TensileLibrary_gfx11-generic.co", "TensileLibrary_gfx1100.co"],
+         {"gfx1100": {"gfx1100": 1, "gfx11-generic": 1}}),
+        ("gfx1151,gfx942", [[HOST, "gfx11-generic"], [HOST, "gfx11-generic", "gfx9-4-generic:sramecc+:xnack-"]],
+         ["TensileLibrary_gfx11-generic.co", "TensileLibrary_gfx9-4-generic-xnack-.co"],
+         {"gfx1151": {"gfx11-generic": 2}, "gfx942": {"gfx9-4-generic": 1, "none": 1}}),
+    ],
+)  # fmt: skip
+def test_prune_generic_code(
+    generic_dir: Path,
+    tmp_path: Path,
+    keep: str,
+    bundles: list[list[str]],
+    files: list[str],
+    loads: dict[str, Any],
+) -> None:
+    lib = generic_dir / "libgeneric.so.0"
+    original = lib.read_bytes()
+    report_path = tmp_path / "report.json"
+    result = run("--keep", keep, "--lib-dir", str(generic_dir), "--report", str(report_path))
+    assert result.returncode == 0, result.stderr
+    assert "proof passed" in result.stdout
+
+    assert triples(lib) == bundles
+    remaining = sorted(p.name for p in (generic_dir / "rocsolver" / "library").iterdir())
+    # gfx13-generic is no generic processor this script knows: its file stays, as the ambiguous one does.
+    assert remaining == sorted(
+        [*files, "TensileLibrary.dat", "TensileLibrary_gfx13-generic.co", "gfx90a68.kdb"]
+    )
+    report = json.loads(report_path.read_text())
+    assert report["files"][0]["loads"] == report["totals"]["loads"] == loads
+    # Every code object a kept target loads is still listed at its place, with its bytes.
+    pruned = lib.read_bytes()
+    starts = bundle_starts(original)
+    assert len(starts) == 2 and bundle_starts(pruned) == starts
+    for at in starts:
+        assert set(header(pruned, at)) <= set(header(original, at))
+    for obj in report["files"][0]["kept_objects"]:
+        at = obj["offset"]
+        assert hashlib.sha256(original[at : at + obj["size"]]).hexdigest() == obj["sha256"]
+        assert pruned[at : at + obj["size"]] == original[at : at + obj["size"]]
+
+    assert run("--verify-only", "--keep", keep, "--lib-dir", str(generic_dir)).returncode == 0
+
+
+def test_verify_only_knows_generic_code(generic_dir: Path) -> None:
+    assert run("--keep", "gfx1201", "--lib-dir", str(generic_dir)).returncode == 0
+    assert (
+        run("--verify-only", "--keep", "gfx1200", "--lib-dir", str(generic_dir)).returncode == 1
+    )  # gfx1201's own
+    # gfx1200 and gfx1201 both load gfx12-generic code; a gfx1100 loads none of what remains.
+    assert run("--verify-only", "--keep", "gfx1200,gfx1201", "--lib-dir", str(generic_dir)).returncode == 0
+    narrower = run("--verify-only", "--keep", "gfx1100", "--lib-dir", str(generic_dir))
+    assert narrower.returncode == 1
+    assert "lists hipv4-amdgcn-amd-amdhsa--gfx12-generic" in narrower.stderr
+    assert "Kernels.so-000-gfx12-generic.hsaco is code for gfx12-generic" in narrower.stderr
+    assert "no kept target loads" in narrower.stderr
+
+
+@pytest.mark.parametrize(
+    ("keep", "status", "message"),
+    [
+        ("gfx1035", 0, ""),  # only gfx10-3-generic code: enough
+        ("gfx1153,gfx950", 0, ""),
+        ("gfx1010", 2, "--keep gfx1010: no such code"),  # neither gfx1010 nor gfx10-1-generic code
+        ("gfx11-generic", 2, "not the generic gfx11-generic"),
+    ],
+)
+def test_keep_counts_generic_code(generic_dir: Path, keep: str, status: int, message: str) -> None:
+    before = snapshot(generic_dir)
+    result = run("--keep", keep, "--lib-dir", str(generic_dir), "--dry-run")
+    assert (result.returncode, "Traceback" in result.stderr) == (status, False), result.stderr
+    assert message in result.stderr
+    assert snapshot(generic_dir) == before
+
+
+@pytest.mark.parametrize(
+    ("rule", "message"),
+    [
+        # A keep rule blind to generic code: gfx1201 would lose its gfx12-generic code.
+        (lambda name, keep: name in keep or not pt.is_known(name), "gfx1201 would not load the same code"),
+        # The old rule, which kept every generic entry: gfx11-generic code nothing loads stays.
+        (
+            lambda name, keep: name in keep or not pt.PROCESSOR_RE.match(name),
+            "gfx11-generic: code no kept target",
+        ),
+    ],
+)
+def test_the_proof_catches_a_wrong_keep_rule(
+    generic_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    rule: Any,
+    message: str,
+) -> None:
+    monkeypatch.setattr(pt, "loadable", rule)
+    lib = generic_dir / "libgeneric.so.0"
+    before = lib.read_bytes()
+    assert pt.main(["--keep", "gfx1201", "--lib-dir", str(generic_dir)]) == 3
+    assert message in capsys.readouterr().err
+    assert lib.read_bytes() == before
+
+
+def test_the_proof_compares_what_each_target_loads() -> None:
+    data = generic_fatbin()
+    old = pt.parse_bundles(data)[1]
+    keep = frozenset({"gfx1200"})
+    hashes = (pt.Hashes(data), pt.Hashes(data))
+    kept = tuple(e for e in old.entries if not e.dropped_by(keep))
+    pt.prove_loads(old, pt.Bundle(old.start, old.header_size, kept), keep, hashes)
+    moved = tuple(
+        pt.Entry(e.offset + 4096 * (e.processor == "gfx12-generic"), e.size, e.triple) for e in kept
+    )
+    with pytest.raises(pt.ProofError, match="gfx1200 would not load the same code"):
+        pt.prove_loads(old, pt.Bundle(old.start, old.header_size, moved), keep, hashes)
+    changed = bytearray(data)
+    at = next(e.offset for e in kept if e.processor == "gfx12-generic")
+    changed[old.start + at] ^= 1
+    with pytest.raises(pt.ProofError, match="gfx1200 would not load the same code"):
+        pt.prove_loads(
+            old, pt.Bundle(old.start, old.header_size, kept), keep, (pt.Hashes(data), pt.Hashes(changed))
+        )

@@ -6,11 +6,17 @@ Runs inside the image during ``docker build``; standard library only (``python3 
     prune_targets.py --keep gfx1030[,gfx1100...] [--lib-dir DIR] [--report FILE.json] [--dry-run]
     prune_targets.py --verify-only --keep gfx1030[,gfx1100...] [--lib-dir DIR]
 
-Two kinds of device code are pruned:
+Code is kept for a target that a kept GPU can load, as the offload bundler and the ROCm loader
+decide: code for the GPU's own processor (any xnack/sramecc variant: the device's mode is not
+known at build time), or for the generic processor it belongs to (``gfx11-generic`` serves
+gfx1100 ... gfx1153; table below). ``--keep gfx1201`` keeps gfx1201 and gfx12-generic code and
+drops gfx11-generic code. Code for names this script does not know stays. Two kinds of device
+code are pruned:
 
-* Per-target files such as ``Kernels.so-000-gfx90a-xnack+.hsaco`` or ``TensileLibrary_gfx1030.co``
-  are deleted when no processor named in the file name is kept. Files that name no processor
-  (``TensileLibrary.dat``), or name one ambiguously (``gfx90a68.kdb``), stay.
+* Per-target files such as ``Kernels.so-000-gfx90a-xnack+.hsaco``, ``TensileLibrary_gfx1030.co``
+  or ``TensileLibrary_gfx11-generic.co`` are deleted when no target named in the file name can
+  be loaded. Files that name no processor (``TensileLibrary.dat``), name one ambiguously
+  (``gfx90a68.kdb``) or name a generic processor this script does not know, stay.
 * Clang offload bundles in the ``.hip_fatbin`` section of ELF files: each uncompressed bundle
   gets a shorter header, written at the bundle start, that lists the host and the kept targets
   with their original offsets and sizes. The rest of the old header and every dropped code
@@ -20,13 +26,16 @@ Two kinds of device code are pruned:
 
 Every rewrite happens on a temporary copy next to the file and must pass a proof before it
 replaces the original: each kept code object hashes the same before and after, the whole file
-hashes the same with the rewritten ranges masked out, the new headers read back as planned and
-the zeroed ranges read back as zeros.
+hashes the same with the rewritten ranges masked out, the new headers read back as planned,
+the zeroed ranges read back as zeros, every kept target would load from each bundle the same
+code objects (triple, place and bytes) as before, and no bundle lists code no kept target
+loads. The report (``--report``) counts, per file and kept target, the bundles whose code for
+that target is its own processor's or a generic processor's (``"loads"``).
 
-Exit status: 0 done or verified; 1 ``--verify-only`` found code for a target that is not kept;
-2 bad arguments, or a ``--keep`` target the tree has no code for (nothing changed); 3 a file
-this script cannot handle safely (nothing changed), or a failed proof (that file is left as it
-was; files processed before it stay pruned).
+Exit status: 0 done or verified; 1 ``--verify-only`` found code that no kept target loads;
+2 bad arguments, or a ``--keep`` target the tree has no code for, neither its own nor its generic
+processor's (nothing changed); 3 a file this script cannot handle safely (nothing changed), or
+a failed proof (that file is left as it was; files processed before it stay pruned).
 """
 
 from __future__ import annotations
@@ -59,13 +68,58 @@ BUNDLE_ALIGN = 4096
 # gfx, a major version (6-9 or 1x), a minor digit and a hex stepping: gfx803, gfx90a, gfx1030.
 _PROCESSOR = r"gfx(?:[6-9]|1[0-9])[0-9][0-9a-f]"
 PROCESSOR_RE = re.compile(rf"{_PROCESSOR}\Z")
+# Generic processors (LLVM's AMDGPUUsage, "Generic Processors"; code object v6): one code
+# object that loads on every member. The offload bundler and the ROCm loader hand a member the
+# code for its own processor if a bundle has it, else the code for its generic processor.
+# The installer keeps the same table (installer/moatbridge/core/gfx.py; a test holds them equal).
+GENERIC_TARGETS: dict[str, frozenset[str]] = {
+    "gfx9-generic": frozenset({"gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"}),
+    "gfx9-4-generic": frozenset({"gfx940", "gfx941", "gfx942", "gfx950"}),
+    "gfx10-1-generic": frozenset({"gfx1010", "gfx1011", "gfx1012", "gfx1013"}),
+    "gfx10-3-generic": frozenset({f"gfx103{i}" for i in range(7)}),
+    "gfx11-generic": frozenset(
+        {"gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153"}
+    ),
+    "gfx12-generic": frozenset({"gfx1200", "gfx1201"}),
+}
+# Anything spelled like a generic processor, known or not: gfx11-generic, gfx9-4-generic.
+_GENERIC = r"gfx[0-9]+(?:-[0-9]+)*-generic"
 # A processor name as a token of a file name: no letter or digit may touch it, so
-# "gfx90a-xnack+" and "_gfx1030." count and "gfx90a68" (ambiguous) does not.
-FILE_TOKEN_RE = re.compile(rf"(?<![0-9A-Za-z])({_PROCESSOR})(?![0-9A-Za-z])")
+# "gfx90a-xnack+", "_gfx1030." and "_gfx11-generic." count and "gfx90a68" (ambiguous) does not.
+# The generic spelling comes first so "gfx1100-generic" is one (unknown) token, not gfx1100.
+FILE_TOKEN_RE = re.compile(rf"(?<![0-9A-Za-z])({_GENERIC}|{_PROCESSOR})(?![0-9A-Za-z])")
 _ZEROS = bytes(1 << 20)
 _STEP = 64 << 20
 
 Range = tuple[int, int]
+
+
+def generic_of(processor: str) -> str | None:
+    """The generic processor whose code objects load on ``processor``, if any."""
+    return next((g for g, members in GENERIC_TARGETS.items() if processor in members), None)
+
+
+def is_known(name: str) -> bool:
+    """A processor (gfx1030) or a generic processor (gfx11-generic) this script knows."""
+    return PROCESSOR_RE.match(name) is not None or name in GENERIC_TARGETS
+
+
+def loadable(name: str, keep: frozenset[str]) -> bool:
+    """Whether a kept target can load code built for ``name`` (a processor, not a target ID:
+    an xnack or sramecc feature does not matter, the device's mode is unknown at build time).
+    Names this script does not know count as loadable: their code is never pruned."""
+    if not is_known(name):
+        return True
+    return name in keep or bool(GENERIC_TARGETS.get(name, frozenset()) & keep)
+
+
+def loaded_by(entries: Iterable[Entry], target: str) -> list[Entry]:
+    """The entries a ``target`` GPU would load from one bundle: those for its own processor (any
+    feature variant) if there are any, else those for its generic processor."""
+    entries = [e for e in entries if not e.is_host]
+    own = [e for e in entries if e.processor == target]
+    generic = generic_of(target)
+    return own or [e for e in entries if generic is not None and e.processor == generic]
 
 
 class LayoutError(Exception):
@@ -111,9 +165,9 @@ class Entry:
         return "host" if self.is_host else self.processor or self.triple
 
     def dropped_by(self, keep: frozenset[str]) -> bool:
-        """Only code for a recognised gfx processor that is not kept goes; anything else stays."""
-        gfx = PROCESSOR_RE.match(self.processor) is not None
-        return gfx and not self.is_host and self.processor not in keep
+        """Only code for a known processor or generic processor that no kept target can load
+        goes; anything else (host code, names this script does not know) stays."""
+        return not self.is_host and not loadable(self.processor, keep)
 
 
 @dataclass(frozen=True)
@@ -378,17 +432,39 @@ def all_zero(buf: Any, start: int, end: int) -> bool:
     return all(buf[a:b] == _ZEROS[: b - a] for a, b in _pieces(buf, start, end, len(_ZEROS)))
 
 
-def kept_hashes(buf: Any, plans: Sequence[RewritePlan]) -> list[str]:
-    return [sha256_of(buf, a, b) for plan in plans for _, (a, b) in plan.kept_ranges()]
+class Hashes(dict[Range, str]):
+    """sha256 of byte ranges of one buffer, each computed once."""
+
+    def __init__(self, buf: Any) -> None:
+        super().__init__()
+        self.buf = buf
+
+    def __missing__(self, key: Range) -> str:
+        self[key] = digest = sha256_of(self.buf, *key)
+        return digest
 
 
-def prove(original: Any, rewritten: Any, size: int, section_end: int, plans: Sequence[RewritePlan]) -> None:
-    """Raise ProofError unless ``rewritten`` is ``original`` with exactly the planned changes."""
+def kept_hashes(buf: Any, plans: Sequence[RewritePlan], hashes: Hashes | None = None) -> list[str]:
+    hashes = Hashes(buf) if hashes is None else hashes
+    return [hashes[r] for plan in plans for _, r in plan.kept_ranges()]
+
+
+def prove(
+    original: Any,
+    rewritten: Any,
+    size: int,
+    section_end: int,
+    plans: Sequence[RewritePlan],
+    keep: frozenset[str],
+) -> None:
+    """Raise ProofError unless ``rewritten`` is ``original`` with exactly the planned changes, and
+    every kept target loads from each rewritten bundle exactly the code it loaded before."""
     masked = merge_ranges(r for plan in plans for r in plan.masked_ranges)
     before, after = masked_sha256(original, size, masked), masked_sha256(rewritten, size, masked)
     if len(rewritten) != size or after != before:
         raise ProofError("bytes outside the rewritten headers and dropped code changed")
-    if kept_hashes(rewritten, plans) != kept_hashes(original, plans):
+    old_hashes, new_hashes = Hashes(original), Hashes(rewritten)
+    if kept_hashes(rewritten, plans, new_hashes) != kept_hashes(original, plans, old_hashes):
         raise ProofError("a kept code object changed")
     for plan in plans:
         start = plan.bundle.start
@@ -397,14 +473,46 @@ def prove(original: Any, rewritten: Any, size: int, section_end: int, plans: Seq
             raise ProofError(f"the new header at {start:#x} does not read back as planned")
         if not all(all_zero(rewritten, a, b) for a, b in plan.zero_ranges):
             raise ProofError(f"a dropped range of the bundle at {start:#x} is not zero")
+        prove_loads(plan.bundle, reread, keep, (old_hashes, new_hashes))
+
+
+def prove_loads(old: Bundle, new: Bundle, keep: frozenset[str], hashes: tuple[Hashes, Hashes]) -> None:
+    """Every kept target loads the same code objects (triple, place and bytes) from ``new`` as
+    from ``old`` (its own processor's, else its generic processor's), and ``new`` holds no
+    code that no kept target can load."""
+
+    def objects(bundle: Bundle, digests: Hashes, target: str) -> list[tuple[str, int, int, str]]:
+        out = []
+        for e in loaded_by(bundle.entries, target):
+            at = bundle.start + e.offset
+            out.append((e.triple, e.offset, e.size, digests[at, at + e.size] if e.size else ""))
+        return sorted(out)
+
+    for target in sorted(keep):
+        if objects(new, hashes[1], target) != objects(old, hashes[0], target):
+            raise ProofError(f"{target} would not load the same code from the bundle at {old.start:#x}")
+    stray = [e.triple for e in new.entries if not e.is_host and is_known(e.processor)
+             and not any(e.processor == k or e.processor == generic_of(k) for k in keep)]  # fmt: skip
+    if stray:
+        raise ProofError(f"the bundle at {old.start:#x} lists {', '.join(stray)}: code no kept target loads")
 
 
 # --- walking the library tree --------------------------------------------------------------
 
 
 def file_processors(name: str) -> frozenset[str]:
-    """The processors a per-target file name names (empty for shared files)."""
+    """The processors and generic processors a per-target file name names (empty for shared
+    files); a generic spelling this script does not know is included and keeps the file."""
     return frozenset(FILE_TOKEN_RE.findall(name))
+
+
+def bundle_loads(bundles: Iterable[Bundle], keep: frozenset[str]) -> dict[str, dict[str, int]]:
+    """For each kept target, how many bundles give it code for which processor ("none": no code)."""
+    loads: dict[str, Counter[str]] = {k: Counter() for k in sorted(keep)}
+    for bundle in bundles:
+        for target, counts in loads.items():
+            counts[",".join(sorted({e.processor for e in loaded_by(bundle.entries, target)})) or "none"] += 1
+    return {k: dict(sorted(c.items())) for k, c in loads.items()}
 
 
 @dataclass
@@ -437,13 +545,14 @@ class Inventory:
     target_files: list[tuple[Path, frozenset[str]]] = field(default_factory=list)
 
     def processors(self) -> set[str]:
-        found = {p for _, procs in self.target_files for p in procs}
+        """Every known processor and generic processor the tree has code for."""
+        found = {p for _, procs in self.target_files for p in procs if is_known(p)}
         for fatbin in self.fatbins:
-            found |= {e.processor for e in fatbin.entries if PROCESSOR_RE.match(e.processor)}
+            found |= {e.processor for e in fatbin.entries if is_known(e.processor)}
         return found
 
     def doomed_files(self, keep: frozenset[str]) -> list[Path]:
-        return [path for path, procs in self.target_files if not procs & keep]
+        return [path for path, procs in self.target_files if not any(loadable(p, keep) for p in procs)]
 
 
 def read_fatbin(path: Path) -> FatbinFile | None:
@@ -492,6 +601,7 @@ def rewrite_file(fatbin: FatbinFile, keep: frozenset[str], dry_run: bool) -> dic
     for bundle in fatbin.bundles:
         for entry in bundle.entries:
             (dropped if entry.dropped_by(keep) else kept)[entry.label] += 1
+    loads = bundle_loads(fatbin.bundles, keep)
     with fatbin.path.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as original:
         objects = [
             {"bundle": plan.bundle.start - section_start, "target": entry.target_id,
@@ -499,7 +609,7 @@ def rewrite_file(fatbin: FatbinFile, keep: frozenset[str], dry_run: bool) -> dic
             for plan in plans for entry, (a, b) in plan.kept_ranges()
         ]  # fmt: skip
         if plans and not dry_run:
-            _rewrite_copy(fatbin, original, section_end, plans)
+            _rewrite_copy(fatbin, original, section_end, plans, keep)
     return {
         "path": str(fatbin.path),
         "size": fatbin.size,
@@ -511,13 +621,16 @@ def rewrite_file(fatbin: FatbinFile, keep: frozenset[str], dry_run: bool) -> dic
         ],
         "entries_kept": dict(sorted(kept.items())),
         "entries_dropped": dict(sorted(dropped.items())),
+        "loads": loads,
         "bytes_zeroed": sum(p.bytes_zeroed for p in plans),
         "kept_objects": objects,
         "proof": "skipped (dry run)" if dry_run and plans else "passed" if plans else "nothing to rewrite",
     }
 
 
-def _rewrite_copy(fatbin: FatbinFile, original: Any, section_end: int, plans: Sequence[RewritePlan]) -> None:
+def _rewrite_copy(
+    fatbin: FatbinFile, original: Any, section_end: int, plans: Sequence[RewritePlan], keep: frozenset[str]
+) -> None:
     path = fatbin.path
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".prune")
     os.close(fd)
@@ -529,7 +642,7 @@ def _rewrite_copy(fatbin: FatbinFile, original: Any, section_end: int, plans: Se
                 apply_plan(buf, plan)
             buf.flush()
         with copy.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as rewritten:
-            prove(original, rewritten, fatbin.size, section_end, plans)
+            prove(original, rewritten, fatbin.size, section_end, plans, keep)
         info = path.stat()
         shutil.copystat(path, copy)  # mode, times, extended attributes
         if (info.st_uid, info.st_gid) != (copy.stat().st_uid, copy.stat().st_gid):
@@ -550,6 +663,12 @@ def parse_keep(values: Sequence[str]) -> frozenset[str]:
         # The image's targets have no library code at all (e.g. gfx942 on Debian's
         # libraries): keep host code only, drop every target's device code.
         return frozenset()
+    generic = sorted(v for v in keep if v in GENERIC_TARGETS)
+    if generic:
+        raise ValueError(
+            f"--keep takes the GPUs' own processor names, not the generic {', '.join(generic)} "
+            "(code for a generic processor is kept when one of its members is)"
+        )
     bad = sorted(v for v in keep if not PROCESSOR_RE.match(v))
     if bad:
         raise ValueError(
@@ -569,7 +688,7 @@ def _human(n: float) -> str:
 
 
 def verify(inventory: Inventory, keep: frozenset[str]) -> list[str]:
-    """Every place that still holds code for a processor not in ``keep``."""
+    """Every place that still holds code no target in ``keep`` can load."""
     problems = []
     for fatbin in inventory.fatbins:
         for bundle in fatbin.bundles:
@@ -590,8 +709,11 @@ def prune(inventory: Inventory, keep: frozenset[str], dry_run: bool) -> dict[str
         if not dry_run:
             path.unlink()
     dropped: Counter[str] = Counter()
+    loads: dict[str, Counter[str]] = {k: Counter() for k in sorted(keep)}
     for result in files:
         dropped.update(result["entries_dropped"])
+        for target, counts in result["loads"].items():
+            loads[target].update(counts)
     totals = {
         "files_with_fatbin": len(files),
         "files_rewritten": sum(1 for r in files if r["bundles_rewritten"]),
@@ -599,6 +721,7 @@ def prune(inventory: Inventory, keep: frozenset[str], dry_run: bool) -> dict[str
         "bundles_rewritten": sum(r["bundles_rewritten"] for r in files),
         "compressed_bundles_skipped": sum(len(r["compressed_bundles_skipped"]) for r in files),
         "entries_dropped": dict(sorted(dropped.items())),
+        "loads": {k: dict(sorted(c.items())) for k, c in loads.items()},
         "bytes_zeroed": sum(r["bytes_zeroed"] for r in files),
         "kept_objects_verified": 0 if dry_run else sum(len(r["kept_objects"]) for r in files),
         "files_deleted": len(deleted),
@@ -620,6 +743,10 @@ def summary(report: dict[str, Any], seconds: float) -> str:
                 + (f", {skipped} compressed bundles left as they were" if skipped else "")
                 + f"; proof {r['proof']}"
             )
+    for target, counts in totals["loads"].items():
+        if counts:
+            code = ", ".join(f"{'no' if p == 'none' else p} code from {n}" for p, n in counts.items())
+            lines.append(f"  {target} loads {code} bundles")
     zeroed, deleted = ("would zero", "would delete") if report["dry_run"] else ("zeroed", "deleted")
     lines.append(
         f"  {zeroed} {_human(totals['bytes_zeroed'])} in {totals['files_rewritten']} files, {deleted} "
@@ -651,7 +778,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.verify_only:
         return _verify_only(inventory, keep, args.lib_dir)
     available = inventory.processors()
-    missing = sorted(keep - available)
+    missing = sorted(k for k in keep if k not in available and generic_of(k) not in available)
     if missing:
         has = f"{args.lib_dir} has code for {', '.join(sorted(available)) or 'no gfx target'}"
         return _fail(f"--keep {', '.join(missing)}: no such code ({has}); nothing was changed", 2)
@@ -675,7 +802,7 @@ def _verify_only(inventory: Inventory, keep: frozenset[str], lib_dir: Path) -> i
     compressed = sum(len(f.compressed) for f in inventory.fatbins)
     note = f" ({compressed} compressed bundles not inspected)" if compressed else ""
     if problems:
-        return _fail(f"{len(problems)} places hold code for targets not kept{note}", 1)
+        return _fail(f"{len(problems)} places hold code that no kept target loads{note}", 1)
     print(f"prune_targets: only {', '.join(sorted(keep))} and host code remain in {lib_dir}{note}")
     return 0
 
