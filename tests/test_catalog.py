@@ -22,26 +22,75 @@ def shipped_data() -> Any:
 def test_shipped_catalog_loads() -> None:
     catalog = load_catalog(SHIPPED)
     open_ = catalog.flavour("open")
-    assert open_.rocm == "5.7" and open_.default_cuda == "12.4"
+    trixie = open_.distro(None)
+    assert (trixie.name, trixie.rocm, trixie.default_cuda, trixie.status) == ("trixie", "5.7", "12.4", "stable")
     assert {v.name for v in open_.variants} == {"devel", "runtime", "base"}
-    assert open_.library_targets == frozenset(
-        {
-            "gfx803",
-            "gfx900",
-            "gfx906",
-            "gfx908",
-            "gfx90a",
-            "gfx1010",
-            "gfx1030",
-            "gfx1100",
-            "gfx1101",
-            "gfx1102",
-        }
+    assert trixie.library_targets == frozenset(
+        {"gfx803", "gfx900", "gfx906", "gfx908", "gfx90a", "gfx1010", "gfx1030", "gfx1100", "gfx1101", "gfx1102"}
     )
-    assert "gfx942" in open_.compiler_targets and "gfx1201" not in open_.compiler_targets
+    assert "gfx942" in trixie.compiler_targets and "gfx1201" not in trixie.compiler_targets
+    assert [d.name for d in open_.distros] == ["trixie", "sid", "experimental"]
+    assert "gfx1201" in open_.compiler_targets  # some stack compiles for it
+    assert all(t.startswith("gfx") and "generic" not in t for t in open_.compiler_targets)
     scale = catalog.flavour("scale")
     assert "gfx1201" in scale.compiler_targets and scale.source == "pull"
     assert scale.registries[0] == "quay.io/spectral-compute/scale"
+
+
+def test_each_stack_states_its_own_packages_and_pins() -> None:
+    """No stack silently inherits another's package names (their sonames differ)."""
+    open_ = load_catalog(SHIPPED).flavour("open")
+    runtime = {d.name: d.packages_for(open_.variant("runtime")) for d in open_.distros}
+    assert "libamdhip64-5" in runtime["trixie"] and "libamdhip64-6" in runtime["sid"]
+    assert "libamdhip64-7" in runtime["experimental"]
+    for distro in open_.distros:
+        assert distro.pinned and distro.clang and distro.apt is not None
+        devel = distro.packages_for(open_.variant("devel"))
+        assert f"libomp-{distro.clang}-dev" in devel
+        assert f"clang-{distro.clang}" in dict(distro.pinned)
+    sid, experimental = open_.distro("sid"), open_.distro("experimental")
+    assert (sid.status, experimental.status) == ("preview", "preview")
+    assert experimental.apt is not None and experimental.apt.target_release == "experimental"
+    assert sid.apt is not None and not sid.apt.check_valid_until
+
+
+def test_generic_code_objects_serve_their_members() -> None:
+    sid = load_catalog(SHIPPED).flavour("open").distro("sid")
+    rocsolver = next(c for c in sid.components if c.name == "rocsolver")
+    assert "gfx12-generic" in rocsolver.targets
+    assert rocsolver.serves("gfx1201") and rocsolver.serves("gfx1151") and not rocsolver.serves("gfx1250")
+    rocblas = next(c for c in sid.components if c.name == "rocblas")
+    assert not rocblas.serves("gfx1201")
+    assert sid.code_targets_for("gfx1201") == ("gfx1201", "gfx12-generic")
+
+
+@pytest.mark.parametrize(
+    ("targets", "stack", "why"),
+    [
+        (("gfx1030",), "trixie", "oldest stable stack"),
+        (("gfx1100",), "trixie", "oldest stable stack"),
+        (("gfx1201",), "experimental", "not trixie: its clang cannot compile for gfx1201"),
+        (("gfx942",), "experimental", "not sid: its rocblas"),
+        (("gfx1151",), "experimental", "oldest stack whose libraries serve"),
+        (("gfx1030", "gfx1201"), "experimental", "gfx1030, gfx1201"),
+        (("gfx950",), "sid", "no stack's libraries serve all of gfx950"),
+    ],
+)  # fmt: skip
+def test_the_default_stack_is_the_oldest_that_serves(targets: tuple[str, ...], stack: str, why: str) -> None:
+    from moatbridge.core.stacks import choose_stack
+
+    choice = choose_stack(load_catalog(SHIPPED).flavour("open"), targets)
+    assert choice.distro.name == stack
+    assert why in choice.reason
+
+
+def test_an_asked_stack_wins_and_unknown_ones_are_refused() -> None:
+    from moatbridge.core.stacks import choose_stack
+
+    open_ = load_catalog(SHIPPED).flavour("open")
+    assert choose_stack(open_, ("gfx1030",), "sid").distro.name == "sid"
+    with pytest.raises(CatalogError, match="no distro 'forky'"):
+        choose_stack(open_, ("gfx1030",), "forky")
 
 
 @pytest.mark.parametrize(
@@ -49,22 +98,33 @@ def test_shipped_catalog_loads() -> None:
     [
         (lambda d: d.pop("schema_version"), "schema_version: missing"),
         (lambda d: d.update(schema_version=7), "schema_version: this moatbridge reads version 1"),
-        (lambda d: d["flavours"]["open"]["variants"]["devel"].update(packages="hipcc"),
-         "flavours.open.variants.devel.packages: expected list"),
-        (lambda d: d["flavours"]["open"]["variants"]["devel"]["packages"].insert(3, 42),
-         "flavours.open.variants.devel.packages[3]: expected a non-empty string"),
-        (lambda d: d["flavours"]["open"].update(default_cuda="10.0"),
-         "flavours.open.default_cuda: '10.0' is not listed in cuda_versions"),
-        (lambda d: d["flavours"]["open"].update(rocm=5.7), "flavours.open.rocm: expected a string, got the number 5.7"),
-        (lambda d: d["flavours"]["open"]["targets"]["components"].update(rocblas=["gfx9999x"]),
-         "flavours.open.targets.components.rocblas[0]: 'gfx9999x' is not a gfx target name"),
-        (lambda d: d["flavours"]["open"]["targets"]["components"].update(rocblas=["gfx1201"]),
-         "flavours.open.targets.components.rocblas: gfx1201 not in the compiler's targets"),
+        (lambda d: d["flavours"]["open"]["distros"]["trixie"]["packages"].update(devel="hipcc"),
+         "flavours.open.distros.trixie.packages.devel: expected list"),
+        (lambda d: d["flavours"]["open"]["distros"]["trixie"]["packages"]["devel"].insert(3, 42),
+         "flavours.open.distros.trixie.packages.devel[3]: expected a non-empty string"),
+        (lambda d: d["flavours"]["open"]["distros"]["sid"].update(default_cuda="10.0"),
+         "flavours.open.distros.sid.default_cuda: '10.0' is not listed in cuda_versions"),
+        (lambda d: d["flavours"]["open"]["distros"]["trixie"].update(rocm=5.7),
+         "flavours.open.distros.trixie.rocm: expected a string, got the number 5.7"),
+        (lambda d: d["flavours"]["open"]["distros"]["trixie"]["targets"]["components"].update(rocblas=["gfx9999x"]),
+         "flavours.open.distros.trixie.targets.components.rocblas[0]: 'gfx9999x' is not a gfx target name"),
+        (lambda d: d["flavours"]["open"]["distros"]["trixie"]["targets"]["components"].update(rocblas=["gfx1201"]),
+         "flavours.open.distros.trixie.targets.components.rocblas: gfx1201 not in the compiler's targets"),
+        (lambda d: d["flavours"]["open"]["distros"]["sid"].update(status="beta"),
+         "flavours.open.distros.sid.status: expected 'stable' or 'preview'"),
+        (lambda d: d["flavours"]["open"]["distros"]["sid"]["apt"].update(target_release="experimental"),
+         "flavours.open.distros.sid.apt.target_release: 'experimental' is not one of the suites"),
+        (lambda d: d["flavours"]["open"]["distros"]["sid"]["packages"].update(fat=["x"]),
+         "flavours.open.distros.sid.packages.fat: not a variant"),
+        (lambda d: d["flavours"]["open"]["distros"]["sid"]["packages"].pop("base"),
+         "flavours.open.distros.sid: no packages for the base variant"),
+        (lambda d: d["flavours"]["open"]["distros"]["sid"]["targets"]["components"].update(rocblas=["gfx13-generic"]),
+         "'gfx13-generic' is not a gfx target name"),
         (lambda d: d["flavours"]["scale"].update(source="ftp"), "flavours.scale.source: expected 'build' or 'pull'"),
         (lambda d: d["flavours"]["open"]["distros"]["trixie"]["base"].pop("image"),
          "flavours.open.distros.trixie.base.image: missing"),
-        (lambda d: d["flavours"]["open"]["variants"]["devel"].update(size_gb=-1),
-         "flavours.open.variants.devel.size_gb: expected a positive number"),
+        (lambda d: d["flavours"]["open"]["distros"]["sid"]["size_gb"].update(devel=-1),
+         "flavours.open.distros.sid.size_gb.devel: expected a positive number"),
     ],
 )  # fmt: skip
 def test_errors_name_the_field(mutate: Any, message: str) -> None:
@@ -135,7 +195,7 @@ def test_targets_the_libraries_lack_warn_and_keep_nothing() -> None:
 def test_bad_targets(targets: tuple[str, ...], message: str) -> None:
     flavour = load_catalog(SHIPPED).flavour("open")
     with pytest.raises(CatalogError, match=message):
-        normalise_targets(flavour, targets)
+        normalise_targets(flavour, flavour.distro("trixie"), targets)
 
 
 def test_unknown_names() -> None:
@@ -162,3 +222,48 @@ def test_pinned_drift() -> None:
     listing = "hipcc\t5.7.1-6+deb13u2\ncmake\t3.31.6-2\nbash\t5.2\n"
     assert pinned_drift(pinned, listing) == (2, ["hipcc 5.7.1-6+deb13u2 (catalog pins 5.7.1-6+deb13u1)"])
     assert pinned_drift(pinned, "") == (0, [])
+
+
+def test_a_sid_plan_keeps_generic_served_targets_and_says_it_skips_valid_until() -> None:
+    plan = _plan(targets=("gfx1201",), distro="sid")
+    args = dict(plan.buildargs)
+    assert plan.reference == "moatbridge/open:12.4-devel-sid-gfx1201"
+    assert args["KEEP_TARGETS"] == "gfx1201"  # rocsolver's gfx12-generic code loads there
+    assert args["APT_CHECK_VALID_UNTIL"] == "false" and args["CLANG_VERSION"] == "21"
+    assert "libamdhip64-dev" in args["PACKAGES"].split() and "libomp-21-dev" in args["PACKAGES"].split()
+    assert dict(plan.labels)["io.moatbridge.rocm-version"] == "6.4"
+    assert dict(plan.labels)["io.moatbridge.library-targets"] == ""  # rocblas & co lack it
+    assert any("Valid-Until" in w and "catalog's sid stack" in w for w in plan.warnings)
+    assert any("--distro experimental" in w for w in plan.warnings)
+    checked = _plan(targets=("gfx1201",), distro="sid", check_valid_until=True)
+    assert "APT_CHECK_VALID_UNTIL" not in dict(checked.buildargs)
+    assert not any("Valid-Until" in w for w in checked.warnings)
+    assert checked.recipe_digest != plan.recipe_digest
+
+
+def test_trixie_needs_no_apt_arguments_and_can_be_told_to_skip_valid_until() -> None:
+    plan = _plan(targets=("gfx1030",))
+    assert not [k for k, _ in plan.buildargs if k.startswith("APT_")]
+    relaxed = _plan(targets=("gfx1030",), check_valid_until=False)
+    assert dict(relaxed.buildargs)["APT_CHECK_VALID_UNTIL"] == "false"
+    assert any("--no-check-valid-until" in w for w in relaxed.warnings)
+
+
+def test_experimental_adds_its_suite_and_target_release() -> None:
+    args = dict(_plan(targets=("gfx942",), distro="experimental").buildargs)
+    assert (args["APT_EXTRA_SUITES"], args["APT_TARGET_RELEASE"]) == ("experimental", "experimental")
+    assert args["KEEP_TARGETS"] == "gfx942" and args["CLANG_VERSION"] == "22"
+
+
+def test_an_expired_release_is_recognised_in_apt_output() -> None:
+    from moatbridge.core.apt_log import expired_release
+
+    lines = [
+        "Get:1 http://deb.debian.org/debian sid InRelease [193 kB]",
+        "E: Release file for http://deb.debian.org/debian/dists/sid/InRelease is expired "
+        "(invalid since 24d 18h 30min 55s). Updates for this repository will not be applied.",
+    ]
+    found = expired_release(lines)
+    assert found is not None
+    assert (found.mirror, found.suite, found.since) == ("http://deb.debian.org/debian", "sid", "24d 18h 30min 55s")
+    assert expired_release(["E: Unable to locate package hipcc"]) is None

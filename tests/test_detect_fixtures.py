@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +60,17 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "gpus": [RX7900],
         "amdgpu_driver": {"loaded": True, "version": "6.8.0-45-generic", "kind": "in-tree"},
         "rocm": {"version": "6.2.0", "path": "/opt/rocm"},
+        "render_nodes": ["/dev/dri/renderD128"],
+    },
+    "rdna4-desktop": {
+        "gpus": [
+            gpu(
+                name="AMD Radeon RX 9070 XT", gfx_target="gfx1201", family="RDNA4", pci_slot="0000:03:00.0",
+                pci_device_id="0x7550", render_node="/dev/dri/renderD128", kfd_node=1,
+            )
+        ],
+        "amdgpu_driver": {"loaded": True, "version": "6.14.0-15-generic", "kind": "in-tree"},
+        "rocm": {"version": None, "path": None},
         "render_nodes": ["/dev/dri/renderD128"],
     },
     "rdna2-override": {
@@ -232,3 +246,35 @@ def test_rocm_path_variable_wins(machine: Any) -> None:
     assert detect(HostFS(str(root)), {}).rocm.version == "6.2.0"  # /opt/rocm first
     report = detect(HostFS(str(root)), {"ROCM_PATH": "/opt/rocm-6.4.1"})
     assert (report.rocm.version, report.rocm.path) == ("6.4.1", "/opt/rocm-6.4.1")
+
+
+@pytest.mark.parametrize(
+    ("name", "target", "recommended", "status"),
+    [("rdna3-desktop", "gfx1100", "trixie", "pass"), ("rdna4-desktop", "gfx1201", "experimental", "warn"),
+     ("cdna3-server", "gfx942", "experimental", "warn")],
+)  # fmt: skip
+def test_detect_and_doctor_advise_a_stack_from_the_catalog(
+    machine: Any, name: str, target: str, recommended: str, status: str
+) -> None:
+    """detect and doctor read the same table as setup (core/stacks.py over the catalog)."""
+    root = machine(name)
+    report = cli_json("detect", "--json", "--root", str(root))
+    stacks = {s["target"]: s for s in report["open_stacks"]}
+    assert stacks[target]["recommended"] == recommended
+    assert recommended in stacks[target]["served_by"]
+    if recommended != "trixie":
+        assert "trixie" not in stacks[target]["served_by"]
+    doctor = subprocess.run(
+        [sys.executable, "-m", "moatbridge", "doctor", "--json", "--root", str(root)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    checks = {c["id"]: c for c in json.loads(doctor.stdout)["checks"]}
+    check = checks[f"stack-{target}"]
+    assert check["status"] == status
+    if status == "warn":
+        assert f"--distro {recommended}" in check["fix"] and "trixie" in check["detail"]
+    human = subprocess.run(
+        [sys.executable, "-m", "moatbridge", "detect", "--root", str(root)],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "200"},
+    )  # fmt: skip
+    assert f"open flavour on {recommended}" in human.stdout

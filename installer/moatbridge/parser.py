@@ -160,6 +160,12 @@ def _add_beyond_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     apptainer.add_argument("-o", "--output", metavar="FILE", help="write the definition file here")
 
 
+_VALID_UNTIL_HELP = (
+    "apt: refuse (--check-valid-until) or accept (--no-check-valid-until) Debian Release files past "
+    "their Valid-Until date, as from a snapshot or stale mirror (default: the stack's catalog entry)"
+)
+
+
 def _add_toolchain_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     setup = verbs.add_parser("setup", help="install a CUDA-on-AMD toolchain (wizard, or --yes with flags)")
     setup.add_argument("--yes", "-y", action="store_true", help="do not ask: flags, answers file, defaults")
@@ -167,6 +173,12 @@ def _add_toolchain_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     setup.add_argument("--target", action="append", metavar="GFX", help="gfx target (repeatable)")
     setup.add_argument("--variant", choices=("devel", "runtime", "base"))
     setup.add_argument("--cuda-version", metavar="X.Y", help="CUDA version the toolchain mimics")
+    setup.add_argument(
+        "--distro", metavar="STACK",
+        help="open flavour: trixie (ROCm 5.7), sid (ROCm 6.4) or experimental (ROCm 7.2); "
+        "default: the oldest stable stack that serves the targets",
+    )  # fmt: skip
+    setup.add_argument("--check-valid-until", action=argparse.BooleanOptionalAction, help=_VALID_UNTIL_HELP)
     setup.add_argument("--source", choices=("build", "pull"), help="build the image here, or pull it")
     setup.add_argument("--registry", metavar="HOST/PATH", help="team registry to pull from")
     setup.add_argument("--use", choices=("non-commercial", "commercial"), help="intended use (licence)")
@@ -254,7 +266,12 @@ def _add_image_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     )
     build.add_argument("--variant", help="devel (default), runtime or base")
     build.add_argument("--cuda-version", help="CUDA version the toolchain mimics")
-    build.add_argument("--distro", help="distribution recipe (default: the catalog's first)")
+    build.add_argument(
+        "--distro", metavar="STACK",
+        help="open: trixie (ROCm 5.7, default), sid (ROCm 6.4), experimental (ROCm 7.2); "
+        "scale: ubuntu22.04, ubuntu24.04, rocky9",
+    )  # fmt: skip
+    build.add_argument("--check-valid-until", action=argparse.BooleanOptionalAction, help=_VALID_UNTIL_HELP)
     build.add_argument(
         "--base", choices=BASE_SOURCES, default=_base_default(),
         help="base image: local copy, else pull, else debootstrap (auto); or force one",

@@ -25,6 +25,8 @@ DEFAULT_TIMEOUT_S = 120
 
 class ImageBuildFailed(MoatbridgeError):
     exit_code = 4
+    # The build's output (its last few hundred lines), for callers that recognise causes.
+    log: tuple[str, ...] = ()
 
 
 class TransferFailed(MoatbridgeError):
@@ -104,10 +106,12 @@ def _build_events(stream: Iterable[Mapping[str, Any]], on_event: Listener) -> st
         error = error_text(entry)
         if error is not None:
             context = "\n".join(last_lines[-15:])
-            raise ImageBuildFailed(
+            failed = ImageBuildFailed(
                 f"The image build failed at {step[:100]}: {error}",
                 "the last build output was:\n" + context if context else "run again with --verbose",
             )
+            failed.log = tuple(last_lines[-400:])
+            raise failed
         if "stream" in entry:
             for line in str(entry["stream"]).splitlines():
                 if not line.strip():

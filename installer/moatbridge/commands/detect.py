@@ -7,17 +7,29 @@ from argparse import Namespace
 
 from moatbridge.adapters.console import markup, print_json, stdout_console
 from moatbridge.commands._common import host_from_args
+from moatbridge.commands.doctor import open_flavour
 from moatbridge.core.detection import detect
 from moatbridge.core.model import DeviceNode, HostReport
+from moatbridge.core.stacks import TargetCoverage, coverage
 
 
 def run(args: Namespace) -> int:
     report = detect(host_from_args(args), os.environ)
+    targets = _targets(report)
+    # The catalog (and PyYAML) only when there is a GPU to advise on: `detect --json` stays quick.
+    flavour = open_flavour() if targets else None
+    covers = [coverage(flavour, t) for t in targets] if flavour is not None else []
     if args.json:
-        print_json(report.to_json())
+        data = report.to_json()
+        data["open_stacks"] = [c.to_json() for c in covers]
+        print_json(data)
     else:
-        render(report)
+        render(report, {c.target: c for c in covers})
     return 0
+
+
+def _targets(report: HostReport) -> list[str]:
+    return list(dict.fromkeys(g.gfx_target for g in report.amd_gpus if g.gfx_target))
 
 
 def _yes_no(value: bool) -> str:
@@ -37,7 +49,7 @@ def _node_row(node: DeviceNode) -> tuple[str, str, str, str, str]:
     )
 
 
-def render(report: HostReport) -> None:
+def render(report: HostReport, covers: dict[str, TargetCoverage] | None = None) -> None:
     from rich.table import Table
 
     console = stdout_console()
@@ -57,11 +69,19 @@ def render(report: HostReport) -> None:
         target = gpu.gfx_target or (f"sm_{cc.replace('.', '')}" if cc else "-")
         kind = " ".join(x for x in (gpu.family, "APU" if gpu.apu else None) if x)
         notes = []
+        cover = (covers or {}).get(gpu.gfx_target or "")
+        if cover is not None:
+            notes.append(cover.advice().partition(": ")[2])
         if gpu.hsa_override_gfx_version:
             notes.append(f"override {gpu.hsa_override_gfx_version} (below)")
+            native = (
+                f"; or use the {cover.served_by[0]} stack, which has code for it"
+                if cover and cover.served_by
+                else ""
+            )
             footnotes.append(
-                f"GPU {index} ({gpu.gfx_target}) has no code in the toolchain's libraries: "
-                f"run with HSA_OVERRIDE_GFX_VERSION={gpu.hsa_override_gfx_version}"
+                f"GPU {index} ({gpu.gfx_target}) has no code in trixie's libraries: "
+                f"run with HSA_OVERRIDE_GFX_VERSION={gpu.hsa_override_gfx_version}{native}"
             )
         if not gpu.usable:
             notes.append("not usable here")

@@ -7,9 +7,21 @@ from argparse import Namespace
 
 from moatbridge.adapters.console import print_json, safe, stdout_console
 from moatbridge.adapters.engine import probe_engine
+from moatbridge.adapters.records import load_catalog
 from moatbridge.commands._common import host_from_args
+from moatbridge.core.catalog import Flavour
 from moatbridge.core.checks import Check, run_checks
 from moatbridge.core.detection import detect
+from moatbridge.errors import MoatbridgeError
+
+
+def open_flavour() -> Flavour | None:
+    """The open flavour's stacks, for per-GPU advice; a broken catalog only loses that."""
+    try:
+        return load_catalog().flavour("open")
+    except MoatbridgeError:
+        return None
+
 
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
 
@@ -17,7 +29,7 @@ _STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
 def run(args: Namespace) -> int:
     report = detect(host_from_args(args), os.environ)
     engine = probe_engine(os.environ)
-    checks = run_checks(report, engine)
+    checks = run_checks(report, engine, open_flavour())
     blocking = [c for c in checks if c.status == "fail"]
     if args.json:
         print_json({"ready": not blocking, "checks": [c.to_json() for c in checks]})

@@ -44,6 +44,8 @@ def _rows(client: Any) -> list[dict[str, Any]]:
                 "variant": _label(image, "variant") or None,
                 "targets": [t for t in _label(image, "targets").split(",") if t],
                 "cuda_version": _label(image, "cuda-version") or None,
+                "distro": _label(image, "distro") or None,
+                "rocm_version": _label(image, "rocm-version") or None,
                 "licence": _label(image, "licence") or None,
                 "recipe_digest": _label(image, "recipe-digest") or None,
                 "size": image.get("Size"),
@@ -61,13 +63,15 @@ def list_images(args: Namespace) -> int:
     from rich.table import Table
 
     table = Table(title="moatbridge images", title_justify="left")
-    for column in ("reference", "flavour", "variant", "targets", "CUDA", "size"):
+    for column in ("reference", "flavour", "variant", "stack", "targets", "CUDA", "size"):
         table.add_column(column, overflow="fold")
     for row in rows:  # tags and labels are whatever a loaded image carries: text, not markup
         cells = (
             "\n".join(row["references"]) or row["id"][7:19],
             row["flavour"] or "base",
             row["variant"] or "-",
+            " ".join(x for x in (row["distro"], row["rocm_version"] and f"(ROCm {row['rocm_version']})") if x)
+            or "-",
             ",".join(row["targets"]) or "-",
             row["cuda_version"] or "-",
             f"{(row['size'] or 0) / GB:.2f} GB",

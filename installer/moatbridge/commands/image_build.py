@@ -21,6 +21,7 @@ from moatbridge.adapters.filesystem import tree_digest
 from moatbridge.adapters.progress import BuildView
 from moatbridge.adapters.records import load_catalog
 from moatbridge.adapters.repo_proxy import Credentials, serve_repo_proxy
+from moatbridge.core.apt_log import expired_release
 from moatbridge.core.catalog import Catalog, Distro, Flavour
 from moatbridge.core.recipes import (
     DIGEST_LABEL,
@@ -65,6 +66,7 @@ class BuildOptions:
     customer: str | None = None
     credentials_file: str | None = None
     build_arg: tuple[str, ...] = ()
+    check_valid_until: bool | None = None
 
     @classmethod
     def from_args(cls, args: Namespace) -> BuildOptions:
@@ -123,7 +125,7 @@ def _find_by_digest(client: Any, digest: str) -> dict[str, Any] | None:
 
 
 def required_bytes(plan: BuildPlan, flavour: Flavour) -> int:
-    size = flavour.variant(plan.variant).size_gb or 1.0
+    size = plan.distro.size_gb(flavour.variant(plan.variant)) or 1.0
     # Per-target builds hold the shared package stage, its pruned copy and the slim image.
     return int(size * (3.0 if plan.stage == "slim" else 1.2) * GB)
 
@@ -155,6 +157,7 @@ def _request(options: BuildOptions, catalog: Catalog) -> tuple[BuildRequest, Fla
         targets=tuple(options.target or ("all",)),
         cuda_version=options.cuda_version,
         distro=options.distro,
+        check_valid_until=options.check_valid_until,
     )
     flavour.distro(options.distro)
     _extra_build_args(options.build_arg)
@@ -301,7 +304,7 @@ def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
             docker_api.tag_image(client, existing["Id"], repository, tag)
         result.update(action="up-to-date", id=existing["Id"])
         result["text"] = f"{plan.reference} is up to date (recipe {plan.recipe_digest[:12]})"
-        _check_pinned(client, flavour, str(existing["Id"]), result, say)
+        _check_pinned(client, plan.distro, str(existing["Id"]), result, say)
         return result
     if not options.no_space_check:
         check_space(client, required_bytes(plan, flavour), f"Building {plan.reference}")
@@ -317,17 +320,21 @@ def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
         view = stack.enter_context(
             BuildView(f"Building {plan.reference}", verbose=options.verbose, json=options.json or quiet)
         )
-        image_id = docker_api.build(
-            client,
-            context=str(plan.recipe_dir),
-            dockerfile=plan.dockerfile,
-            tag=plan.reference,
-            target=plan.stage,
-            buildargs=buildargs,
-            labels=dict(plan.labels),
-            on_event=view,
-            nocache=options.no_cache,
-        )
+        try:
+            image_id = docker_api.build(
+                client,
+                context=str(plan.recipe_dir),
+                dockerfile=plan.dockerfile,
+                tag=plan.reference,
+                target=plan.stage,
+                buildargs=buildargs,
+                labels=dict(plan.labels),
+                on_event=view,
+                nocache=options.no_cache,
+            )
+        except docker_api.ImageBuildFailed as exc:
+            _explain_build_failure(exc, plan)
+            raise
     image = docker_api.inspect_image(client, image_id) or {}
     labels = (image.get("Config") or {}).get("Labels") or {}
     if labels.get(MANAGED_LABEL) != "1" or labels.get(DIGEST_LABEL) != plan.recipe_digest:
@@ -339,17 +346,32 @@ def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
         # gigabytes behind (kept while a container or an installed toolchain uses it).
         docker_api.remove_unused_image(client, str(previous["Id"]))
     result.update(action="built", id=image_id, size=image.get("Size"))
-    _check_pinned(client, flavour, image_id, result, say)
+    _check_pinned(client, plan.distro, image_id, result, say)
     result["text"] = f"Built {plan.reference} ({image_id[7:19]}, {int(image.get('Size') or 0) / GB:.2f} GB)"
     return result
 
 
-def _check_pinned(client: Any, flavour: Flavour, image_id: str, result: dict[str, Any], say: Any) -> None:
+def _explain_build_failure(exc: docker_api.ImageBuildFailed, plan: BuildPlan) -> None:
+    """Causes a user can act on get their own sentence (the build's error otherwise)."""
+    expired = expired_release(exc.log)
+    if expired is not None:
+        failed = docker_api.ImageBuildFailed(
+            f"The Debian mirror's Release file for {expired.suite} has expired (its Valid-Until passed "
+            f"{expired.since} ago), so apt refuses it: {redact_url(expired.mirror)}.",
+            "a snapshot or slow mirror serves old metadata; if you trust it, pass --no-check-valid-until "
+            f"(or set apt.check_valid_until: false for the {plan.distro.name} stack in the catalog); "
+            "else point --mirror at a current one",
+        )
+        failed.log = exc.log
+        raise failed from None
+
+
+def _check_pinned(client: Any, distro: Distro, image_id: str, result: dict[str, Any], say: Any) -> None:
     """Warn when the packages in the image differ from the versions the catalog pins."""
-    if not flavour.pinned:
+    if not distro.pinned:
         return
     listing = docker_api.read_file_from_image(client, image_id, "/opt/moatbridge/packages.tsv") or ""
-    checked, drift = pinned_drift(flavour.pinned, listing)
+    checked, drift = pinned_drift(distro.pinned, listing)
     result.update(pinned_checked=checked, pinned_drift=drift)
     for line in drift:
         say(f"warning: package version differs from the catalog: {line}")

@@ -49,6 +49,8 @@ def _flags(args: Namespace) -> Answers:
         targets=tuple(args.target) if args.target else None,
         variant=args.variant,
         cuda_version=args.cuda_version,
+        distro=getattr(args, "distro", None),
+        check_valid_until=getattr(args, "check_valid_until", None),
         source=args.source,
         registry=args.registry,
         use=args.use,
@@ -106,6 +108,7 @@ def summary(plan: SetupPlan, image: str, action: str, files: list[str], rcs: lis
         f"Toolchain {plan.name}: {plan.flavour} {plan.variant}, target(s) {', '.join(plan.targets)}, "
         f"CUDA {plan.cuda_version}",
         f"  image   {image} ({action})",
+        f"  stack   {plan.stack_reason}",
         f"  licence {plan.licence} ({plan.use} use)",
         "  write   " + ("\n          ".join(group_by_directory(files)) if files else "(nothing new)"),
         "  rc      " + ("\n          ".join(rcs) if rcs else "(not modified)"),
@@ -126,7 +129,8 @@ def _ensure_image(
     if plan.source == "pull":
         from moatbridge.commands.image_transfer import pull_reference
 
-        tag = flavour.tag.format(cuda=plan.cuda_version, variant=plan.variant, distro=flavour.distros[0].name,
+        distro = flavour.distro(plan.distro)
+        tag = flavour.tag.format(cuda=plan.cuda_version, variant=plan.variant, distro=distro.name,
                                  targets="_".join(plan.targets), version=flavour.version or "")  # fmt: skip
         repository = f"{plan.registry}/{flavour.name}" if plan.registry else flavour.registries[0]
         reference = f"{repository}:{tag}"
@@ -135,14 +139,15 @@ def _ensure_image(
         image_id, digest = pull_reference(client, reference, retries=4, stall_timeout=60, quiet=args.json)
         return reference, image_id, "pulled", digest
     options = image_build.BuildOptions(
-        flavour=plan.flavour, variant=plan.variant, cuda_version=plan.cuda_version,
+        flavour=plan.flavour, variant=plan.variant, cuda_version=plan.cuda_version, distro=plan.distro,
+        check_valid_until=getattr(args, "check_valid_until", None),
         # SCALE images hold every target's toolkit; the toolchain picks its target at activation.
         target=None if plan.flavour == "scale" else plan.targets,
         base=args.base, mirror=args.mirror, dry_run=dry_run, json=True, no_cache=rebuild,
         base_image=getattr(args, "base_image", None), repo_url=getattr(args, "repo_url", None),
         build_arg=tuple(getattr(args, "build_arg", None) or ()),
     )  # fmt: skip
-    result = image_build.build(options, quiet=args.json)
+    result = image_build.build(options, quiet=args.json or dry_run)  # the summary says it all
     return str(result["reference"]), str(result.get("id", "")), str(result["action"]), None
 
 
@@ -238,7 +243,7 @@ def run(args: Namespace) -> int:
         reference, image_id, action, _ = _ensure_image(plan, args, dry_run=True)
         created = datetime.now(timezone.utc).isoformat(timespec="seconds")
         toolchain = Toolchain(plan.name, plan.flavour, plan.variant, plan.targets, plan.cuda_version,
-                              reference, image_id, licence.id, None, created)  # fmt: skip
+                              reference, image_id, licence.id, None, created, plan.distro)  # fmt: skip
         runtime = tc.runtime_for(toolchain, paths, licence.acceptance_required)
         make_default = state.default is None or state.default == plan.name or bool(args.default)
         changes = tc.install_files(paths, toolchain, runtime, make_default, dry_run=True)
@@ -256,7 +261,7 @@ def run(args: Namespace) -> int:
         if choice == "Cancel":
             print("Cancelled; nothing changed.")
             return 1
-        for key in ("target", "flavour", "use", "cuda_version", "shell"):
+        for key in ("target", "flavour", "use", "cuda_version", "shell", "distro"):
             setattr(args, key, None)
         args.accept_license, args.no_modify_rc = False, False
         args = setup_wizard.ask(args, paths)

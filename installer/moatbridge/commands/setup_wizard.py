@@ -18,13 +18,15 @@ from moatbridge.adapters.toolchain_files import rc_files_for
 from moatbridge.core.answers import SHELLS
 from moatbridge.core.detection import detect
 from moatbridge.core.setup_plan import default_shells, detected_targets
+from moatbridge.core.stacks import choose_stack, describe
 from moatbridge.errors import MoatbridgeError
 from moatbridge.paths import Paths
 
 COMPARISON = """\
-  open   built here from Debian's ROCm 5.7 (clang-17, HIP, rocBLAS, rocFFT, ...): open-source,
-         free for any use, builds offline from a Debian mirror. Math libraries cover
-         gfx803/900/906/908/90a/1010/1030/1100/1101/1102.
+  open   built here from Debian's ROCm (clang, HIP, rocBLAS, rocFFT, ...): open-source, free
+         for any use, builds offline from a Debian mirror. Stacks: trixie's ROCm 5.7 (stable;
+         gfx803-gfx1102), sid's ROCm 6.4 and experimental's ROCm 7.2 (previews; RDNA4
+         gfx1200/1201, MI300 gfx942, Strix Halo gfx1151).
   scale  SCALE by Spectral Compute: a complete nvcc-compatible CUDA toolkit for AMD GPUs,
          newer targets (gfx942, gfx1151, gfx1200/1201). Free tier: non-commercial use only;
          commercial use needs Spectral's customer repository."""
@@ -86,10 +88,18 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
                                       "choose the open flavour, or accept to use SCALE")  # fmt: skip
             args.accept_license = True
     flavour = catalog.flavour(args.flavour)
+    if not getattr(args, "distro", None) and len(flavour.distros) > 1 and flavour.name == "open":
+        choice = choose_stack(flavour, tuple(args.target))
+        print(safe(f"Stack: {choice.reason}"))
+        others = [d for d in flavour.distros if d is not choice.distro]
+        labels = {describe(d): d.name for d in (choice.distro, *others)}
+        picked = ask_prompt(q.select("Stack:", choices=list(labels), default=describe(choice.distro)))
+        args.distro = labels[picked]
     if not args.cuda_version:
+        distro = flavour.distro(getattr(args, "distro", None))
         args.cuda_version = ask_prompt(
             q.select(
-                "CUDA version to mimic:", choices=list(flavour.cuda_versions), default=flavour.default_cuda
+                "CUDA version to mimic:", choices=list(flavour.cuda_versions), default=distro.default_cuda
             )
         )
     if not args.shell and not args.no_modify_rc:

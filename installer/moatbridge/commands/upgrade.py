@@ -33,6 +33,7 @@ def run(args: Namespace) -> int:
             plan = SetupPlan(
                 name=toolchain.name, flavour=toolchain.flavour, variant=toolchain.variant,
                 targets=toolchain.targets, cuda_version=toolchain.cuda_version,
+                distro=toolchain.distro, stack_reason="as installed", check_valid_until=None,
                 source="build" if toolchain.digest is None else "pull",
                 registry=toolchain.image.rsplit("/", 1)[0] if toolchain.digest else None,
                 licence=toolchain.licence, use="non-commercial", shells=(), modify_rc=False, warnings=(),

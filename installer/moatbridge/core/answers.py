@@ -22,6 +22,8 @@ class Answers:
     targets: tuple[str, ...] | None = None
     variant: str | None = None
     cuda_version: str | None = None
+    distro: str | None = None  # the stack (open: trixie, sid, experimental); None: chosen by target
+    check_valid_until: bool | None = None  # None: as the stack's catalog entry says
     source: str | None = None  # "build" | "pull"
     registry: str | None = None
     use: str | None = None  # "non-commercial" | "commercial"
@@ -90,7 +92,7 @@ def parse_answers(data: Any, where: str) -> Answers:
                         f"{where}: unsupported shell {bad[0]!r}.", f"choose from {', '.join(SHELLS)}"
                     )
             values[name] = tuple(value)
-        elif name in ("accept_license", "modify_rc"):
+        elif name in ("accept_license", "modify_rc", "check_valid_until"):
             if not isinstance(value, bool):
                 raise InputError(f"{where}: {key} must be true or false.", f"e.g.  {key}: true")
             values[name] = value

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from moatbridge.core.gfx import is_gfx_name
+from moatbridge.core.gfx import concrete_targets, generic_of, is_code_target_name, is_gfx_name, served_by
 from moatbridge.errors import MoatbridgeError
 
 CATALOG_SCHEMA = 1
@@ -46,12 +46,14 @@ class Bootstrap:
 
 
 @dataclass(frozen=True)
-class Distro:
-    name: str
-    recipe: str  # Dockerfile path relative to images/
-    base_image: str
-    bootstrap: Bootstrap | None
-    codename: str | None
+class AptSources:
+    """Where a Debian-based stack's packages come from, and how apt is told to take them."""
+
+    suites: tuple[str, ...]  # one `deb MIRROR SUITE main` line each, first = the base's suite
+    target_release: str | None  # apt-get -t: experimental packages win over the base suite's
+    # False: Release files whose Valid-Until has passed are accepted (apt's
+    # Acquire::Check-Valid-Until=false) -- snapshot and stale mirrors; said on every build.
+    check_valid_until: bool
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,74 @@ class Variant:
 
 
 @dataclass(frozen=True)
+class Component:
+    """A library with device code, and the code targets it ships (processors or generic ones)."""
+
+    name: str
+    targets: tuple[str, ...]
+    # Some programs use it (hipBLASLt, MIOpen); a target it lacks is a note, not a reason to
+    # choose another stack.
+    optional: bool = False
+    header_only: bool = False  # compiled with the user's code: serves whatever the compiler does
+
+    def serves(self, target: str) -> bool:
+        return self.header_only or served_by(self.targets, target) is not None
+
+
+@dataclass(frozen=True)
+class Distro:
+    """One distribution a flavour is built on; for the open flavour a whole stack (Debian
+    release, its ROCm and clang, the packages, what their device code serves)."""
+
+    name: str
+    recipe: str  # Dockerfile path relative to images/
+    base_image: str
+    bootstrap: Bootstrap | None
+    codename: str | None
+    rocm: str = ""
+    status: str = "stable"  # "stable" | "preview" (moves under you: Debian unstable/experimental)
+    clang: str | None = None  # the clang major version the stack's hipcc uses
+    default_cuda: str = ""
+    apt: AptSources | None = None
+    packages: tuple[tuple[str, tuple[str, ...]], ...] = ()  # per variant; else the variant's list
+    sizes: tuple[tuple[str, float], ...] = ()  # per variant, GB on disk of the multi-target image
+    pinned: tuple[tuple[str, str], ...] = ()
+    compiler_targets: tuple[str, ...] = ()
+    components: tuple[Component, ...] = ()
+
+    def packages_for(self, variant: Variant) -> tuple[str, ...]:
+        return dict(self.packages).get(variant.name, variant.packages)
+
+    def size_gb(self, variant: Variant) -> float | None:
+        return dict(self.sizes).get(variant.name, variant.size_gb)
+
+    def components_lacking(self, target: str, optional: bool = True) -> tuple[str, ...]:
+        return tuple(c.name for c in self.components if (optional or not c.optional) and not c.serves(target))
+
+    def compiles_for(self, target: str) -> bool:
+        return target in self.compiler_targets
+
+    def serves(self, target: str) -> bool:
+        """Its compiler builds for ``target`` and every required library has code that loads there."""
+        return self.compiles_for(target) and not self.components_lacking(target, optional=False)
+
+    @property
+    def library_targets(self) -> frozenset[str]:
+        """Processors every required math library carries code for (generic objects expanded)."""
+        sets = [
+            set(concrete_targets(c.targets)) & set(self.compiler_targets)
+            for c in self.components
+            if not c.header_only and not c.optional
+        ]
+        return frozenset(set.intersection(*sets)) if sets else frozenset(self.compiler_targets)
+
+    def code_targets_for(self, target: str) -> tuple[str, ...]:
+        """The code-object targets that load on ``target``: itself and its generic processor."""
+        generic = generic_of(target)
+        return (target,) if generic is None else (target, generic)
+
+
+@dataclass(frozen=True)
 class Flavour:
     name: str
     description: str
@@ -71,18 +141,13 @@ class Flavour:
     commercial_licence: str | None
     source: str  # "build" | "pull": the default way to get the image
     version: str | None
-    rocm: str
     cuda_versions: tuple[str, ...]
-    default_cuda: str
     default_variant: str
     tag: str
     registries: tuple[str, ...]
     repositories: tuple[tuple[str, str], ...]
-    distros: tuple[Distro, ...]
+    distros: tuple[Distro, ...]  # the first is the default
     variants: tuple[Variant, ...]
-    pinned: tuple[tuple[str, str], ...]
-    compiler_targets: tuple[str, ...]
-    component_targets: tuple[tuple[str, tuple[str, ...]], ...]
 
     def variant(self, name: str) -> Variant:
         return _named(self.variants, name, f"The {self.name} flavour has no variant {name!r}.")
@@ -92,24 +157,24 @@ class Flavour:
             return self.distros[0]
         return _named(self.distros, name, f"The {self.name} flavour has no distro {name!r}.")
 
-    def cuda(self, version: str | None) -> str:
+    @property
+    def rocm(self) -> str:
+        return self.distros[0].rocm
+
+    @property
+    def compiler_targets(self) -> tuple[str, ...]:
+        """Every target some distribution of this flavour compiles for, in catalog order."""
+        return tuple(dict.fromkeys(t for d in self.distros for t in d.compiler_targets if is_gfx_name(t)))
+
+    def cuda(self, version: str | None, distro: Distro | None = None) -> str:
         """The CUDA version to mimic: the one asked for (if this flavour has it) or the default."""
-        chosen = version or self.default_cuda
+        chosen = version or (distro or self.distros[0]).default_cuda
         if chosen not in self.cuda_versions:
             raise CatalogError(
                 f"The {self.name} flavour does not mimic CUDA {chosen}.",
                 f"choose one of: {', '.join(self.cuda_versions)}",
             )
         return chosen
-
-    def components_lacking(self, target: str) -> tuple[str, ...]:
-        return tuple(name for name, targets in self.component_targets if target not in targets)
-
-    @property
-    def library_targets(self) -> frozenset[str]:
-        """Targets every math library carries code for (what per-target images keep)."""
-        sets = [set(t) for n, t in self.component_targets if set(t) != set(self.compiler_targets)]
-        return frozenset(set.intersection(*sets)) if sets else frozenset(self.compiler_targets)
 
 
 @dataclass(frozen=True)
@@ -157,10 +222,11 @@ def _strings(data: Mapping[str, Any], key: str, path: str, required: bool = True
     return tuple(values)
 
 
-def _targets(data: Mapping[str, Any], key: str, path: str) -> tuple[str, ...]:
+def _targets(data: Mapping[str, Any], key: str, path: str, generic: bool = False) -> tuple[str, ...]:
     values = _strings(data, key, path)
+    valid = is_code_target_name if generic else is_gfx_name
     for index, value in enumerate(values):
-        if not is_gfx_name(value):
+        if not valid(value):
             raise _fail(f"{path}.{key}[{index}]", f"{value!r} is not a gfx target name")
     return values
 
@@ -170,16 +236,66 @@ def _mapping(data: Mapping[str, Any], key: str, path: str, required: bool = True
     return value if value is not None else {}
 
 
-def _size(data: Mapping[str, Any], path: str) -> float | None:
-    value = data.get("size_gb")
+def _size(data: Mapping[str, Any], path: str, key: str = "size_gb") -> float | None:
+    value = data.get(key)
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise _fail(f"{path}.size_gb", "expected a positive number of gigabytes")
+        raise _fail(f"{path}.{key}", "expected a positive number of gigabytes")
     return float(value)
 
 
-def _distro(name: str, data: Any, path: str) -> Distro:
+def _pinned(data: Mapping[str, Any], path: str) -> tuple[tuple[str, str], ...]:
+    pinned = _mapping(data, "pinned", path, required=False)
+    for pkg, ver in pinned.items():
+        if not isinstance(ver, str):
+            raise _fail(f"{path}.pinned.{pkg}", "expected a version string (quote it)")
+    return tuple(sorted(pinned.items()))
+
+
+def _component_targets(data: Mapping[str, Any], path: str) -> tuple[tuple[str, ...], tuple[Component, ...]]:
+    targets = _mapping(data, "targets", path)
+    tpath = f"{path}.targets"
+    compiler = _targets(targets, "compiler", tpath, generic=True)
+    components = []
+    for cname, cdata in _mapping(targets, "components", tpath).items():
+        cpath = f"{tpath}.components"
+        optional = False
+        if isinstance(cdata, dict):  # {targets: [...], optional: true}
+            cpath = f"{cpath}.{cname}"
+            optional = bool(_get(cdata, "optional", cpath, bool, required=False))
+            ctargets = _targets(cdata, "targets", cpath, generic=True)
+        else:
+            ctargets = _targets(targets["components"], cname, cpath, generic=True)
+            cpath = f"{cpath}.{cname}"
+        extra = sorted(set(ctargets) - set(compiler))
+        if extra:
+            raise _fail(cpath, f"{', '.join(extra)} not in the compiler's targets")
+        header_only = set(ctargets) == set(compiler)
+        components.append(Component(cname, ctargets, optional=optional, header_only=header_only))
+    return compiler, tuple(components)
+
+
+def _apt(data: Mapping[str, Any], path: str) -> AptSources | None:
+    apt = _mapping(data, "apt", path, required=False)
+    if not apt:
+        return None
+    apath = f"{path}.apt"
+    suites = _strings(apt, "suites", apath)
+    target = _get(apt, "target_release", apath, str, required=False)
+    if target is not None and target not in suites:
+        raise _fail(f"{apath}.target_release", f"{target!r} is not one of the suites")
+    check = _get(apt, "check_valid_until", apath, bool, required=False)
+    return AptSources(suites=suites, target_release=target, check_valid_until=check is not False)
+
+
+_STACK_KEYS = ("rocm", "status", "clang", "default_cuda", "apt", "pinned", "targets", "packages", "size_gb")
+
+
+def _distro(
+    name: str, data: Any, path: str, defaults: Mapping[str, Any], variants: tuple[Variant, ...]
+) -> Distro:
+    """A distribution; stack facts it does not state come from the flavour's level."""
     if not isinstance(data, dict):
         raise _fail(path, "expected a mapping")
     base = _mapping(data, "base", path)
@@ -193,12 +309,45 @@ def _distro(name: str, data: Any, path: str) -> Distro:
             mirror=_get(boot, "mirror", bpath, str),
             tag=_get(boot, "tag", bpath, str),
         )
+    # Each stack fact: the distro's own, else the flavour's (the error names where it was read).
+    own = {key: (data, path) for key in _STACK_KEYS if key in data}
+    where = {key: own.get(key, (defaults["data"], defaults["path"])) for key in _STACK_KEYS}
+    status = _get(where["status"][0], "status", where["status"][1], str, required=False) or "stable"
+    if status not in ("stable", "preview"):
+        raise _fail(f"{where['status'][1]}.status", f"expected 'stable' or 'preview', got {status!r}")
+    clang = _get(where["clang"][0], "clang", where["clang"][1], str, required=False)
+    compiler, components = _component_targets(*where["targets"])
+    known = {v.name for v in variants}
+    packages = []
+    ppath = where["packages"][1]
+    for vname in _mapping(where["packages"][0], "packages", ppath, required=False):
+        if vname not in known:
+            raise _fail(f"{ppath}.packages.{vname}", "not a variant of this flavour")
+        packages.append((vname, _strings(where["packages"][0]["packages"], vname, f"{ppath}.packages")))
+    sizes = []
+    spath = where["size_gb"][1]
+    for vname in _mapping(where["size_gb"][0], "size_gb", spath, required=False):
+        if vname not in known:
+            raise _fail(f"{spath}.size_gb.{vname}", "not a variant of this flavour")
+        size = _size(where["size_gb"][0]["size_gb"], f"{spath}.size_gb", vname)
+        if size is not None:
+            sizes.append((vname, size))
     return Distro(
         name=name,
         recipe=_get(data, "recipe", path, str),
         base_image=_get(base, "image", f"{path}.base", str),
         bootstrap=bootstrap,
         codename=_get(data, "codename", path, str, required=False),
+        rocm=_get(where["rocm"][0], "rocm", where["rocm"][1], str),
+        status=status,
+        clang=clang,
+        default_cuda=_get(where["default_cuda"][0], "default_cuda", where["default_cuda"][1], str),
+        apt=_apt(*where["apt"]),
+        packages=tuple(packages),
+        sizes=tuple(sizes),
+        pinned=_pinned(*where["pinned"]),
+        compiler_targets=compiler,
+        components=components,
     )
 
 
@@ -208,7 +357,6 @@ def _flavour(name: str, data: Any, path: str) -> Flavour:
     source = _get(data, "source", path, str)
     if source not in ("build", "pull"):
         raise _fail(f"{path}.source", f"expected 'build' or 'pull', got {source!r}")
-    distros = tuple(_distro(n, d, f"{path}.distros.{n}") for n, d in _mapping(data, "distros", path).items())
     variants = []
     for vname, vdata in _mapping(data, "variants", path).items():
         vpath = f"{path}.variants.{vname}"
@@ -218,35 +366,35 @@ def _flavour(name: str, data: Any, path: str) -> Flavour:
             Variant(
                 name=vname,
                 description=_get(vdata, "description", vpath, str),
-                packages=_strings(vdata, "packages", vpath, required=source == "build"),
+                packages=_strings(vdata, "packages", vpath, required=False),
                 provides=_strings(vdata, "provides", vpath),
                 size_gb=_size(vdata, vpath),
             )
         )
+    defaults = {"data": data, "path": path}
+    distros = tuple(
+        _distro(n, d, f"{path}.distros.{n}", defaults, tuple(variants))
+        for n, d in _mapping(data, "distros", path).items()
+    )
     if not distros or not variants:
         raise _fail(path, "needs at least one distro and one variant")
+    if source == "build":
+        for distro in distros:
+            for variant in variants:
+                if not distro.packages_for(variant):
+                    raise _fail(
+                        f"{path}.distros.{distro.name}", f"no packages for the {variant.name} variant"
+                    )
     cuda_versions = _strings(data, "cuda_versions", path)
-    default_cuda = _get(data, "default_cuda", path, str)
-    if default_cuda not in cuda_versions:
-        raise _fail(f"{path}.default_cuda", f"{default_cuda!r} is not listed in cuda_versions")
+    for distro in distros:
+        if distro.default_cuda not in cuda_versions:
+            where = (
+                f"{path}.distros.{distro.name}" if "default_cuda" in data["distros"][distro.name] else path
+            )
+            raise _fail(f"{where}.default_cuda", f"{distro.default_cuda!r} is not listed in cuda_versions")
     default_variant = _get(data, "default_variant", path, str)
     if default_variant not in {v.name for v in variants}:
         raise _fail(f"{path}.default_variant", f"{default_variant!r} is not a variant")
-    targets = _mapping(data, "targets", path)
-    tpath = f"{path}.targets"
-    compiler = _targets(targets, "compiler", tpath)
-    components = tuple(
-        (cname, _targets(targets["components"], cname, f"{tpath}.components"))
-        for cname in _mapping(targets, "components", tpath)
-    )
-    for cname, ctargets in components:
-        extra = sorted(set(ctargets) - set(compiler))
-        if extra:
-            raise _fail(f"{tpath}.components.{cname}", f"{', '.join(extra)} not in the compiler's targets")
-    pinned = _mapping(data, "pinned", path, required=False)
-    for pkg, ver in pinned.items():
-        if not isinstance(ver, str):
-            raise _fail(f"{path}.pinned.{pkg}", "expected a version string (quote it)")
     repositories = _mapping(data, "repositories", path, required=False)
     return Flavour(
         name=name,
@@ -255,18 +403,13 @@ def _flavour(name: str, data: Any, path: str) -> Flavour:
         commercial_licence=_get(data, "commercial_licence", path, str, required=False),
         source=source,
         version=_get(data, "version", path, str, required=False),
-        rocm=_get(data, "rocm", path, str),
         cuda_versions=cuda_versions,
-        default_cuda=default_cuda,
         default_variant=default_variant,
         tag=_get(data, "tag", path, str),
         registries=_strings(data, "registries", path, required=False),
         repositories=tuple((k, str(v)) for k, v in repositories.items()),
         distros=distros,
         variants=tuple(variants),
-        pinned=tuple(sorted(pinned.items())),
-        compiler_targets=compiler,
-        component_targets=components,
     )
 
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from moatbridge.core.catalog import Flavour
 from moatbridge.core.compat import driver_supports
 from moatbridge.core.gfx import parse_hsa_override
 from moatbridge.core.model import DeviceNode, EngineFacts, HostReport
+from moatbridge.core.stacks import coverage, describe
 from moatbridge.core.versions import version_tuple
 
 GB = 1_000_000_000
@@ -279,5 +281,41 @@ def security_checks(report: HostReport) -> Iterator[Check]:
         )  # fmt: skip
 
 
-def run_checks(report: HostReport, engine: EngineFacts) -> list[Check]:
-    return [*engine_checks(engine), *gpu_checks(report), *security_checks(report)]
+def stack_checks(report: HostReport, open_flavour: Flavour) -> Iterator[Check]:
+    """Which of the open flavour's stacks serves each detected GPU (core/stacks.py's table)."""
+    targets = dict.fromkeys(g.gfx_target for g in report.amd_gpus if g.gfx_target)
+    for target in targets:
+        cover = coverage(open_flavour, target)
+        title = f"Open flavour stack for {target}"
+        default = open_flavour.distros[0]
+        if default.name in cover.served_by:
+            yield Check(f"stack-{target}", title, "pass", cover.advice())
+        elif cover.served_by:
+            stack = open_flavour.distro(cover.recommended)
+            driver = report.amdgpu_driver
+            window = ""
+            if driver.kind == "dkms":  # AMD's DKMS drivers state which ROCm releases they carry
+                window = f"; driver: {driver_supports(driver.rocm_release, stack.rocm).detail}"
+            yield Check(
+                f"stack-{target}", title, "warn",
+                f"{default.name} (ROCm {default.rocm}) has no library code for {target}; "
+                f"{describe(stack)} does{window}",
+                f"setup picks it for {target}; or: moatbridge setup --distro {stack.name} --target {target}",
+            )  # fmt: skip
+        elif cover.compile_only:
+            yield Check(
+                f"stack-{target}", title, "warn",
+                f"kernels compile for {target} ({', '.join(cover.compile_only)}), but no stack's "
+                "math libraries carry code for it",
+                "programs using cuBLAS/cuFFT/... will fail on this GPU; the scale flavour may serve it",
+            )  # fmt: skip
+        else:
+            yield Check(
+                f"stack-{target}", title, "warn", f"no stack of the open flavour compiles for {target}",
+                "see 'moatbridge detect' and the scale flavour",
+            )  # fmt: skip
+
+
+def run_checks(report: HostReport, engine: EngineFacts, open_flavour: Flavour | None = None) -> list[Check]:
+    stacks = list(stack_checks(report, open_flavour)) if open_flavour is not None else []
+    return [*engine_checks(engine), *gpu_checks(report), *stacks, *security_checks(report)]

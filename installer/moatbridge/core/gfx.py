@@ -31,6 +31,51 @@ def is_gfx_name(text: str) -> bool:
     return bool(_GFX_RE.fullmatch(text))
 
 
+# Generic processors (LLVM's AMDGPUUsage, "Generic Processors"; clang 19+, code object v6):
+# one code object that loads on every member. Debian's newer ROCm libraries ship them instead
+# of one object per chip. The offload bundler and the ROCm loader accept a generic object for
+# a member when no object for the chip itself is there.
+GENERIC_TARGETS: dict[str, frozenset[str]] = {
+    "gfx9-generic": frozenset({"gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"}),
+    "gfx9-4-generic": frozenset({"gfx940", "gfx941", "gfx942", "gfx950"}),
+    "gfx10-1-generic": frozenset({"gfx1010", "gfx1011", "gfx1012", "gfx1013"}),
+    "gfx10-3-generic": frozenset({f"gfx103{i}" for i in range(7)}),
+    "gfx11-generic": frozenset(
+        {"gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153"}
+    ),
+    "gfx12-generic": frozenset({"gfx1200", "gfx1201"}),
+}
+
+
+def is_code_target_name(text: str) -> bool:
+    """A name device code can be built for: a processor (gfx1100) or a generic one (gfx11-generic)."""
+    return is_gfx_name(text) or text in GENERIC_TARGETS
+
+
+def generic_of(gfx: str) -> str | None:
+    """The generic processor whose code objects load on ``gfx``, if any."""
+    for generic, members in GENERIC_TARGETS.items():
+        if gfx in members:
+            return generic
+    return None
+
+
+def served_by(code_targets: frozenset[str] | tuple[str, ...], gfx: str) -> str | None:
+    """Which of ``code_targets`` a ``gfx`` GPU would load: its own, else its generic one."""
+    if gfx in code_targets:
+        return gfx
+    generic = generic_of(gfx)
+    return generic if generic is not None and generic in code_targets else None
+
+
+def concrete_targets(code_targets: frozenset[str] | tuple[str, ...]) -> frozenset[str]:
+    """Every processor that ``code_targets`` serves (generic names expanded to their members)."""
+    out: set[str] = set()
+    for name in code_targets:
+        out |= GENERIC_TARGETS.get(name, {name})
+    return frozenset(out)
+
+
 # Family labels as AMD's hardware tables word them (detection.md 7.1).
 _FAMILIES: tuple[tuple[frozenset[str], str], ...] = (
     (frozenset({"gfx700", "gfx701", "gfx702", "gfx703", "gfx704", "gfx705"}), "GCN2"),

@@ -30,6 +30,8 @@ class BuildRequest:
     targets: tuple[str, ...] = (ALL_TARGETS,)
     cuda_version: str | None = None
     distro: str | None = None
+    # None: as the stack's catalog entry says; False: accept Release files past Valid-Until.
+    check_valid_until: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -50,9 +52,10 @@ class BuildPlan:
 
 
 def normalise_targets(
-    flavour: Flavour, requested: tuple[str, ...]
+    flavour: Flavour, distro: Distro, requested: tuple[str, ...]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Validate requested targets; return (targets, warnings). ``all`` stands alone."""
+    """Validate requested targets against one distribution's stack; return (targets,
+    warnings). ``all`` stands alone."""
     if not requested or requested == (ALL_TARGETS,):
         return (ALL_TARGETS,), ()
     if ALL_TARGETS in requested:
@@ -63,22 +66,37 @@ def normalise_targets(
     for target in requested:
         if not is_gfx_name(target):
             raise CatalogError(f"{target!r} is not a gfx target name.", "targets look like gfx1030 or gfx90a")
-        if target not in flavour.compiler_targets:
+        if not distro.compiles_for(target):
             raise CatalogError(
-                f"The {flavour.name} flavour cannot compile for {target}.",
-                f"its compiler supports: {', '.join(flavour.compiler_targets)}",
+                f"The {flavour.name} flavour on {distro.name} (clang {distro.clang or '?'}) "
+                f"cannot compile for {target}.",
+                _other_stacks_hint(flavour, distro, target)
+                or f"its compiler supports: {', '.join(filter(is_gfx_name, distro.compiler_targets))}",
             )
-        lacking = flavour.components_lacking(target)
-        if lacking:
+        required = distro.components_lacking(target, optional=False)
+        optional = [c for c in distro.components_lacking(target) if c not in required]
+        if required:
+            better = _other_stacks_hint(flavour, distro, target)
             warnings.append(
-                f"{target}: kernels you write compile, but {', '.join(lacking)} carry no code for it "
-                "(library calls will fail on that GPU)"
+                f"{target}: kernels you write compile, but {_carry(required)} no code for it "
+                "(library calls will fail on that GPU)" + (f"; {better}" if better else "")
             )
+        if optional:
+            warnings.append(f"{target}: {_carry(optional)} no code for it on {distro.name}")
     return tuple(sorted(set(requested), key=_target_key)), tuple(warnings)
 
 
 def _target_key(target: str) -> tuple[int, str]:
     return (len(target), target)
+
+
+def _carry(libraries: list[str] | tuple[str, ...]) -> str:
+    return f"{', '.join(libraries)} {'carries' if len(libraries) == 1 else 'carry'}"
+
+
+def _other_stacks_hint(flavour: Flavour, distro: Distro, target: str) -> str | None:
+    others = [d.name for d in flavour.distros if d is not distro and d.serves(target)]
+    return f"the {' or '.join(others)} stack serves it: --distro {others[0]}" if others else None
 
 
 def image_tag(flavour: Flavour, cuda: str, variant: str, distro: str, targets: tuple[str, ...]) -> str:
@@ -87,12 +105,12 @@ def image_tag(flavour: Flavour, cuda: str, variant: str, distro: str, targets: t
     )
 
 
-def _library_targets(
-    flavour: Flavour, variant: Variant, per_target: bool, keep: tuple[str, ...]
-) -> list[str]:
+def _library_targets(distro: Distro, variant: Variant, per_target: bool, keep: tuple[str, ...]) -> list[str]:
     if "math-libraries" not in variant.provides:
         return []
-    return list(keep) if per_target else sorted(flavour.library_targets, key=_target_key)
+    if per_target:
+        return [t for t in keep if t in distro.library_targets]
+    return sorted(distro.library_targets, key=_target_key)
 
 
 def _moatbridge_labels(
@@ -115,11 +133,42 @@ def _moatbridge_labels(
         f"{LABEL_PREFIX}distro": distro.name,
         f"{LABEL_PREFIX}targets": targets,
         f"{LABEL_PREFIX}cuda-version": cuda,
-        f"{LABEL_PREFIX}rocm-version": flavour.rocm,
+        f"{LABEL_PREFIX}rocm-version": distro.rocm,
         f"{LABEL_PREFIX}licence": licence,
         f"{LABEL_PREFIX}moatbridge-version": __version__,
         DIGEST_LABEL: digest,
     }  # fmt: skip
+
+
+def checks_valid_until(distro: Distro, override: bool | None) -> bool:
+    """Whether apt refuses Release files past their Valid-Until for this build."""
+    if override is not None:
+        return override
+    return distro.apt is None or distro.apt.check_valid_until
+
+
+def valid_until_note(distro: Distro, override: bool | None) -> str:
+    why = "--no-check-valid-until" if override is False else f"the catalog's {distro.name} stack says so"
+    return (
+        f"apt accepts {distro.name}'s Release files even past their Valid-Until date ({why}): "
+        "a mirror serving old metadata is not detected; --check-valid-until to refuse it"
+    )
+
+
+def _apt_args(distro: Distro, override: bool | None) -> dict[str, str]:
+    """How the recipe's apt reaches the stack's suites (nothing for a single-suite stack
+    that checks Valid-Until, so trixie's digest is what it was)."""
+    args: dict[str, str] = {}
+    if distro.apt is None:
+        return args
+    extra = list(distro.apt.suites[1:])
+    if extra:
+        args["APT_EXTRA_SUITES"] = " ".join(extra)
+    if distro.apt.target_release:
+        args["APT_TARGET_RELEASE"] = distro.apt.target_release
+    if not checks_valid_until(distro, override):
+        args["APT_CHECK_VALID_UNTIL"] = "false"
+    return args
 
 
 def compute_digest(parts: dict[str, object], context_digest: str) -> str:
@@ -139,25 +188,34 @@ def plan_open_build(
     """Plan a build of the open flavour (Debian packages + optional per-target pruning)."""
     variant = flavour.variant(request.variant or flavour.default_variant)
     distro = flavour.distro(request.distro)
-    cuda = flavour.cuda(request.cuda_version)
-    targets, warnings = normalise_targets(flavour, request.targets)
+    cuda = flavour.cuda(request.cuda_version, distro)
+    targets, warnings = normalise_targets(flavour, distro, request.targets)
     # Only images carrying the math libraries hold per-target code worth pruning;
     # a base image is the same for every target (it is still tagged with them).
     per_target = targets != (ALL_TARGETS,) and "math-libraries" in variant.provides
-    keep = tuple(t for t in targets if t in flavour.library_targets) if per_target else ()
+    # A target some library has code for (its own, or its generic processor's) keeps it.
+    served = [t for t in targets if any(c.serves(t) for c in distro.components if not c.header_only)]
+    keep = tuple(served) if per_target else ()
     recipe_path = Path(distro.recipe)
     buildargs = {
         "BASE_IMAGE": base_image,
-        "PACKAGES": " ".join(variant.packages),
+        "PACKAGES": " ".join(distro.packages_for(variant)),
         "CUDA_VERSION": cuda,
     }
+    buildargs.update(_apt_args(distro, request.check_valid_until))
     if per_target:
         # An empty keep list still prunes: it drops every library code object.
         buildargs["KEEP_TARGETS"] = ",".join(keep) if keep else "none"
     if "compiler" in variant.provides:
         # One CUDA-toolkit-shaped directory (nvcc, headers, lib64) per target the image serves.
-        toolkit = flavour.compiler_targets if targets == (ALL_TARGETS,) else targets
+        concrete = tuple(t for t in distro.compiler_targets if is_gfx_name(t))
+        toolkit = concrete if targets == (ALL_TARGETS,) else targets
         buildargs["TOOLKIT_TARGETS"] = ",".join(toolkit)
+        buildargs["CLANG_VERSION"] = distro.clang or ""
+        buildargs["ROCM_VERSION"] = distro.rocm
+    if not checks_valid_until(distro, request.check_valid_until):
+        # Never silent: every plan (and so every build and setup) says so.
+        warnings = (*warnings, valid_until_note(distro, request.check_valid_until))
     stage = "slim" if per_target else "full"
     digest = compute_digest(
         {"buildargs": buildargs, "stage": stage, "base_id": base_image_id, "recipe": distro.recipe},
@@ -174,7 +232,7 @@ def plan_open_build(
         "org.opencontainers.image.vendor": "moatbridge",
         "org.opencontainers.image.version": f"{cuda}-{variant.name}",
         "org.opencontainers.image.licenses": f"LicenseRef-moatbridge-{flavour.licence}",
-        f"{LABEL_PREFIX}library-targets": ",".join(_library_targets(flavour, variant, per_target, keep)),
+        f"{LABEL_PREFIX}library-targets": ",".join(_library_targets(distro, variant, per_target, keep)),
     })  # fmt: skip
     return BuildPlan(
         reference=reference,
@@ -222,7 +280,7 @@ def plan_scale_build(
             f"The {distro.name} recipe ({distro.recipe}) cannot be built here (no apt codename).",
             "use --distro ubuntu22.04 or ubuntu24.04",
         )
-    cuda = flavour.cuda(request.cuda_version)
+    cuda = flavour.cuda(request.cuda_version, distro)
     if request.targets not in ((), (ALL_TARGETS,)):
         raise CatalogError(
             "SCALE images carry every target's toolkit (/opt/scale/targets/<gfx>); --target does not apply.",
@@ -242,7 +300,7 @@ def plan_scale_build(
     )
     tag = image_tag(flavour, cuda, variant.name, distro.name, (ALL_TARGETS,))
     labels = _moatbridge_labels(
-        flavour, variant, distro, ",".join(flavour.compiler_targets), cuda, licence, base_image, digest
+        flavour, variant, distro, ",".join(distro.compiler_targets), cuda, licence, base_image, digest
     )
     labels.update({
         "org.opencontainers.image.title": f"SCALE {flavour.version} {variant.name} ({distro.name})",

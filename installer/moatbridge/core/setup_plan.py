@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from moatbridge.core.answers import SHELLS, Answers
 from moatbridge.core.catalog import Catalog, CatalogError
 from moatbridge.core.model import HostReport
-from moatbridge.core.recipes import normalise_targets
+from moatbridge.core.recipes import checks_valid_until, normalise_targets, valid_until_note
 from moatbridge.core.references import parse_reference
+from moatbridge.core.stacks import choose_stack
 from moatbridge.core.toolchains import default_name, validate_name
 from moatbridge.errors import InputError, UsageError
 
@@ -47,6 +48,9 @@ class SetupPlan:
     variant: str
     targets: tuple[str, ...]
     cuda_version: str
+    distro: str | None  # None: the flavour's own default (SCALE's pull and build defaults differ)
+    stack_reason: str  # why this distribution: shown in the summary
+    check_valid_until: bool | None  # None: as the stack's catalog entry says
     source: str
     registry: str | None
     licence: str
@@ -65,16 +69,23 @@ def make_plan(answers: Answers, catalog: Catalog) -> SetupPlan:
             "No AMD GPU was detected, so the target must be named.",
             "pass --target gfx1100 (repeatable); 'moatbridge detect' shows your GPUs",
         )
+    choice = choose_stack(flavour, answers.targets, answers.distro)
     try:
-        targets, warnings = normalise_targets(flavour, answers.targets)
+        targets, warnings = normalise_targets(flavour, choice.distro, answers.targets)
     except CatalogError as exc:
+        if any(all(d.compiles_for(t) for t in answers.targets) for d in flavour.distros):
+            raise  # another stack of this flavour does: its hint says which
         other = "scale" if flavour.name == "open" else "open"
         alternative = catalog.flavour(other)
         if all(t in alternative.compiler_targets for t in answers.targets):
             raise CatalogError(exc.message, f"the {other} flavour supports it: --flavour {other}") from None
         raise
     variant = flavour.variant(answers.variant or flavour.default_variant)
-    cuda = flavour.cuda(answers.cuda_version)
+    cuda = flavour.cuda(answers.cuda_version, choice.distro)
+    if not checks_valid_until(choice.distro, answers.check_valid_until):
+        warnings = (*warnings, valid_until_note(choice.distro, answers.check_valid_until))
+    # SCALE's distributions differ in their base, not in what they serve: keep its own default.
+    distro = choice.distro.name if flavour.name == "open" or answers.distro else None
     source = answers.source or ("pull" if answers.registry else flavour.source)
     use = answers.use or "non-commercial"
     licence = flavour.licence
@@ -91,6 +102,7 @@ def make_plan(answers: Answers, catalog: Catalog) -> SetupPlan:
             ) from None
     return SetupPlan(
         name=name, flavour=flavour.name, variant=variant.name, targets=targets, cuda_version=cuda,
+        distro=distro, stack_reason=choice.reason, check_valid_until=answers.check_valid_until,
         source=source, registry=answers.registry, licence=licence, use=use,
         shells=answers.shells or ("bash",), modify_rc=bool(answers.modify_rc), warnings=warnings,
     )  # fmt: skip

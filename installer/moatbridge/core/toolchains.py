@@ -46,6 +46,14 @@ def pinned_image(toolchain: Toolchain) -> str:
     return toolchain.image_id or toolchain.image
 
 
+_DISTRO = re.compile(r"[a-z0-9][a-z0-9.+-]{0,31}", re.ASCII)
+
+
+def _distro_name(value: Any) -> str | None:
+    """A recorded distribution name, or None (older state, or a value that is not a name)."""
+    return value if isinstance(value, str) and _DISTRO.fullmatch(value) else None
+
+
 def default_name(flavour: str, targets: tuple[str, ...]) -> str:
     return validate_name(f"{flavour}-{'_'.join(targets)}")
 
@@ -62,6 +70,7 @@ class Toolchain:
     licence: str
     digest: str | None = None  # registry digest, for pulled images
     created: str = ""
+    distro: str | None = None  # the stack it stands on (open: trixie/sid/experimental); None: the default
 
     @property
     def target(self) -> str:
@@ -74,6 +83,7 @@ class Toolchain:
             "targets": list(self.targets), "cuda_version": self.cuda_version, "image": self.image,
             "image_id": self.image_id,
             "licence": self.licence, "digest": self.digest, "created": self.created,
+            "distro": self.distro,
         }  # fmt: skip
 
     @classmethod
@@ -82,7 +92,7 @@ class Toolchain:
             name=str(data["name"]), flavour=str(data["flavour"]), variant=str(data["variant"]),
             targets=tuple(data["targets"]), cuda_version=str(data["cuda_version"]), image=str(data["image"]),
             image_id=str(data["image_id"]), licence=str(data["licence"]), digest=data.get("digest"),
-            created=str(data.get("created", "")),
+            created=str(data.get("created", "")), distro=_distro_name(data.get("distro")),
         )  # fmt: skip
 
 
