@@ -321,6 +321,10 @@ def _add_image_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     listing = actions.add_parser("list", help="images moatbridge made or fetched")
     listing.add_argument("--json", action="store_true", help="machine-readable output")
 
+    stacks = actions.add_parser("stacks", help="the open flavour's stacks and the GPUs each serves")
+    stacks.add_argument("--json", action="store_true", help="machine-readable output")
+    stacks.add_argument("--markdown", action="store_true", help="the coverage table as Markdown (docs)")
+
     remove = actions.add_parser("remove", help="remove moatbridge images")
     remove.add_argument("references", nargs="*", metavar="REF")
     remove.add_argument("--all-managed", action="store_true", help="every image labelled as moatbridge's")

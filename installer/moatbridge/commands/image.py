@@ -24,6 +24,8 @@ def run(args: Namespace) -> int:
         return int(getattr(image_transfer, args.image_command)(args))
     if args.image_command == "list":
         return list_images(args)
+    if args.image_command == "stacks":
+        return list_stacks(args)
     return remove_images(args)
 
 
@@ -52,6 +54,33 @@ def _rows(client: Any) -> list[dict[str, Any]]:
             }
         )
     return sorted(rows, key=lambda r: (r["flavour"] or "", r["references"][:1]))
+
+
+def list_stacks(args: Namespace) -> int:
+    """The catalog's stacks (no engine needed): what each is and which GPUs it serves."""
+    from moatbridge.adapters.records import load_catalog
+    from moatbridge.core.stacks import coverage_markdown, stack_rows
+
+    flavour = load_catalog().flavour("open")
+    if args.json:
+        print_json({"stacks": stack_rows(flavour)})
+        return 0
+    if args.markdown:
+        print(coverage_markdown(flavour), end="")
+        return 0
+    from rich.table import Table
+
+    table = Table(title="open flavour stacks (oldest first)", title_justify="left")
+    for column in ("stack", "status", "ROCm", "clang", "libraries serve", "Valid-Until"):
+        table.add_column(column, overflow="fold")
+    for row in stack_rows(flavour):
+        served = ", ".join(row["library_targets"])
+        checked = "checked" if row["valid_until_checked"] else "not checked"
+        table.add_row(*(markup(str(c)) for c in (row["distro"], row["status"], row["rocm"], row["clang"],
+                                                   served, checked)))  # fmt: skip
+    stdout_console().print(table)
+    print("The full stack x GPU table: moatbridge image stacks --markdown (docs/images.md)")
+    return 0
 
 
 def list_images(args: Namespace) -> int:

@@ -11,8 +11,10 @@ failing that, the oldest whose compiler at least builds for them (the plan then 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from moatbridge.core.catalog import Distro, Flavour
+from moatbridge.core.gfx import family_of
 
 
 @dataclass(frozen=True)
@@ -93,3 +95,59 @@ def coverage(flavour: Flavour, target: str) -> TargetCoverage:
     compile_only = tuple(d.name for d in flavour.distros if d.compiles_for(target) and not d.serves(target))
     recommended = choose_stack(flavour, (target,)).distro.name if served or compile_only else None
     return TargetCoverage(target, served, compile_only, recommended)
+
+
+# --- the coverage table (image stacks; docs/images.md is generated from it) ---------------
+
+MARK_SERVED = "yes"
+MARK_COMPILE = "compile"  # kernels compile; some required library lacks code for it
+
+
+def stack_rows(flavour: Flavour) -> list[dict[str, Any]]:
+    """One row per stack: what it is, and which processors its libraries serve."""
+    rows: list[dict[str, Any]] = []
+    for distro in flavour.distros:
+        rows.append({
+            "distro": distro.name, "status": distro.status, "rocm": distro.rocm, "clang": distro.clang,
+            "default_cuda": distro.default_cuda,
+            "valid_until_checked": distro.apt is None or distro.apt.check_valid_until,
+            "library_targets": sorted(distro.library_targets, key=_order),
+            "components": {c.name: list(c.targets) for c in distro.components if not c.header_only},
+            "optional": [c.name for c in distro.components if c.optional],
+        })  # fmt: skip
+    return rows
+
+
+def _order(target: str) -> tuple[int, str]:
+    return (len(target), target)
+
+
+def coverage_markdown(flavour: Flavour) -> str:
+    """The stack x target table: every processor some stack compiles for, one row each."""
+    stacks = flavour.distros
+    header = "| target | family | " + " | ".join(describe(d) for d in stacks) + " |"
+    lines = [header, "|" + "---|" * (len(stacks) + 2)]
+    for target in sorted(flavour.compiler_targets, key=_order):
+        cells = []
+        for distro in stacks:
+            if distro.serves(target):
+                generic = [
+                    c.name for c in distro.components
+                    if not c.header_only and target not in c.targets and c.serves(target)
+                ]  # fmt: skip
+                cells.append(MARK_SERVED + (f" ({', '.join(generic)} generic)" if generic else ""))
+            elif distro.compiles_for(target):
+                required = [c for c in distro.components if not c.header_only and not c.optional]
+                some = [c.name for c in required if c.serves(target)]
+                cells.append(MARK_COMPILE + (f" (+{', '.join(some)})" if some else ""))
+            else:
+                cells.append("-")
+        lines.append(f"| {target} | {family_of(target) or ''} | " + " | ".join(cells) + " |")
+    legend = (
+        f"\n`{MARK_SERVED}`: kernels compile and every required math library (rocBLAS, hipBLAS, "
+        'rocSOLVER, rocSPARSE, rocRAND, rocFFT) has code that loads on it ("generic": through a '
+        f"generic code object). `{MARK_COMPILE}`: your kernels compile, library calls fail on that "
+        "GPU (`+lib`: except those libraries'). `-`: the stack's clang cannot build for it. "
+        "Optional libraries (RCCL, hipBLASLt) are listed per stack by `moatbridge image stacks --json`.\n"
+    )
+    return "\n".join(lines) + "\n" + legend
