@@ -647,6 +647,9 @@ def test_prune_generic_code(
     )
     report = json.loads(report_path.read_text())
     assert report["files"][0]["loads"] == report["totals"]["loads"] == loads
+    for target, counts in loads.items():
+        code = ", ".join(f"{'no' if p == 'none' else p} code from {n}" for p, n in sorted(counts.items()))
+        assert f"  {target} loads {code} bundles\n" in result.stdout
     # Every code object a kept target loads is still listed at its place, with its bytes.
     pruned = lib.read_bytes()
     starts = bundle_starts(original)
