@@ -598,6 +598,7 @@ def moatbridge_on_terminal(world: World, *args: str, env: dict[str, str] | None 
 WIZARD = [  # (prompt, keys answering it) in the order the open flavour's wizard asks
     ("Targets to build for", None),  # gfx1030: filled in below from the catalog
     ("Flavour:", ENTER),
+    ("Stack:", ENTER),
     ("CUDA version to mimic", ENTER),
     ("Shells to set up", ENTER),
     ("Add moatbridge to their rc files?", ENTER),

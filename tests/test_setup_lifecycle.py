@@ -108,7 +108,8 @@ def test_full_lifecycle(home: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--flavour", "open", "--target", "gfx1201"], "cannot compile for gfx1201"),
+        (["--flavour", "open", "--target", "gfx1201", "--distro", "trixie"], "cannot compile for gfx1201"),
+        (["--flavour", "open", "--target", "gfx1030", "--distro", "forky"], "has no distro 'forky'"),
         (["--flavour", "open", "--target", "gfx9999"], "cannot compile for gfx9999"),
         (["--flavour", "cuda", "--target", "gfx1030"], "invalid choice: 'cuda'"),
         (["--flavour", "open", "--target", "gfx1030", "--name", "a/b"], "is not a usable toolchain name"),
@@ -128,9 +129,32 @@ def test_bad_input_writes_nothing(home: Path, args: list[str], message: str) -> 
     assert (home / ".bashrc").read_text() == "# my bashrc\nexport A=1"
 
 
-def test_rdna4_on_open_names_the_alternative(home: Path) -> None:
-    result = mb("setup", "--yes", "--flavour", "open", "--target", "gfx1201")
-    assert "the scale flavour supports it: --flavour scale" in result.stderr
+def test_rdna4_gets_a_stack_that_serves_it_and_trixie_says_why_not(home: Path) -> None:
+    """An RX 9070 (gfx1201): trixie's clang-17 cannot build for it and sid's rocBLAS has no code
+    for it, so setup picks experimental by itself and says why; asked for trixie, it refuses
+    and names the stack that serves it."""
+    chosen = mb("setup", "--yes", "--flavour", "open", "--target", "gfx1201", "--dry-run")
+    assert chosen.returncode == 0, chosen.stderr
+    assert "moatbridge/open:12.4-devel-experimental-gfx1201" in chosen.stdout
+    stack = next(line for line in chosen.stdout.splitlines() if line.strip().startswith("stack"))
+    assert "experimental (ROCm 7.2" in stack and "not trixie: its clang cannot compile for gfx1201" in stack
+    assert "not sid: its rocblas" in stack
+    assert "Valid-Until" in chosen.stdout  # the preview stack's apt setting is said, not silent
+    trixie = mb("setup", "--yes", "--flavour", "open", "--target", "gfx1201", "--distro", "trixie")
+    assert trixie.returncode == 2
+    assert "cannot compile for gfx1201" in trixie.stderr
+    assert "hint: the experimental stack serves it: --distro experimental" in trixie.stderr
+    sid = mb("setup", "--yes", "--flavour", "open", "--target", "gfx1201", "--distro", "sid", "--dry-run")
+    assert sid.returncode == 0 and "rocblas, hipblas, rocsparse, rocrand, rocfft carry no code" in sid.stdout
+    assert not data_dir(home).exists()
+
+
+def test_an_rx6800_stays_on_trixie(home: Path) -> None:
+    result = mb("setup", "--yes", "--flavour", "open", "--target", "gfx1030", "--dry-run")
+    assert result.returncode == 0, result.stderr
+    assert "12.4-devel-trixie-gfx1030" in result.stdout
+    assert "trixie (ROCm 5.7, clang 17): the oldest stable stack" in result.stdout
+    assert "Valid-Until" not in result.stdout
 
 
 def test_malformed_answers_file(home: Path, tmp_path: Path) -> None:
@@ -232,6 +256,9 @@ def test_wizard_to_a_working_toolchain(home: Path) -> None:
     _pick_gfx1030(term)
     term.wait_for("Flavour:")
     term.send(ENTER)  # open
+    term.wait_for("Stack:")  # the reason first, then the choice with the recommended one selected
+    assert "trixie (ROCm 5.7, clang 17): the oldest stable stack, and it serves gfx1030" in term.screen
+    term.send(ENTER)
     term.wait_for("CUDA version to mimic")
     term.send(ENTER)
     term.wait_for("Shells to set up")
@@ -251,6 +278,8 @@ def test_wizard_cancel_at_the_summary(home: Path) -> None:
     term = Terminal("setup", "--shell", "bash")
     _pick_gfx1030(term)
     term.wait_for("Flavour:")
+    term.send(ENTER)
+    term.wait_for("Stack:")
     term.send(ENTER)
     term.wait_for("CUDA version to mimic")
     term.send(ENTER)
@@ -339,6 +368,8 @@ def test_wizard_customize_asks_again(home: Path) -> None:
     _pick_gfx1030(term)
     term.wait_for("Flavour:")
     term.send(ENTER)
+    term.wait_for("Stack:")
+    term.send(ENTER)
     term.wait_for("CUDA version to mimic")
     term.send(ENTER)  # 12.4
     term.wait_for("Proceed?")
@@ -346,6 +377,8 @@ def test_wizard_customize_asks_again(home: Path) -> None:
     term.screen = ""
     _pick_gfx1030(term)
     term.wait_for("Flavour:")
+    term.send(ENTER)
+    term.wait_for("Stack:")
     term.send(ENTER)
     term.wait_for("CUDA version to mimic")
     term.send(DOWN + ENTER)  # 12.1 this time
