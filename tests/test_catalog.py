@@ -267,3 +267,7 @@ def test_an_expired_release_is_recognised_in_apt_output() -> None:
     assert found is not None
     assert (found.mirror, found.suite, found.since) == ("http://deb.debian.org/debian", "sid", "24d 18h 30min 55s")
     assert expired_release(["E: Unable to locate package hipcc"]) is None
+    # as the engine's build stream delivers it: apt's stderr in coloured pieces
+    streamed = ["\x1b[91mE:\x1b[0m", "\x1b[91m \x1b[0m", "\x1b[91m" + lines[1][3:] + "\x1b[0m"]
+    found = expired_release(streamed)
+    assert found is not None and found.suite == "sid"
