@@ -22,14 +22,23 @@ code are pruned:
   with their original offsets and sizes. The rest of the old header and every dropped code
   object are zeroed. Nothing moves and the file keeps its size: the section is allocated, so
   moving it would break addresses. The zeros compress to almost nothing in the image layer.
-  Compressed bundles (``CCOB``) are left as they are and reported.
+* Compressed bundles (``CCOB``, clang's ``CompressedOffloadBundle``, versions 1 to 3, zlib or
+  zstd): the bundle is decompressed, a new compact bundle (LLVM's layout: header, then the host
+  and kept code objects at 4096-byte boundaries) is compressed with the same method and written
+  at the old one's start under a new header (same version, new sizes, LLVM's hash: the low 64
+  bits of the MD5 of the uncompressed bundle); the rest of the old compressed bytes are zeroed.
+  zstd needs Python's ``compression.zstd`` (3.14) or the ``zstd`` tool on PATH
+  (``--tools-needed`` prints the Debian packages missing); without one, or when a bundle cannot
+  be read, it is left as it is and reported, never an error.
 
 Every rewrite happens on a temporary copy next to the file and must pass a proof before it
 replaces the original: each kept code object hashes the same before and after, the whole file
 hashes the same with the rewritten ranges masked out, the new headers read back as planned,
 the zeroed ranges read back as zeros, every kept target would load from each bundle the same
 code objects (triple, place and bytes) as before, and no bundle lists code no kept target
-loads. The report (``--report``) counts, per file and kept target, the bundles whose code for
+loads. A rewritten compressed bundle is decompressed again from the copy: its header must state
+the sizes and hash of what it holds, and every kept target must load byte-identical code
+objects (triple and bytes; the places move) as from the original's decompressed bundle. The report (``--report``) counts, per file and kept target, the bundles whose code for
 that target is its own processor's or a generic processor's (``"loads"``).
 
 Exit status: 0 done or verified; 1 ``--verify-only`` found code that no kept target loads;
@@ -49,12 +58,14 @@ import re
 import shutil
 import stat
 import struct
+import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +99,17 @@ _GENERIC = r"gfx[0-9]+(?:-[0-9]+)*-generic"
 # "gfx90a-xnack+", "_gfx1030." and "_gfx11-generic." count and "gfx90a68" (ambiguous) does not.
 # The generic spelling comes first so "gfx1100-generic" is one (unknown) token, not gfx1100.
 FILE_TOKEN_RE = re.compile(rf"(?<![0-9A-Za-z])({_GENERIC}|{_PROCESSOR})(?![0-9A-Za-z])")
+# clang's CompressedOffloadBundle header per version: magic, version (u16), method (u16:
+# llvm::compression::Format), [total size: v2 u32, v3 u64], uncompressed size (v1/v2 u32, v3
+# u64), the low 64 bits of the MD5 of the uncompressed bundle; the compressed bytes follow.
+CCOB_HEADERS = {1: "<4sHHIQ", 2: "<4sHHIIQ", 3: "<4sHHQQQ"}
+ZLIB, ZSTD = 0, 1
+METHOD_NAMES = {ZLIB: "zlib", ZSTD: "zstd"}
+# Levels for recompressing one target's code: zstd 9 is twice as slow as LLVM's 3 and 4%
+# smaller, 19 is 40 times as slow and 10% smaller; zlib 9 is its best.
+ZSTD_LEVEL, ZLIB_LEVEL = 9, 9
+# Enough decompressed bytes to read a bundle header (15 entries take 864 bytes).
+INNER_PREFIX = 1 << 20
 _ZEROS = bytes(1 << 20)
 _STEP = 64 << 20
 
@@ -185,10 +207,30 @@ class Bundle:
 
 @dataclass(frozen=True)
 class CompressedBundle:
+    """A compressed bundle (``CCOB``); ``end`` is where its bytes end (version 1: where the next
+    bundle starts). ``inner`` is the header of the bundle it holds (offsets relative to the
+    decompressed data), read by ``read_inner``; ``problem`` says why it could not be."""
+
     start: int
     end: int
     version: int
     method: int
+    header_size: int = 0
+    uncompressed_size: int = 0
+    stored_hash: int = 0
+    inner: Bundle | None = None
+    problem: str = "not read"
+
+    @property
+    def entries(self) -> tuple[Entry, ...]:
+        return self.inner.entries if self.inner is not None else ()
+
+    @property
+    def method_name(self) -> str:
+        return METHOD_NAMES.get(self.method, f"method {self.method}")
+
+    def payload(self, buf: Any) -> bytes:
+        return bytes(buf[self.start + self.header_size : self.end])
 
 
 Item = Bundle | CompressedBundle
@@ -237,16 +279,28 @@ def _parse_compressed(buf: Any, start: int, base: int, limit: int) -> Compressed
     if start + 8 > limit:
         raise LayoutError(f"compressed bundle header at {start:#x} is cut off")
     version, method = struct.unpack_from("<HH", buf, start + 4)
-    # Version 2 and 3 headers state the total size (magic, version, method, size, ...).
-    header, size_format = {2: (24, "<I"), 3: (32, "<Q")}.get(version, (0, ""))
-    if size_format:
-        (total,) = struct.unpack_from(size_format, buf, start + 8)
+    if version not in CCOB_HEADERS:
+        # A version this script does not know: only versions 2 and up state their size here.
+        (total,) = struct.unpack_from("<I", buf, start + 8) if start + 12 <= limit else (0,)
+        if version < 2 or total < 12 or start + total > limit:
+            raise LayoutError(f"compressed bundle at {start:#x} has unknown version {version}")
+        return CompressedBundle(start, start + total, version, method, problem=f"unknown version {version}")
+    layout = CCOB_HEADERS[version]
+    header = struct.calcsize(layout)
+    if start + header > limit:
+        raise LayoutError(f"compressed bundle header at {start:#x} is cut off")
+    fields = struct.unpack_from(layout, buf, start)
+    usize, stored_hash = fields[-2:]
+    if version == 1:
+        # Version 1 states no size: it ends where the next bundle starts, on the bundle alignment.
+        magics = (BUNDLE_MAGIC, COMPRESSED_MAGIC)
+        end = min(_next_aligned(buf, magic, start + 1, base, limit) for magic in magics)
+    else:
+        total = fields[3]
         if total < header or start + total > limit:
             raise LayoutError(f"compressed bundle at {start:#x} claims {total} bytes")
-        return CompressedBundle(start, start + total, version, method)
-    # Version 1 does not: it ends where the next bundle starts, on the bundle alignment.
-    end = min(_next_aligned(buf, magic, start + 1, base, limit) for magic in (BUNDLE_MAGIC, COMPRESSED_MAGIC))
-    return CompressedBundle(start, end, version, method)
+        end = start + total
+    return CompressedBundle(start, end, version, method, header, usize, stored_hash)
 
 
 def _next_aligned(buf: Any, magic: bytes, pos: int, base: int, limit: int) -> int:
@@ -328,6 +382,216 @@ def find_section(buf: Any, name: str = FATBIN_SECTION) -> Range | None:
                 raise LayoutError(f"{name} has no bytes in the file")
             return offset, size
     return None
+
+
+# --- compressed bundles --------------------------------------------------------------------
+
+
+class CodecError(Exception):
+    """Compressed bytes that cannot be decompressed or compressed here."""
+
+
+class Codec:
+    """zlib from the standard library; zstd from Python's ``compression.zstd`` (3.14) or else
+    the ``zstd`` command. ``PRUNE_TARGETS_ZSTD=module|cli|none`` picks one (tests)."""
+
+    def __init__(self, zstd: str | None = None) -> None:
+        choice = zstd or os.environ.get("PRUNE_TARGETS_ZSTD", "")
+        self.module: Any = None
+        self.cli: str | None = None
+        if choice in ("", "module"):
+            try:
+                from compression import zstd as module  # type: ignore[import-not-found]
+
+                self.module = module
+            except ImportError:
+                pass
+        if self.module is None and choice in ("", "cli"):
+            self.cli = shutil.which("zstd")
+
+    @property
+    def zstd(self) -> str:
+        return "compression.zstd" if self.module is not None else "zstd command" if self.cli else ""
+
+    def missing(self, cb: CompressedBundle) -> str:
+        """Why this codec cannot rewrite ``cb`` ("" if it can)."""
+        if cb.method not in METHOD_NAMES:
+            return f"unknown compression method {cb.method}"
+        if cb.method == ZSTD and not self.zstd:
+            return "no zstd here (Python's compression.zstd or the zstd command)"
+        if cb.method == ZSTD and self.module is None and cb.version == 1:
+            return "version 1 states no compressed size: its end needs Python's compression.zstd"
+        return ""
+
+    def decompress(self, cb: CompressedBundle, payload: bytes, limit: int | None = None) -> bytes:
+        """The bytes ``cb`` holds (the first ``limit`` or more of them, if given); the stream must
+        end inside ``payload``, followed by nothing but zeros (padding of version 1)."""
+        try:
+            if cb.method == ZLIB:
+                return self._stream(zlib.decompressobj(), payload, limit)
+            if self.module is not None:
+                z = self.module
+                options = {z.DecompressionParameter.window_log_max: 31}
+                return self._stream(z.ZstdDecompressor(options=options), payload, limit)
+            if self.cli:
+                done = subprocess.run([self.cli, "-q", "-d", "-c", "--memory=2048MB"], input=payload,
+                                      capture_output=True, check=False)  # fmt: skip
+                if done.returncode:
+                    raise CodecError(done.stderr.decode(errors="replace").strip() or "zstd failed")
+                return done.stdout
+        except (zlib.error, ValueError, OSError) as error:  # zstd's errors are ValueError's kind
+            raise CodecError(str(error)) from None
+        except Exception as error:  # compression.zstd.ZstdError
+            raise CodecError(str(error)) from None
+        raise CodecError(self.missing(cb))
+
+    @staticmethod
+    def _stream(decompressor: Any, payload: bytes, limit: int | None) -> bytes:
+        if limit is not None:
+            return decompressor.decompress(payload, limit)
+        out = decompressor.decompress(payload)
+        if not decompressor.eof:
+            raise CodecError("the compressed stream is cut off")
+        if decompressor.unused_data.strip(b"\0"):
+            raise CodecError("bytes follow the compressed stream")
+        return out
+
+    def compress(self, method: int, data: bytes) -> bytes:
+        if method == ZLIB:
+            return zlib.compress(data, ZLIB_LEVEL)
+        if self.module is not None:
+            return self.module.compress(data, ZSTD_LEVEL)
+        if self.cli:
+            done = subprocess.run([self.cli, "-q", "-c", f"-{ZSTD_LEVEL}"], input=data, capture_output=True)
+            if done.returncode:
+                raise CodecError(done.stderr.decode(errors="replace").strip() or "zstd failed")
+            return done.stdout
+        raise CodecError("no zstd here")
+
+
+def truncated_md5(data: Any) -> int:
+    """LLVM's ``MD5Result::low()``: the first 8 bytes of the digest, little-endian."""
+    return int.from_bytes(hashlib.md5(data).digest()[:8], "little")
+
+
+def ccob_header(version: int, method: int, compressed_size: int, data: bytes) -> bytes:
+    """The header LLVM writes in front of ``compressed_size`` bytes that hold ``data``."""
+    layout = CCOB_HEADERS[version]
+    total = struct.calcsize(layout) + compressed_size
+    sizes = (len(data),) if version == 1 else (total, len(data))
+    if version == 2 and max(sizes) > 0xFFFFFFFF or version == 1 and len(data) > 0xFFFFFFFF:
+        raise CodecError(f"too large for a version {version} header")
+    return struct.pack(layout, COMPRESSED_MAGIC, version, method, *sizes, truncated_md5(data))
+
+
+def read_inner(buf: Any, cb: CompressedBundle, codec: Codec) -> CompressedBundle:
+    """``cb`` with the header of the bundle it holds, read from the start of its decompressed
+    bytes, or with the reason it cannot be read (then it is left as it is)."""
+    problem = codec.missing(cb) if cb.version in CCOB_HEADERS else cb.problem
+    if problem:
+        return replace(cb, problem=problem)
+    payload = cb.payload(buf)
+    try:
+        prefix = codec.decompress(cb, payload, min(INNER_PREFIX, cb.uncompressed_size))
+        try:
+            inner = parse_bundle(prefix, 0, cb.uncompressed_size)
+        except (LayoutError, struct.error):
+            if len(prefix) >= cb.uncompressed_size:
+                raise
+            inner = parse_bundle(codec.decompress(cb, payload), 0, cb.uncompressed_size)
+    except (CodecError, LayoutError, struct.error) as error:
+        return replace(cb, problem=f"cannot read it: {error}")
+    return replace(cb, inner=inner, problem="")
+
+
+def build_bundle(objects: Sequence[tuple[str, Any]], align: int = BUNDLE_ALIGN) -> bytes:
+    """An uncompressed bundle as LLVM's ``BinaryFileHandler`` writes one: the header, then each
+    code object (in the given order) at the next ``align`` boundary."""
+    pos = len(BUNDLE_MAGIC) + 8 + sum(24 + len(triple) for triple, _ in objects)
+    entries = []
+    for triple, data in objects:
+        pos = -(-pos // align) * align
+        entries.append(Entry(pos, len(data), triple))
+        pos += len(data)
+    out = bytearray(build_header(entries))
+    for entry, (_, data) in zip(entries, objects):
+        out += bytes(entry.offset - len(out))  # LLVM pads up to every offset, even an empty one's
+        out += data
+    return bytes(out)
+
+
+def load_digests(data: Any, entries: Iterable[Entry], target: str) -> list[tuple[str, int, str]]:
+    """What ``target`` loads from a decompressed bundle: (triple, size, sha256) of each object."""
+    return sorted(
+        (e.triple, e.size, hashlib.sha256(data[e.offset : e.offset + e.size]).hexdigest())
+        for e in loaded_by(entries, target)
+    )
+
+
+@dataclass(frozen=True)
+class CompressedPlan:
+    bundle: CompressedBundle
+    kept: tuple[Entry, ...]  # offsets in the original's decompressed bundle
+    dropped: tuple[Entry, ...]
+    new_inner: Bundle
+    blob: bytes  # the new compressed bundle, header included
+    loads: dict[str, list[tuple[str, int, str]]]  # per kept target, from the original
+    kept_digests: tuple[str, ...]  # sha256 of each kept entry, from the original
+
+    @property
+    def zero_ranges(self) -> tuple[Range, ...]:
+        return ((self.bundle.start + len(self.blob), self.bundle.end),)
+
+    @property
+    def masked_ranges(self) -> list[Range]:
+        return [(self.bundle.start, self.bundle.end)]
+
+    @property
+    def bytes_zeroed(self) -> int:
+        return self.bundle.end - self.bundle.start - len(self.blob)
+
+
+def plan_compressed(buf: Any, cb: CompressedBundle, keep: frozenset[str], codec: Codec) -> CompressedPlan | str | None:
+    """The new compressed bundle that holds only the host and what ``keep`` loads; None if
+    nothing goes, a reason if it cannot be rewritten (it is left as it is)."""
+    if cb.inner is None:
+        return cb.problem
+    kept_names = tuple(e for e in cb.entries if not e.dropped_by(keep))
+    if len(kept_names) == len(cb.entries):
+        return None
+    try:
+        data = codec.decompress(cb, cb.payload(buf))
+    except CodecError as error:
+        return f"cannot decompress it: {error}"
+    if len(data) != cb.uncompressed_size or truncated_md5(data) != cb.stored_hash:
+        return "its header does not state the size and hash of what it holds"
+    old = parse_bundle(data, 0, len(data))
+    if old.entries != cb.entries:
+        return "its header reads differently in full"
+    kept = tuple(e for e in old.entries if not e.dropped_by(keep))
+    dropped = tuple(e for e in old.entries if e.dropped_by(keep))
+    view = memoryview(data)
+    inner_bytes = build_bundle([(e.triple, view[e.offset : e.offset + e.size]) for e in kept])
+    loads = {k: load_digests(data, old.entries, k) for k in sorted(keep)}
+    digests = tuple(hashlib.sha256(view[e.offset : e.offset + e.size]).hexdigest() for e in kept)
+    del view, data
+    try:
+        compressed = codec.compress(cb.method, inner_bytes)
+        blob = ccob_header(cb.version, cb.method, len(compressed), inner_bytes) + compressed
+    except CodecError as error:
+        return f"cannot compress it: {error}"
+    if len(blob) > cb.end - cb.start:
+        return "the new bundle would not fit in place of the old one"
+    new_inner = parse_bundle(inner_bytes, 0, len(inner_bytes))
+    return CompressedPlan(cb, kept, dropped, new_inner, blob, loads, digests)
+
+
+def apply_compressed(buf: Any, plan: CompressedPlan) -> None:
+    start = plan.bundle.start
+    buf[start : start + len(plan.blob)] = plan.blob
+    zeros = memoryview(_ZEROS)
+    for a, b in _pieces(buf, start + len(plan.blob), plan.bundle.end, len(_ZEROS)):
+        buf[a:b] = zeros[: b - a]
 
 
 # --- planning and applying a rewrite -------------------------------------------------------
@@ -456,10 +720,12 @@ def prove(
     section_end: int,
     plans: Sequence[RewritePlan],
     keep: frozenset[str],
+    cplans: Sequence[CompressedPlan] = (),
+    codec: Codec | None = None,
 ) -> None:
     """Raise ProofError unless ``rewritten`` is ``original`` with exactly the planned changes, and
     every kept target loads from each rewritten bundle exactly the code it loaded before."""
-    masked = merge_ranges(r for plan in plans for r in plan.masked_ranges)
+    masked = merge_ranges(r for plan in [*plans, *cplans] for r in plan.masked_ranges)
     before, after = masked_sha256(original, size, masked), masked_sha256(rewritten, size, masked)
     if len(rewritten) != size or after != before:
         raise ProofError("bytes outside the rewritten headers and dropped code changed")
@@ -474,6 +740,43 @@ def prove(
         if not all(all_zero(rewritten, a, b) for a, b in plan.zero_ranges):
             raise ProofError(f"a dropped range of the bundle at {start:#x} is not zero")
         prove_loads(plan.bundle, reread, keep, (old_hashes, new_hashes))
+    for cplan in cplans:
+        prove_compressed(rewritten, section_end, cplan, keep, codec or Codec())
+
+
+def prove_compressed(rewritten: Any, section_end: int, plan: CompressedPlan, keep: frozenset[str], codec: Codec) -> None:
+    """The compressed bundle written at ``plan.bundle.start``, read back and decompressed from
+    ``rewritten``, states its sizes and hash, holds only the host and what ``keep`` loads, and
+    each kept target loads byte-identical code objects as from the original."""
+    old = plan.bundle
+    at = f"the compressed bundle at {old.start:#x}"
+    try:
+        new = _parse_compressed(rewritten, old.start, old.start, section_end)
+        if (new.version, new.method) != (old.version, old.method):
+            raise ProofError(f"{at} changed its version or method")
+        if new.version != 1 and new.end != old.start + len(plan.blob):
+            raise ProofError(f"{at} does not state its new size")
+        # Version 1 states no size: its bytes reach the old end, zeros after the stream.
+        data = codec.decompress(new, (replace(new, end=old.end) if new.version == 1 else new).payload(rewritten))
+    except (LayoutError, CodecError, struct.error) as error:
+        raise ProofError(f"{at} does not read back: {error}") from None
+    if len(data) != new.uncompressed_size or truncated_md5(data) != new.stored_hash:
+        raise ProofError(f"{at} does not state the size and hash of what it holds")
+    try:
+        inner = parse_bundle(data, 0, len(data))
+    except LayoutError as error:
+        raise ProofError(f"{at} holds no readable bundle: {error}") from None
+    if inner != plan.new_inner:
+        raise ProofError(f"{at} does not hold the planned bundle")
+    for target in sorted(keep):
+        if load_digests(data, inner.entries, target) != plan.loads[target]:
+            raise ProofError(f"{target} would not load the same code from {at}")
+    stray = [e.triple for e in inner.entries if not e.is_host and is_known(e.processor)
+             and not any(e.processor == k or e.processor == generic_of(k) for k in keep)]  # fmt: skip
+    if stray:
+        raise ProofError(f"{at} lists {', '.join(stray)}: code no kept target loads")
+    if not all_zero(rewritten, old.start + len(plan.blob), old.end):
+        raise ProofError(f"the rest of {at} is not zero")
 
 
 def prove_loads(old: Bundle, new: Bundle, keep: frozenset[str], hashes: tuple[Hashes, Hashes]) -> None:
@@ -506,10 +809,13 @@ def file_processors(name: str) -> frozenset[str]:
     return frozenset(FILE_TOKEN_RE.findall(name))
 
 
-def bundle_loads(bundles: Iterable[Bundle], keep: frozenset[str]) -> dict[str, dict[str, int]]:
-    """For each kept target, how many bundles give it code for which processor ("none": no code)."""
+def bundle_loads(bundles: Iterable[Item], keep: frozenset[str]) -> dict[str, dict[str, int]]:
+    """For each kept target, how many bundles give it code for which processor ("none": no code);
+    compressed bundles that cannot be read are not counted."""
     loads: dict[str, Counter[str]] = {k: Counter() for k in sorted(keep)}
     for bundle in bundles:
+        if isinstance(bundle, CompressedBundle) and bundle.inner is None:
+            continue
         for target, counts in loads.items():
             counts[",".join(sorted({e.processor for e in loaded_by(bundle.entries, target)})) or "none"] += 1
     return {k: dict(sorted(c.items())) for k, c in loads.items()}
@@ -533,7 +839,12 @@ class FatbinFile:
 
     @property
     def entries(self) -> list[Entry]:
-        return [e for b in self.bundles for e in b.entries]
+        """The entries of every bundle, compressed ones included (those that could be read)."""
+        return [e for b in self.items for e in b.entries]
+
+    @property
+    def unread(self) -> list[CompressedBundle]:
+        return [c for c in self.compressed if c.inner is None]
 
     def loses_code(self, keep: frozenset[str]) -> bool:
         return any(e.dropped_by(keep) for e in self.entries)
@@ -555,8 +866,9 @@ class Inventory:
         return [path for path, procs in self.target_files if not any(loadable(p, keep) for p in procs)]
 
 
-def read_fatbin(path: Path) -> FatbinFile | None:
-    """The bundles of an ELF file's .hip_fatbin section; None for other files."""
+def read_fatbin(path: Path, codec: Codec | None = None) -> FatbinFile | None:
+    """The bundles of an ELF file's .hip_fatbin section; None for other files. With a codec, the
+    headers inside compressed bundles are read too."""
     info = path.lstat()
     if not stat.S_ISREG(info.st_mode) or info.st_size < 64:
         return None
@@ -569,12 +881,14 @@ def read_fatbin(path: Path) -> FatbinFile | None:
                 if section is None:
                     return None
                 items = parse_bundles(buf, section[0], section[0] + section[1])
+                if codec is not None:
+                    items = [read_inner(buf, i, codec) if isinstance(i, CompressedBundle) else i for i in items]
             except (LayoutError, struct.error) as error:
                 raise LayoutError(f"{path}: {error}") from None
     return FatbinFile(path, info.st_size, info.st_nlink, section, items)
 
 
-def scan(lib_dir: Path) -> Inventory:
+def scan(lib_dir: Path, codec: Codec | None = None) -> Inventory:
     inventory = Inventory()
     for root, dirs, files in os.walk(lib_dir):
         dirs.sort()
@@ -583,7 +897,7 @@ def scan(lib_dir: Path) -> Inventory:
             procs = file_processors(name)
             if procs:
                 inventory.target_files.append((path, procs))
-            fatbin = read_fatbin(path)
+            fatbin = read_fatbin(path, codec)
             if fatbin is not None:
                 inventory.fatbins.append(fatbin)
     return inventory
@@ -592,8 +906,9 @@ def scan(lib_dir: Path) -> Inventory:
 # --- pruning one file ----------------------------------------------------------------------
 
 
-def rewrite_file(fatbin: FatbinFile, keep: frozenset[str], dry_run: bool) -> dict[str, Any]:
+def rewrite_file(fatbin: FatbinFile, keep: frozenset[str], dry_run: bool, codec: Codec | None = None) -> dict[str, Any]:
     """Plan, apply (on a temporary copy), prove and install the rewrite of one file."""
+    codec = codec or Codec()
     plans = [p for p in (plan_rewrite(b, keep) for b in fatbin.bundles) if p is not None]
     section_start, section_end = fatbin.section[0], fatbin.section[0] + fatbin.section[1]
     kept: Counter[str] = Counter()
@@ -601,35 +916,65 @@ def rewrite_file(fatbin: FatbinFile, keep: frozenset[str], dry_run: bool) -> dic
     for bundle in fatbin.bundles:
         for entry in bundle.entries:
             (dropped if entry.dropped_by(keep) else kept)[entry.label] += 1
-    loads = bundle_loads(fatbin.bundles, keep)
+    loads = bundle_loads(fatbin.items, keep)
+    cplans: list[CompressedPlan] = []
+    left: list[dict[str, Any]] = []
     with fatbin.path.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as original:
+        for cb in fatbin.compressed:
+            planned = plan_compressed(original, cb, keep, codec)
+            if isinstance(planned, CompressedPlan):
+                cplans.append(planned)
+                kept.update(e.label for e in planned.kept)
+                dropped.update(e.label for e in planned.dropped)
+                continue
+            kept.update(e.label for e in cb.entries)
+            if planned is not None:
+                left.append({"offset": cb.start - section_start, "size": cb.end - cb.start, "version": cb.version,
+                             "method": cb.method_name, "reason": planned,
+                             "targets": sorted({e.label for e in cb.entries if not e.is_host})})  # fmt: skip
         objects = [
             {"bundle": plan.bundle.start - section_start, "target": entry.target_id,
              "offset": a, "size": b - a, "sha256": sha256_of(original, a, b)}
             for plan in plans for entry, (a, b) in plan.kept_ranges()
         ]  # fmt: skip
-        if plans and not dry_run:
-            _rewrite_copy(fatbin, original, section_end, plans, keep)
+        objects += [
+            {"bundle": cp.bundle.start - section_start, "compressed": True, "target": new.target_id,
+             "offset": new.offset, "size": new.size, "sha256": digest}
+            for cp in cplans for new, digest in zip(cp.new_inner.entries, cp.kept_digests) if new.size
+        ]  # fmt: skip
+        if (plans or cplans) and not dry_run:
+            _rewrite_copy(fatbin, original, section_end, plans, keep, cplans, codec)
+    changed = plans or cplans
     return {
         "path": str(fatbin.path),
         "size": fatbin.size,
         "bundles": len(fatbin.bundles) + len(fatbin.compressed),
-        "bundles_rewritten": len(plans),
-        "compressed_bundles_skipped": [
-            {"offset": c.start - section_start, "size": c.end - c.start, "version": c.version}
-            for c in fatbin.compressed
-        ],
+        "bundles_rewritten": len(plans) + len(cplans),
+        "compressed_bundles": len(fatbin.compressed),
+        "compressed_bundles_rewritten": [
+            {"offset": cp.bundle.start - section_start, "version": cp.bundle.version, "method": cp.bundle.method_name,
+             "size": cp.bundle.end - cp.bundle.start, "new_size": len(cp.blob),
+             "uncompressed_size": cp.bundle.uncompressed_size, "new_uncompressed_size": cp.new_inner.end}
+            for cp in cplans
+        ],  # fmt: skip
+        "compressed_bundles_left": left,
         "entries_kept": dict(sorted(kept.items())),
         "entries_dropped": dict(sorted(dropped.items())),
         "loads": loads,
-        "bytes_zeroed": sum(p.bytes_zeroed for p in plans),
+        "bytes_zeroed": sum(p.bytes_zeroed for p in [*plans, *cplans]),
         "kept_objects": objects,
-        "proof": "skipped (dry run)" if dry_run and plans else "passed" if plans else "nothing to rewrite",
+        "proof": "skipped (dry run)" if dry_run and changed else "passed" if changed else "nothing to rewrite",
     }
 
 
 def _rewrite_copy(
-    fatbin: FatbinFile, original: Any, section_end: int, plans: Sequence[RewritePlan], keep: frozenset[str]
+    fatbin: FatbinFile,
+    original: Any,
+    section_end: int,
+    plans: Sequence[RewritePlan],
+    keep: frozenset[str],
+    cplans: Sequence[CompressedPlan] = (),
+    codec: Codec | None = None,
 ) -> None:
     path = fatbin.path
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".prune")
@@ -640,9 +985,11 @@ def _rewrite_copy(
         with copy.open("r+b") as writable, mmap.mmap(writable.fileno(), 0) as buf:
             for plan in plans:
                 apply_plan(buf, plan)
+            for cplan in cplans:
+                apply_compressed(buf, cplan)
             buf.flush()
         with copy.open("rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as rewritten:
-            prove(original, rewritten, fatbin.size, section_end, plans, keep)
+            prove(original, rewritten, fatbin.size, section_end, plans, keep, cplans, codec)
         info = path.stat()
         shutil.copystat(path, copy)  # mode, times, extended attributes
         if (info.st_uid, info.st_gid) != (copy.stat().st_uid, copy.stat().st_gid):
@@ -691,18 +1038,20 @@ def verify(inventory: Inventory, keep: frozenset[str]) -> list[str]:
     """Every place that still holds code no target in ``keep`` can load."""
     problems = []
     for fatbin in inventory.fatbins:
-        for bundle in fatbin.bundles:
+        for bundle in fatbin.items:
             at = f"{FATBIN_SECTION}+{bundle.start - fatbin.section[0]:#x}"
-            problems += [f"{fatbin.path}: bundle at {at} lists {e.triple}" for e in bundle.entries
+            kind = "compressed bundle" if isinstance(bundle, CompressedBundle) else "bundle"
+            problems += [f"{fatbin.path}: {kind} at {at} lists {e.triple}" for e in bundle.entries
                          if e.dropped_by(keep)]  # fmt: skip
     for path in inventory.doomed_files(keep):
         problems.append(f"{path} is code for {', '.join(sorted(file_processors(path.name)))}")
     return problems
 
 
-def prune(inventory: Inventory, keep: frozenset[str], dry_run: bool) -> dict[str, Any]:
+def prune(inventory: Inventory, keep: frozenset[str], dry_run: bool, codec: Codec | None = None) -> dict[str, Any]:
     doomed = inventory.doomed_files(keep)
-    files = [rewrite_file(f, keep, dry_run) for f in inventory.fatbins if f.path not in doomed]
+    codec = codec or Codec()
+    files = [rewrite_file(f, keep, dry_run, codec) for f in inventory.fatbins if f.path not in doomed]
     deleted: list[dict[str, Any]] = []
     for path in doomed:
         deleted.append({"path": str(path), "size": path.lstat().st_size})
@@ -719,7 +1068,9 @@ def prune(inventory: Inventory, keep: frozenset[str], dry_run: bool) -> dict[str
         "files_rewritten": sum(1 for r in files if r["bundles_rewritten"]),
         "bundles": sum(r["bundles"] for r in files),
         "bundles_rewritten": sum(r["bundles_rewritten"] for r in files),
-        "compressed_bundles_skipped": sum(len(r["compressed_bundles_skipped"]) for r in files),
+        "compressed_bundles": sum(r["compressed_bundles"] for r in files),
+        "compressed_bundles_rewritten": sum(len(r["compressed_bundles_rewritten"]) for r in files),
+        "compressed_bundles_left": sum(len(r["compressed_bundles_left"]) for r in files),
         "entries_dropped": dict(sorted(dropped.items())),
         "loads": {k: dict(sorted(c.items())) for k, c in loads.items()},
         "bytes_zeroed": sum(r["bytes_zeroed"] for r in files),
@@ -727,20 +1078,24 @@ def prune(inventory: Inventory, keep: frozenset[str], dry_run: bool) -> dict[str
         "files_deleted": len(deleted),
         "bytes_deleted": sum(d["size"] for d in deleted),
     }
-    return {"keep": sorted(keep), "dry_run": dry_run, "files": files, "deleted": deleted, "totals": totals}
+    return {"keep": sorted(keep), "dry_run": dry_run, "zstd": codec.zstd or None, "files": files,
+            "deleted": deleted, "totals": totals}  # fmt: skip
 
 
 def summary(report: dict[str, Any], seconds: float) -> str:
     totals = report["totals"]
     lines = [f"prune_targets: keeping {', '.join(report['keep'])} (and host code) in {report['lib_dir']}"]
     for r in report["files"]:
-        if r["bundles_rewritten"] or r["compressed_bundles_skipped"]:
-            skipped = len(r["compressed_bundles_skipped"])
+        if r["bundles_rewritten"] or r["compressed_bundles_left"]:
+            left = r["compressed_bundles_left"]
+            packed = len(r["compressed_bundles_rewritten"])
+            reasons = sorted({c["reason"] for c in left})
             lines.append(
-                f"  {Path(r['path']).name}: {r['bundles_rewritten']}/{r['bundles']} bundles rewritten, "
-                f"{sum(r['entries_dropped'].values())} code objects dropped, "
+                f"  {Path(r['path']).name}: {r['bundles_rewritten']}/{r['bundles']} bundles rewritten"
+                + (f" ({packed} compressed)" if packed else "")
+                + f", {sum(r['entries_dropped'].values())} code objects dropped, "
                 f"{_human(r['bytes_zeroed'])} zeroed"
-                + (f", {skipped} compressed bundles left as they were" if skipped else "")
+                + (f", {len(left)} compressed bundles left as they were ({'; '.join(reasons)})" if left else "")
                 + f"; proof {r['proof']}"
             )
     for target, counts in totals["loads"].items():
@@ -757,13 +1112,19 @@ def summary(report: dict[str, Any], seconds: float) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--keep", action="append", required=True, help="gfx targets to keep, comma separated")
+    parser.add_argument("--keep", action="append", help="gfx targets to keep, comma separated")
     parser.add_argument("--lib-dir", type=Path, default=Path(DEFAULT_LIB_DIR))
     parser.add_argument("--report", type=Path, help="write a JSON report here")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="report what would change, change nothing")
     mode.add_argument("--verify-only", action="store_true", help="check that only kept targets remain")
+    mode.add_argument("--tools-needed", action="store_true",
+                      help="print the Debian packages this tree's compressed bundles need here (zstd), if any")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.tools_needed:
+        return _tools_needed(args.lib_dir)
+    if not args.keep:
+        parser.error("--keep is required")
     try:
         keep = parse_keep(args.keep)
     except ValueError as error:
@@ -772,7 +1133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--lib-dir {args.lib_dir} is not a directory")
     began = time.monotonic()
     try:
-        inventory = scan(args.lib_dir)
+        codec = Codec()
+        inventory = scan(args.lib_dir, codec)
     except (LayoutError, OSError) as error:
         return _fail(f"cannot handle {error}; nothing was changed", 3)
     if args.verify_only:
@@ -786,7 +1148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if linked:
         return _fail(f"cannot rewrite hard links {', '.join(linked)}; nothing was changed", 3)
     try:
-        report = {"lib_dir": str(args.lib_dir), **prune(inventory, keep, args.dry_run)}
+        report = {"lib_dir": str(args.lib_dir), **prune(inventory, keep, args.dry_run, codec)}
     except (ProofError, LayoutError, OSError) as error:
         return _fail(str(error), 3)
     if args.report:
@@ -795,12 +1157,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _tools_needed(lib_dir: Path) -> int:
+    """Print "zstd" if a compressed bundle under ``lib_dir`` needs zstd and this Python has no
+    ``compression.zstd``, nor is the zstd command here. Reads only the bundle headers."""
+    if not lib_dir.is_dir():
+        return _fail(f"--lib-dir {lib_dir} is not a directory", 2)
+    codec = Codec()
+    try:
+        fatbins = scan(lib_dir).fatbins
+    except (LayoutError, OSError) as error:
+        return _fail(f"cannot handle {error}", 3)
+    if codec.module is None and any(c.method == ZSTD for f in fatbins for c in f.compressed):
+        # The command serves versions 2 and 3; version 1 bundles need compression.zstd.
+        if codec.cli is None:
+            print("zstd")
+    return 0
+
+
 def _verify_only(inventory: Inventory, keep: frozenset[str], lib_dir: Path) -> int:
     problems = verify(inventory, keep)
     for line in problems[:20]:
         print(f"prune_targets: {line}", file=sys.stderr)
-    compressed = sum(len(f.compressed) for f in inventory.fatbins)
-    note = f" ({compressed} compressed bundles not inspected)" if compressed else ""
+    unread = [c for f in inventory.fatbins for c in f.unread]
+    reasons = "; ".join(sorted({c.problem for c in unread}))
+    note = f" ({len(unread)} compressed bundles not inspected: {reasons})" if unread else ""
     if problems:
         return _fail(f"{len(problems)} places hold code that no kept target loads{note}", 1)
     print(f"prune_targets: only {', '.join(sorted(keep))} and host code remain in {lib_dir}{note}")
