@@ -23,10 +23,26 @@ def test_shipped_catalog_loads() -> None:
     catalog = load_catalog(SHIPPED)
     open_ = catalog.flavour("open")
     trixie = open_.distro(None)
-    assert (trixie.name, trixie.rocm, trixie.default_cuda, trixie.status) == ("trixie", "5.7", "12.4", "stable")
+    assert (trixie.name, trixie.rocm, trixie.default_cuda, trixie.status) == (
+        "trixie",
+        "5.7",
+        "12.4",
+        "stable",
+    )
     assert {v.name for v in open_.variants} == {"devel", "runtime", "base"}
     assert trixie.library_targets == frozenset(
-        {"gfx803", "gfx900", "gfx906", "gfx908", "gfx90a", "gfx1010", "gfx1030", "gfx1100", "gfx1101", "gfx1102"}
+        {
+            "gfx803",
+            "gfx900",
+            "gfx906",
+            "gfx908",
+            "gfx90a",
+            "gfx1010",
+            "gfx1030",
+            "gfx1100",
+            "gfx1101",
+            "gfx1102",
+        }
     )
     assert "gfx942" in trixie.compiler_targets and "gfx1201" not in trixie.compiler_targets
     assert [d.name for d in open_.distros] == ["trixie", "sid", "experimental"]
@@ -50,7 +66,7 @@ def test_each_stack_states_its_own_packages_and_pins() -> None:
         assert f"clang-{distro.clang}" in dict(distro.pinned)
     sid, experimental = open_.distro("sid"), open_.distro("experimental")
     assert (sid.status, experimental.status) == ("preview", "preview")
-    assert experimental.apt is not None and experimental.apt.target_release == "experimental"
+    assert experimental.apt is not None and experimental.apt.pin_release == "experimental"
     assert sid.apt is not None and not sid.apt.check_valid_until
 
 
@@ -112,8 +128,12 @@ def test_an_asked_stack_wins_and_unknown_ones_are_refused() -> None:
          "flavours.open.distros.trixie.targets.components.rocblas: gfx1201 not in the compiler's targets"),
         (lambda d: d["flavours"]["open"]["distros"]["sid"].update(status="beta"),
          "flavours.open.distros.sid.status: expected 'stable' or 'preview'"),
-        (lambda d: d["flavours"]["open"]["distros"]["sid"]["apt"].update(target_release="experimental"),
-         "flavours.open.distros.sid.apt.target_release: 'experimental' is not one of the suites"),
+        (lambda d: d["flavours"]["open"]["distros"]["sid"]["apt"].update(pin={"release": "experimental", "packages": "x"}),
+         "flavours.open.distros.sid.apt.pin.release: 'experimental' is not one of the suites"),
+        (lambda d: d["flavours"]["open"]["distros"]["experimental"]["apt"]["pin"].update(packages="x; rm -rf /"),
+         "flavours.open.distros.experimental.apt.pin.packages: expected package names or one /regex/"),
+        (lambda d: d["flavours"]["open"]["distros"]["sid"]["apt"].update(suites=["sid main"]),
+         "flavours.open.distros.sid.apt.suites[0]: 'sid main' is not a suite name"),
         (lambda d: d["flavours"]["open"]["distros"]["sid"]["packages"].update(fat=["x"]),
          "flavours.open.distros.sid.packages.fat: not a variant"),
         (lambda d: d["flavours"]["open"]["distros"]["sid"]["packages"].pop("base"),
@@ -249,9 +269,10 @@ def test_trixie_needs_no_apt_arguments_and_can_be_told_to_skip_valid_until() -> 
     assert any("--no-check-valid-until" in w for w in relaxed.warnings)
 
 
-def test_experimental_adds_its_suite_and_target_release() -> None:
+def test_experimental_adds_its_suite_and_pins_only_rocm_to_it() -> None:
     args = dict(_plan(targets=("gfx942",), distro="experimental").buildargs)
-    assert (args["APT_EXTRA_SUITES"], args["APT_TARGET_RELEASE"]) == ("experimental", "experimental")
+    assert (args["APT_EXTRA_SUITES"], args["APT_PIN_RELEASE"]) == ("experimental", "experimental")
+    assert args["APT_PIN_PACKAGES"].startswith("/^(lib)?(amd|hip")
     assert args["KEEP_TARGETS"] == "gfx942" and args["CLANG_VERSION"] == "22"
 
 
@@ -265,7 +286,11 @@ def test_an_expired_release_is_recognised_in_apt_output() -> None:
     ]
     found = expired_release(lines)
     assert found is not None
-    assert (found.mirror, found.suite, found.since) == ("http://deb.debian.org/debian", "sid", "24d 18h 30min 55s")
+    assert (found.mirror, found.suite, found.since) == (
+        "http://deb.debian.org/debian",
+        "sid",
+        "24d 18h 30min 55s",
+    )
     assert expired_release(["E: Unable to locate package hipcc"]) is None
     # as the engine's build stream delivers it: apt's stderr in coloured pieces
     streamed = ["\x1b[91mE:\x1b[0m", "\x1b[91m \x1b[0m", "\x1b[91m" + lines[1][3:] + "\x1b[0m"]

@@ -6,6 +6,7 @@ the exact field path (``flavours.open.variants.devel.packages[3]``) in one sente
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,7 +51,10 @@ class AptSources:
     """Where a Debian-based stack's packages come from, and how apt is told to take them."""
 
     suites: tuple[str, ...]  # one `deb MIRROR SUITE main` line each, first = the base's suite
-    target_release: str | None  # apt-get -t: experimental packages win over the base suite's
+    # Packages (an apt preferences pattern) taken from another suite than the base's, e.g.
+    # experimental's ROCm on sid; `apt-get -t` would drag libc, perl and cmake along.
+    pin_release: str | None
+    pin_packages: str | None
     # False: Release files whose Valid-Until has passed are accepted (apt's
     # Acquire::Check-Valid-Until=false) -- snapshot and stale mirrors; said on every build.
     check_valid_until: bool
@@ -282,12 +286,29 @@ def _apt(data: Mapping[str, Any], path: str) -> AptSources | None:
         return None
     apath = f"{path}.apt"
     suites = _strings(apt, "suites", apath)
-    target = _get(apt, "target_release", apath, str, required=False)
-    if target is not None and target not in suites:
-        raise _fail(f"{apath}.target_release", f"{target!r} is not one of the suites")
+    pin = _mapping(apt, "pin", apath, required=False)
+    release = packages = None
+    if pin:
+        release = _get(pin, "release", f"{apath}.pin", str)
+        packages = _get(pin, "packages", f"{apath}.pin", str)
+        if release not in suites:
+            raise _fail(f"{apath}.pin.release", f"{release!r} is not one of the suites")
+        if not _PIN_PATTERN.fullmatch(packages):
+            raise _fail(f"{apath}.pin.packages", "expected package names or one /regex/ (apt_preferences)")
+    for index, suite in enumerate(suites):
+        if not _SUITE.fullmatch(suite):
+            raise _fail(f"{apath}.suites[{index}]", f"{suite!r} is not a suite name")
     check = _get(apt, "check_valid_until", apath, bool, required=False)
-    return AptSources(suites=suites, target_release=target, check_valid_until=check is not False)
+    return AptSources(
+        suites=suites, pin_release=release, pin_packages=packages, check_valid_until=check is not False
+    )
 
+
+# They reach a Dockerfile RUN line: names and a /regex/ of safe characters only.
+_SUITE = re.compile(r"[a-z][a-z0-9.-]{0,39}", re.ASCII)
+_PIN_PATTERN = re.compile(
+    r"(/[A-Za-z0-9^$()|?*+.\[\]-]{1,200}/|[a-z0-9][a-z0-9.+*-]*( [a-z0-9][a-z0-9.+*-]*)*)", re.ASCII
+)
 
 _STACK_KEYS = ("rocm", "status", "clang", "default_cuda", "apt", "pinned", "targets", "packages", "size_gb")
 

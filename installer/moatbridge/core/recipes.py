@@ -164,8 +164,9 @@ def _apt_args(distro: Distro, override: bool | None) -> dict[str, str]:
     extra = list(distro.apt.suites[1:])
     if extra:
         args["APT_EXTRA_SUITES"] = " ".join(extra)
-    if distro.apt.target_release:
-        args["APT_TARGET_RELEASE"] = distro.apt.target_release
+    if distro.apt.pin_release and distro.apt.pin_packages:
+        args["APT_PIN_RELEASE"] = distro.apt.pin_release
+        args["APT_PIN_PACKAGES"] = distro.apt.pin_packages
     if not checks_valid_until(distro, override):
         args["APT_CHECK_VALID_UNTIL"] = "false"
     return args
