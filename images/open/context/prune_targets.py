@@ -38,8 +38,10 @@ the zeroed ranges read back as zeros, every kept target would load from each bun
 code objects (triple, place and bytes) as before, and no bundle lists code no kept target
 loads. A rewritten compressed bundle is decompressed again from the copy: its header must state
 the sizes and hash of what it holds, and every kept target must load byte-identical code
-objects (triple and bytes; the places move) as from the original's decompressed bundle. The report (``--report``) counts, per file and kept target, the bundles whose code for
-that target is its own processor's or a generic processor's (``"loads"``).
+objects (triple and bytes; the places move) as from the original's decompressed bundle.
+The report (``--report``) counts, per file and kept target, the bundles whose code for that
+target is its own processor's or a generic processor's (``"loads"``), and the compressed
+bundles rewritten and left as they were (with the reason).
 
 Exit status: 0 done or verified; 1 ``--verify-only`` found code that no kept target loads;
 2 bad arguments, or a ``--keep`` target the tree has no code for, neither its own nor its generic
@@ -439,17 +441,17 @@ class Codec:
                 if done.returncode:
                     raise CodecError(done.stderr.decode(errors="replace").strip() or "zstd failed")
                 return done.stdout
-        except (zlib.error, ValueError, OSError) as error:  # zstd's errors are ValueError's kind
+        except (zlib.error, OSError) as error:
             raise CodecError(str(error)) from None
-        except Exception as error:  # compression.zstd.ZstdError
+        except Exception as error:  # noqa: BLE001 (compression.zstd.ZstdError, absent before 3.14)
             raise CodecError(str(error)) from None
         raise CodecError(self.missing(cb))
 
     @staticmethod
     def _stream(decompressor: Any, payload: bytes, limit: int | None) -> bytes:
         if limit is not None:
-            return decompressor.decompress(payload, limit)
-        out = decompressor.decompress(payload)
+            return bytes(decompressor.decompress(payload, limit))
+        out = bytes(decompressor.decompress(payload))
         if not decompressor.eof:
             raise CodecError("the compressed stream is cut off")
         if decompressor.unused_data.strip(b"\0"):
@@ -460,7 +462,7 @@ class Codec:
         if method == ZLIB:
             return zlib.compress(data, ZLIB_LEVEL)
         if self.module is not None:
-            return self.module.compress(data, ZSTD_LEVEL)
+            return bytes(self.module.compress(data, ZSTD_LEVEL))
         if self.cli:
             done = subprocess.run([self.cli, "-q", "-c", f"-{ZSTD_LEVEL}"], input=data, capture_output=True)
             if done.returncode:
@@ -479,7 +481,7 @@ def ccob_header(version: int, method: int, compressed_size: int, data: bytes) ->
     layout = CCOB_HEADERS[version]
     total = struct.calcsize(layout) + compressed_size
     sizes = (len(data),) if version == 1 else (total, len(data))
-    if version == 2 and max(sizes) > 0xFFFFFFFF or version == 1 and len(data) > 0xFFFFFFFF:
+    if (version == 2 and max(sizes) > 0xFFFFFFFF) or (version == 1 and len(data) > 0xFFFFFFFF):
         raise CodecError(f"too large for a version {version} header")
     return struct.pack(layout, COMPRESSED_MAGIC, version, method, *sizes, truncated_md5(data))
 
@@ -514,7 +516,7 @@ def build_bundle(objects: Sequence[tuple[str, Any]], align: int = BUNDLE_ALIGN) 
         entries.append(Entry(pos, len(data), triple))
         pos += len(data)
     out = bytearray(build_header(entries))
-    for entry, (_, data) in zip(entries, objects):
+    for entry, (_, data) in zip(entries, objects, strict=True):
         out += bytes(entry.offset - len(out))  # LLVM pads up to every offset, even an empty one's
         out += data
     return bytes(out)
@@ -551,7 +553,9 @@ class CompressedPlan:
         return self.bundle.end - self.bundle.start - len(self.blob)
 
 
-def plan_compressed(buf: Any, cb: CompressedBundle, keep: frozenset[str], codec: Codec) -> CompressedPlan | str | None:
+def plan_compressed(
+    buf: Any, cb: CompressedBundle, keep: frozenset[str], codec: Codec
+) -> CompressedPlan | str | None:
     """The new compressed bundle that holds only the host and what ``keep`` loads; None if
     nothing goes, a reason if it cannot be rewritten (it is left as it is)."""
     if cb.inner is None:
@@ -725,7 +729,9 @@ def prove(
 ) -> None:
     """Raise ProofError unless ``rewritten`` is ``original`` with exactly the planned changes, and
     every kept target loads from each rewritten bundle exactly the code it loaded before."""
-    masked = merge_ranges(r for plan in [*plans, *cplans] for r in plan.masked_ranges)
+    masked = merge_ranges(
+        [r for plan in plans for r in plan.masked_ranges] + [r for c in cplans for r in c.masked_ranges]
+    )
     before, after = masked_sha256(original, size, masked), masked_sha256(rewritten, size, masked)
     if len(rewritten) != size or after != before:
         raise ProofError("bytes outside the rewritten headers and dropped code changed")
@@ -744,7 +750,9 @@ def prove(
         prove_compressed(rewritten, section_end, cplan, keep, codec or Codec())
 
 
-def prove_compressed(rewritten: Any, section_end: int, plan: CompressedPlan, keep: frozenset[str], codec: Codec) -> None:
+def prove_compressed(
+    rewritten: Any, section_end: int, plan: CompressedPlan, keep: frozenset[str], codec: Codec
+) -> None:
     """The compressed bundle written at ``plan.bundle.start``, read back and decompressed from
     ``rewritten``, states its sizes and hash, holds only the host and what ``keep`` loads, and
     each kept target loads byte-identical code objects as from the original."""
@@ -757,7 +765,9 @@ def prove_compressed(rewritten: Any, section_end: int, plan: CompressedPlan, kee
         if new.version != 1 and new.end != old.start + len(plan.blob):
             raise ProofError(f"{at} does not state its new size")
         # Version 1 states no size: its bytes reach the old end, zeros after the stream.
-        data = codec.decompress(new, (replace(new, end=old.end) if new.version == 1 else new).payload(rewritten))
+        data = codec.decompress(
+            new, (replace(new, end=old.end) if new.version == 1 else new).payload(rewritten)
+        )
     except (LayoutError, CodecError, struct.error) as error:
         raise ProofError(f"{at} does not read back: {error}") from None
     if len(data) != new.uncompressed_size or truncated_md5(data) != new.stored_hash:
@@ -882,7 +892,9 @@ def read_fatbin(path: Path, codec: Codec | None = None) -> FatbinFile | None:
                     return None
                 items = parse_bundles(buf, section[0], section[0] + section[1])
                 if codec is not None:
-                    items = [read_inner(buf, i, codec) if isinstance(i, CompressedBundle) else i for i in items]
+                    items = [
+                        read_inner(buf, i, codec) if isinstance(i, CompressedBundle) else i for i in items
+                    ]
             except (LayoutError, struct.error) as error:
                 raise LayoutError(f"{path}: {error}") from None
     return FatbinFile(path, info.st_size, info.st_nlink, section, items)
@@ -906,7 +918,9 @@ def scan(lib_dir: Path, codec: Codec | None = None) -> Inventory:
 # --- pruning one file ----------------------------------------------------------------------
 
 
-def rewrite_file(fatbin: FatbinFile, keep: frozenset[str], dry_run: bool, codec: Codec | None = None) -> dict[str, Any]:
+def rewrite_file(
+    fatbin: FatbinFile, keep: frozenset[str], dry_run: bool, codec: Codec | None = None
+) -> dict[str, Any]:
     """Plan, apply (on a temporary copy), prove and install the rewrite of one file."""
     codec = codec or Codec()
     plans = [p for p in (plan_rewrite(b, keep) for b in fatbin.bundles) if p is not None]
@@ -929,9 +943,10 @@ def rewrite_file(fatbin: FatbinFile, keep: frozenset[str], dry_run: bool, codec:
                 continue
             kept.update(e.label for e in cb.entries)
             if planned is not None:
-                left.append({"offset": cb.start - section_start, "size": cb.end - cb.start, "version": cb.version,
-                             "method": cb.method_name, "reason": planned,
-                             "targets": sorted({e.label for e in cb.entries if not e.is_host})})  # fmt: skip
+                targets = sorted({e.label for e in cb.entries if not e.is_host})
+                left.append({"offset": cb.start - section_start, "size": cb.end - cb.start,
+                             "version": cb.version, "method": cb.method_name, "reason": planned,
+                             "targets": targets})  # fmt: skip
         objects = [
             {"bundle": plan.bundle.start - section_start, "target": entry.target_id,
              "offset": a, "size": b - a, "sha256": sha256_of(original, a, b)}
@@ -940,7 +955,8 @@ def rewrite_file(fatbin: FatbinFile, keep: frozenset[str], dry_run: bool, codec:
         objects += [
             {"bundle": cp.bundle.start - section_start, "compressed": True, "target": new.target_id,
              "offset": new.offset, "size": new.size, "sha256": digest}
-            for cp in cplans for new, digest in zip(cp.new_inner.entries, cp.kept_digests) if new.size
+            for cp in cplans for new, digest in zip(cp.new_inner.entries, cp.kept_digests, strict=True)
+            if new.size
         ]  # fmt: skip
         if (plans or cplans) and not dry_run:
             _rewrite_copy(fatbin, original, section_end, plans, keep, cplans, codec)
@@ -952,18 +968,28 @@ def rewrite_file(fatbin: FatbinFile, keep: frozenset[str], dry_run: bool, codec:
         "bundles_rewritten": len(plans) + len(cplans),
         "compressed_bundles": len(fatbin.compressed),
         "compressed_bundles_rewritten": [
-            {"offset": cp.bundle.start - section_start, "version": cp.bundle.version, "method": cp.bundle.method_name,
-             "size": cp.bundle.end - cp.bundle.start, "new_size": len(cp.blob),
-             "uncompressed_size": cp.bundle.uncompressed_size, "new_uncompressed_size": cp.new_inner.end}
+            {
+                "offset": cp.bundle.start - section_start,
+                "version": cp.bundle.version,
+                "method": cp.bundle.method_name,
+                "size": cp.bundle.end - cp.bundle.start,
+                "new_size": len(cp.blob),
+                "uncompressed_size": cp.bundle.uncompressed_size,
+                "new_uncompressed_size": cp.new_inner.end,
+            }
             for cp in cplans
-        ],  # fmt: skip
+        ],
         "compressed_bundles_left": left,
         "entries_kept": dict(sorted(kept.items())),
         "entries_dropped": dict(sorted(dropped.items())),
         "loads": loads,
-        "bytes_zeroed": sum(p.bytes_zeroed for p in [*plans, *cplans]),
+        "bytes_zeroed": sum(p.bytes_zeroed for p in plans) + sum(c.bytes_zeroed for c in cplans),
         "kept_objects": objects,
-        "proof": "skipped (dry run)" if dry_run and changed else "passed" if changed else "nothing to rewrite",
+        "proof": "skipped (dry run)"
+        if dry_run and changed
+        else "passed"
+        if changed
+        else "nothing to rewrite",
     }
 
 
@@ -1048,7 +1074,9 @@ def verify(inventory: Inventory, keep: frozenset[str]) -> list[str]:
     return problems
 
 
-def prune(inventory: Inventory, keep: frozenset[str], dry_run: bool, codec: Codec | None = None) -> dict[str, Any]:
+def prune(
+    inventory: Inventory, keep: frozenset[str], dry_run: bool, codec: Codec | None = None
+) -> dict[str, Any]:
     doomed = inventory.doomed_files(keep)
     codec = codec or Codec()
     files = [rewrite_file(f, keep, dry_run, codec) for f in inventory.fatbins if f.path not in doomed]
@@ -1095,7 +1123,11 @@ def summary(report: dict[str, Any], seconds: float) -> str:
                 + (f" ({packed} compressed)" if packed else "")
                 + f", {sum(r['entries_dropped'].values())} code objects dropped, "
                 f"{_human(r['bytes_zeroed'])} zeroed"
-                + (f", {len(left)} compressed bundles left as they were ({'; '.join(reasons)})" if left else "")
+                + (
+                    f", {len(left)} compressed bundles left as they were ({'; '.join(reasons)})"
+                    if left
+                    else ""
+                )
                 + f"; proof {r['proof']}"
             )
     for target, counts in totals["loads"].items():
@@ -1118,8 +1150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="report what would change, change nothing")
     mode.add_argument("--verify-only", action="store_true", help="check that only kept targets remain")
-    mode.add_argument("--tools-needed", action="store_true",
-                      help="print the Debian packages this tree's compressed bundles need here (zstd), if any")  # fmt: skip
+    needed = "print the Debian packages (zstd) this tree's compressed bundles need here, if any"
+    mode.add_argument("--tools-needed", action="store_true", help=needed)
     args = parser.parse_args(argv)
     if args.tools_needed:
         return _tools_needed(args.lib_dir)
@@ -1167,10 +1199,13 @@ def _tools_needed(lib_dir: Path) -> int:
         fatbins = scan(lib_dir).fatbins
     except (LayoutError, OSError) as error:
         return _fail(f"cannot handle {error}", 3)
-    if codec.module is None and any(c.method == ZSTD for f in fatbins for c in f.compressed):
-        # The command serves versions 2 and 3; version 1 bundles need compression.zstd.
-        if codec.cli is None:
-            print("zstd")
+    # The command serves versions 2 and 3 (version 1 bundles need compression.zstd).
+    if (
+        codec.module is None
+        and codec.cli is None
+        and any(c.method == ZSTD for f in fatbins for c in f.compressed)
+    ):
+        print("zstd")
     return 0
 
 
