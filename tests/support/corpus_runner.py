@@ -12,7 +12,15 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-LLVM = "/usr/lib/llvm-17/bin"
+LLVM = "/usr/lib/llvm-17/bin"  # the stack's LLVM: set from the toolkit's target.conf in main()
+
+
+def stack_llvm(toolkit: Path) -> str:
+    conf = toolkit / "share" / "moatbridge" / "target.conf"
+    for line in conf.read_text(encoding="utf-8").splitlines():
+        if line.startswith("llvm_bin="):
+            return line.split("=", 1)[1]
+    return LLVM
 
 
 def bundle_targets(executable: Path, scratch: Path) -> list[str]:
@@ -67,7 +75,9 @@ def build_and_run(program: dict[str, object], toolkit: Path, sources: Path, out:
 
 
 def main() -> int:
+    global LLVM
     manifest, toolkit, sources, out = (Path(arg) for arg in sys.argv[1:5])
+    LLVM = stack_llvm(toolkit)
     programs = json.loads(manifest.read_text())["programs"]
     out.mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(max_workers=2) as pool:

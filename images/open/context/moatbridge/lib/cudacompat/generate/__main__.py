@@ -1,6 +1,7 @@
 """Build the open flavour's CUDA layer inside the image (run by images/open/Dockerfile):
 
-python3 -m cudacompat.generate --prefix /opt/moatbridge --targets gfx1030,gfx1100 --cuda-version 12.4
+python3 -m cudacompat.generate --prefix /opt/moatbridge --targets gfx1030,gfx1100 --cuda-version 12.4 \
+    --clang-version 17 --rocm-version 5.7
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import sys
 from pathlib import Path
 
 from ..nvcc.config import ToolkitConfig, full_cuda_version
-from . import device_functions, headers, inventory, mappings, probe, shadows, signatures, toolkit
+from . import device_functions, headers, inventory, mappings, probe, shadows, signatures, stack, toolkit
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,14 +23,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hipify", default="/usr/bin/hipify-perl", type=Path)
     parser.add_argument("--hipsolver-include", default="/usr/include/hipsolver", type=Path)
     parser.add_argument("--system-include", default="/usr/include", type=Path)
-    parser.add_argument("--clang", default="/usr/bin/clang++-17")
+    parser.add_argument("--clang-version", type=int, default=17, help="the stack's clang: clang++-N, llvm-N")
+    parser.add_argument("--rocm-version", default="", help="the stack's ROCm release (the catalog's)")
+    parser.add_argument("--clang", default="", help="C++ compiler for the probes (default: clang++-N)")
     args = parser.parse_args(argv)
+
+    found = stack.detect(args.clang_version, args.rocm_version, args.system_include)
+    if not found.rocm_version:
+        found = stack.Stack(found.clang_version, found.hip_version, found.hip_version, found.hipblaslt, found.rccl)
+    clangxx = args.clang or found.clangxx
+    print(
+        f"stack: clang {found.clang_version}, ROCm {found.rocm_version}, HIP {found.hip_version}, "
+        f"hipBLASLt {'yes' if found.hipblaslt else 'no'}, RCCL {'yes' if found.rccl else 'no'}",
+        flush=True,
+    )
+    toolkit.write_text(args.prefix / stack.STACK_ENV, found.env_text())
 
     shared = args.prefix / "toolkit"
     include = shared / "include"
     cuda_version = full_cuda_version(args.cuda_version)
     # before anything is generated into include/: what the image context brought
-    header_plans = headers.plan(inventory.load(), toolkit.hand_written_headers(include), cuda_version)
+    libraries = [name for name in ("hipblaslt", "rccl") if getattr(found, name)]
+    header_plans = headers.plan(
+        inventory.load(), toolkit.hand_written_headers(include), cuda_version, libraries, f"HIP {found.hip_version}"
+    )
     rows = mappings.parse_hipify(args.hipify.read_text(encoding="utf-8"))
     kept, dropped = mappings.select(rows)
     solver_text = "".join(p.read_text(encoding="utf-8") for p in sorted(args.hipsolver_include.rglob("*.h")))
@@ -49,7 +66,13 @@ def main(argv: list[str] | None = None) -> int:
     unresolved: list[mappings.Mapping] = []
     for family in mappings.FAMILIES:
         members = [m for m in kept if m.family == family]
-        result = probe.probe(args.clang, family, members)
+        library = mappings.OPTIONAL_FAMILIES.get(family)
+        if library is not None and not getattr(found, library):
+            reason = f"no {library} in this stack (HIP {found.hip_version})"
+            dropped += [mappings.Dropped(m.cuda, m.hip, family, reason) for m in members]
+            print(f"{family}: not mapped ({reason}; {len(members)} names)", flush=True)
+            continue
+        result = probe.probe(clangxx, family, members)
         emitted[family] = len(result.resolved)
         unresolved += result.unresolved
         source = f"{args.hipify.name}" if family != "cusolver" else "hipSOLVER's compat API (hand rule)"
@@ -64,10 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     shadowed = toolkit.write_shadow_tree(include, args.system_include / "thrust", "thrust")
     cub = toolkit.write_cub_headers(include, args.system_include / "hipcub")
-    for name in shadows.write_vector_shadows(include, args.system_include):
-        print(f"warning: HIP's {name} has an unexpected shape; its float2 operators stay", flush=True)
+    shadow_results = shadows.write_vector_shadows(include, args.system_include, clangxx)
+    for result in shadow_results:
+        print(f"shadow {result.probe} (hip/{result.header}): {result.outcome}", flush=True)
     print(f"thrust shadow headers: {shadowed}; cub headers: {cub}")
-    toolkit.write_libraries(shared / "lib64")
+    toolkit.write_libraries(shared / "lib64", found)
     toolkit.write_text(
         shared / "nvvm" / "libdevice" / "README",
         "CUDA's libdevice has no meaning on AMD GPUs; this directory exists because CMake checks for it.\n",
@@ -77,13 +101,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"CUDA headers: {provided} of {len(header_plans)} provided (cuda_headers.tsv)", flush=True)
     toolkit.write_report(
         shared, emitted, unresolved, dropped, header_plans, len(api_functions), signatures.load_gaps(),
-        device_functions.load(), signatures.load_gaps(device_functions.GAPS),
+        device_functions.load(), signatures.load_gaps(device_functions.GAPS), found,
+        [(r.probe, r.header, r.outcome + (f" ({r.detail})" if r.detail else "")) for r in shadow_results],
     )  # fmt: skip
     targets = [t for t in args.targets.split(",") if t]
     for gfx in targets:
         config = ToolkitConfig(
             root=str(args.prefix / "targets" / gfx), gfx=gfx, cuda_version=cuda_version,
-            mimic_cc=args.mimic_cc, clangxx=args.clang,
+            mimic_cc=args.mimic_cc, clangxx=clangxx, clang=found.clang, llvm_bin=found.llvm_bin,
+            clang_version=str(found.clang_version), hip_version=found.hip_version,
         )  # fmt: skip
         toolkit.write_target(args.prefix, shared, config)
     print(

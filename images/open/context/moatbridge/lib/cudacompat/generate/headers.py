@@ -60,9 +60,9 @@ ALIASES = {
 }
 
 _GRAPHICS = "graphics interop (OpenGL, EGL, VDPAU) is not mapped: no display stack in the image"
-_DRIVER_TYPEDEFS = "driver-API function-pointer typedefs (PFN_cu*) for cuGetProcAddress, which HIP 5.7 lacks"
+_DRIVER_TYPEDEFS = "driver-API function-pointer typedefs (PFN_cu*) for cuGetProcAddress, which {hip} lacks"
 UNSUPPORTED = {
-    "cublasLt.h": "cuBLASLt: Debian trixie's ROCm 5.7 has no hipBLASLt",
+    "cublasLt.h": "cuBLASLt: this stack ({hip}) has no hipBLASLt",
     "cublasXt.h": "cuBLASXt (multi-GPU host BLAS) has no hipBLAS counterpart",
     "cufftw.h": "the FFTW-style cuFFT interface has no hipFFT counterpart",
     "cusolverMg.h": "multi-GPU cuSOLVER has no hipSOLVER counterpart",
@@ -72,13 +72,13 @@ UNSUPPORTED = {
     "mma.h": "warp matrix functions (wmma): rocWMMA is not packaged in Debian trixie",
     "crt/mma.h": "warp matrix functions (wmma): rocWMMA is not packaged in Debian trixie",
     "crt/mma.hpp": "warp matrix functions (wmma): rocWMMA is not packaged in Debian trixie",
-    "cuda_awbarrier.h": "asynchronous barriers (sm_80 hardware) have no HIP 5.7 counterpart",
-    "cuda_awbarrier_helpers.h": "asynchronous barriers (sm_80 hardware) have no HIP 5.7 counterpart",
-    "cuda_awbarrier_primitives.h": "asynchronous barriers (sm_80 hardware) have no HIP 5.7 counterpart",
-    "cuda_pipeline.h": "asynchronous copy pipelines (sm_80 hardware) have no HIP 5.7 counterpart",
-    "cuda_pipeline_helpers.h": "asynchronous copy pipelines (sm_80 hardware) have no HIP 5.7 counterpart",
-    "cuda_pipeline_primitives.h": "asynchronous copy pipelines (sm_80 hardware) have no HIP 5.7 counterpart",
-    "cooperative_groups/memcpy_async.h": "cooperative_groups::memcpy_async is not in HIP 5.7",
+    "cuda_awbarrier.h": "asynchronous barriers (sm_80 hardware) have no {hip} counterpart",
+    "cuda_awbarrier_helpers.h": "asynchronous barriers (sm_80 hardware) have no {hip} counterpart",
+    "cuda_awbarrier_primitives.h": "asynchronous barriers (sm_80 hardware) have no {hip} counterpart",
+    "cuda_pipeline.h": "asynchronous copy pipelines (sm_80 hardware) have no {hip} counterpart",
+    "cuda_pipeline_helpers.h": "asynchronous copy pipelines (sm_80 hardware) have no {hip} counterpart",
+    "cuda_pipeline_primitives.h": "asynchronous copy pipelines (sm_80 hardware) have no {hip} counterpart",
+    "cooperative_groups/memcpy_async.h": "cooperative_groups::memcpy_async is not in {hip}",
     "cudaGL.h": _GRAPHICS, "cudaGLTypedefs.h": _GRAPHICS, "cuda_gl_interop.h": _GRAPHICS,
     "cudaEGL.h": _GRAPHICS, "cudaEGLTypedefs.h": _GRAPHICS, "cuda_egl_interop.h": _GRAPHICS,
     "cudaVDPAU.h": _GRAPHICS, "cudaVDPAUTypedefs.h": _GRAPHICS, "cuda_vdpau_interop.h": _GRAPHICS,
@@ -103,18 +103,23 @@ _LIBRARY_VERSION_PREFIXES = ("CUBLAS_VER", "CUFFT_VER", "CURAND_VER", "CUSPARSE_
 INVENTORY_CUDA = "12.4"
 
 
+# Headers provided only on stacks with the library: header -> (stack library, what it includes,
+# the generated mapping family).
+LIBRARY_HEADERS = {"cublasLt.h": ("hipblaslt", "hipblaslt/hipblaslt.h", "cublaslt")}
+
+
 class HeaderPlan(NamedTuple):
     path: str
-    kind: str  # "hand", "runtime", "alias", "unsupported"
+    kind: str  # "hand", "runtime", "alias", "library", "unsupported"
     target: str = ""  # the header an alias includes
     reason: str = ""  # why it is unsupported
     defines: tuple[tuple[str, str], ...] = ()  # its own guard and feature macros: (name, value)
     includes: tuple[str, ...] = ()  # provided headers the real one brings in
 
 
-def unsupported_reason(path: str) -> str | None:
+def unsupported_reason(path: str, hip: str = "HIP 5.7") -> str | None:
     if path in UNSUPPORTED:
-        return UNSUPPORTED[path]
+        return UNSUPPORTED[path].replace("{hip}", hip)
     if path.startswith("npp"):
         return _NPP
     return None
@@ -124,15 +129,23 @@ def _values(inventory: Inventory) -> dict[str, str]:
     return {name: value for header in inventory.headers for name, value in header.features}
 
 
-def plan(inventory: Inventory, hand_written: Iterable[str], cuda_version: str) -> list[HeaderPlan]:
-    """One plan per inventory header, with the macros each provided one must define."""
+def plan(
+    inventory: Inventory, hand_written: Iterable[str], cuda_version: str,
+    libraries: Iterable[str] = (), hip: str = "HIP 5.7",
+) -> list[HeaderPlan]:  # fmt: skip
+    """One plan per inventory header, with the macros each provided one must define.
+    `libraries`: the optional libraries the stack has (LIBRARY_HEADERS); `hip`: how reasons
+    name the stack's HIP."""
     hand = frozenset(hand_written)
+    available = frozenset(libraries)
     kinds: dict[str, HeaderPlan] = {}
     for header in inventory.headers:
         path = header.path
-        reason = unsupported_reason(path)
+        reason = unsupported_reason(path, hip)
         if path in hand:
             kinds[path] = HeaderPlan(path, "hand")
+        elif path in LIBRARY_HEADERS and LIBRARY_HEADERS[path][0] in available:
+            kinds[path] = HeaderPlan(path, "library", target=LIBRARY_HEADERS[path][1])
         elif reason is not None:
             kinds[path] = HeaderPlan(path, "unsupported", reason=reason)
         elif path in RUNTIME_PARTS:
@@ -197,7 +210,19 @@ def defines_block(header: HeaderPlan) -> str:
 
 
 def generated_header(header: HeaderPlan) -> str:
-    """The text of a runtime-part or alias header."""
+    """The text of a runtime-part, alias or library header."""
+    if header.kind == "library":
+        family = LIBRARY_HEADERS[header.path][2]
+        return (
+            "/* moatbridge CUDA compatibility header (generated at image build): this CUDA library is\n"
+            f"   {header.target.split('/')[0]} in this stack; its names are mapped in moatbridge/generated/{family}.h. */\n"
+            "#pragma once\n"
+            "#include <moatbridge/runtime.h>\n"
+            "#include <moatbridge/hide_cuda_macros.h>\n"
+            f"#include <{header.target}>\n"
+            "#include <moatbridge/restore_cuda_macros.h>\n"
+            f"#include <moatbridge/generated/{family}.h>\n" + defines_block(header)
+        )
     include = "moatbridge/runtime.h" if header.kind == "runtime" else header.target
     return (
         "/* moatbridge CUDA compatibility header (generated at image build; see cuda_headers.tsv). */\n"

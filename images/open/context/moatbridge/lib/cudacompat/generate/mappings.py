@@ -20,9 +20,11 @@ _ROW = re.compile(r'^\s*subst\("([^"]+)",\s*"([^"]*)",\s*"([^"]+)"\);')
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 # Header families: which compat header defines a mapping (by the CUDA name's prefix).
-FAMILIES = ("runtime", "cublas", "cusparse", "curand", "cufft", "cusolver", "nvrtc")
+FAMILIES = ("runtime", "cublas", "cublaslt", "cusparse", "curand", "cufft", "cusolver", "nvrtc")
+# Families only some stacks have the library for (stack.env): family -> the library.
+OPTIONAL_FAMILIES = {"cublaslt": "hipblaslt"}
 _LIBRARY_PREFIXES = (
-    ("cublas", "cublas"), ("cusparse", "cusparse"), ("curand", "curand"), ("cufft", "cufft"),
+    ("cublaslt", "cublaslt"), ("cublas", "cublas"), ("cusparse", "cusparse"), ("curand", "curand"), ("cufft", "cufft"),
     ("cusolver", "cusolver"), ("nvrtc", "nvrtc"),
 )  # fmt: skip
 _DROPPED_PREFIXES = ("cudnn", "caffe2", "cub_", "thrust")

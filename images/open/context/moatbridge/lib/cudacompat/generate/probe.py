@@ -29,6 +29,7 @@ RUNTIME_INCLUDES = (
 FAMILY_PREAMBLE: dict[str, str] = {
     "runtime": "",
     "cublas": "#define ROCM_MATHLIBS_API_USE_HIP_COMPLEX 1\n#include <hipblas/hipblas.h>\n",
+    "cublaslt": "#include <hipblaslt/hipblaslt.h>\n",
     "cusparse": "#include <hipsparse/hipsparse.h>\n",
     "curand": "#include <hiprand/hiprand.h>\n#include <hiprand/hiprand_kernel.h>\n",
     "cufft": "#include <hipfft/hipfft.h>\n#include <hipfft/hipfftXt.h>\n",

@@ -6,7 +6,11 @@ checks the header has the shape it expects and leaves it alone (returns None) ot
 from __future__ import annotations
 
 import re
+import subprocess
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from .toolkit import write_text
 
@@ -67,6 +71,9 @@ _TILE_CLASS = re.compile(
     r"\s*public parent_group_info<tileSize, ParentCGTy> \{\n"
     r"\s*_CG_STATIC_CONST_DECL_ unsigned int numThreads = tileSize;\n)"
 )
+_TILE_USINGS = re.compile(
+    r"using tbtBase::size;\s*using tbtBase::sync;\s*using tbtBase::thread_rank;"
+)
 _TILE_BASE_SYNC = re.compile(
     r"(class thread_block_tile_base : public tile_base<size> \{.*?\n public:\n)", re.S
 )
@@ -75,16 +82,21 @@ _TILE_BASE_SYNC = re.compile(
 def with_unambiguous_tiles(text: str) -> str | None:
     """HIP 5.7's cooperative groups with tile.thread_rank()/size()/sync() unambiguous on tiles
     of a parent group (`tiled_partition<16>(this_thread_block())`: only the parentless
-    specialisation says which base they come from) and with CUDA 12's num_threads() on
-    tiles. None if the header does not have the expected shape."""
-    text, tiles = _TILE_CLASS.subn(
-        "\\1 public:  /* moatbridge: as the parentless specialisation does */\n"
-        "  using thread_block_tile_base<tileSize>::size;\n"
-        "  using thread_block_tile_base<tileSize>::sync;\n"
-        "  using thread_block_tile_base<tileSize>::thread_rank;\n"
-        " private:\n",
-        text,
-    )
+    specialisation says which base they come from; HIP 6.x does it, then only the rest is
+    added) and with CUDA 12's num_threads() on tiles. None if the header does not have the
+    expected shape."""
+    # HIP 6.x: the tile class with a parent says it too (5.7: the parentless one only)
+    if len(_TILE_USINGS.findall(text)) >= 2:
+        tiles = 1
+    else:
+        text, tiles = _TILE_CLASS.subn(
+            "\\1 public:  /* moatbridge: as the parentless specialisation does */\n"
+            "  using thread_block_tile_base<tileSize>::size;\n"
+            "  using thread_block_tile_base<tileSize>::sync;\n"
+            "  using thread_block_tile_base<tileSize>::thread_rank;\n"
+            " private:\n",
+            text,
+        )
     text, bases = _TILE_BASE_SYNC.subn(
         "\\1  __CG_STATIC_QUALIFIER__ unsigned int num_threads() { return size; }  /* moatbridge */\n",
         text,
@@ -143,7 +155,7 @@ _COALESCED_FRIEND = "  friend __CG_QUALIFIER__ coalesced_group coalesced_threads
 _CG_END = "}  // namespace cooperative_groups\n"
 # CUDA 11's partitions of a tile or coalesced group by a predicate or a label: the lanes of
 # the parent that voted alike, as a coalesced group (built through a friend of its class).
-_PARTITIONS = """
+_PARTITION_HELPERS = """
 namespace moatbridge_cg {  /* moatbridge: cg::binary_partition and cg::labeled_partition */
 using mask_t = ::lane_mask;
 struct coalesced_access {
@@ -171,7 +183,8 @@ __CG_QUALIFIER__ cooperative_groups::coalesced_group alike(mask_t members, int l
   return coalesced_access::make(same);
 }
 }  // namespace moatbridge_cg
-namespace cooperative_groups {
+"""
+_BINARY_PARTITION = """namespace cooperative_groups {
 __CG_QUALIFIER__ coalesced_group binary_partition(const coalesced_group& parent, bool pred) {
   return ::moatbridge_cg::alike(::moatbridge_cg::coalesced_access::members(parent), pred);
 }
@@ -179,6 +192,9 @@ template <unsigned int Size, class Parent>
 __CG_QUALIFIER__ coalesced_group binary_partition(const thread_block_tile<Size, Parent>&, bool pred) {
   return ::moatbridge_cg::alike(::moatbridge_cg::tile_members<Size>(), pred);
 }
+}  // namespace cooperative_groups
+"""
+_LABELED_PARTITION = """namespace cooperative_groups {
 __CG_QUALIFIER__ coalesced_group labeled_partition(const coalesced_group& parent, int label) {
   return ::moatbridge_cg::alike(::moatbridge_cg::coalesced_access::members(parent), label);
 }
@@ -190,26 +206,29 @@ __CG_QUALIFIER__ coalesced_group labeled_partition(const thread_block_tile<Size,
 """
 
 
-def with_partitions(text: str) -> str | None:
-    """CUDA's cg::binary_partition and cg::labeled_partition, which HIP 5.7 lacks: a friend
-    of coalesced_group (declared before the groups) builds the group from the lanes that
-    voted alike. None if the header does not have the expected shape."""
+def _with_partitions(text: str, binary: bool, labeled: bool) -> str | None:
     end = text.rfind(_CG_END)
     if text.count(_COALESCED_FRIEND) != 1 or end < 0 or _CG_NAMESPACE not in text:
         return None
     friend = "  friend struct ::moatbridge_cg::coalesced_access;\n"
     text = text.replace(_COALESCED_FRIEND, _COALESCED_FRIEND + friend)
     end = text.rfind(_CG_END) + len(_CG_END)
-    text = text[:end] + _PARTITIONS + text[end:]
+    added = _PARTITION_HELPERS + (_BINARY_PARTITION if binary else "") + (_LABELED_PARTITION if labeled else "")
+    text = text[:end] + added + text[end:]
     forward = "\nnamespace moatbridge_cg {\nstruct coalesced_access;\n}"
     return text.replace(_CG_NAMESPACE, forward + _CG_NAMESPACE, 1)
 
 
-def _cooperative_groups(text: str) -> str | None:
-    result: str | None = text
-    for change in (with_unambiguous_tiles, with_shuffles_of_any_type, with_partitions):
-        result = change(result) if result is not None else None
-    return result
+def with_partitions(text: str) -> str | None:
+    """CUDA's cg::binary_partition and cg::labeled_partition, which HIP 5.7 lacks: a friend
+    of coalesced_group (declared before the groups) builds the group from the lanes that
+    voted alike. None if the header does not have the expected shape."""
+    return _with_partitions(text, binary=True, labeled=True)
+
+
+def with_labeled_partition(text: str) -> str | None:
+    """cg::labeled_partition alone, for HIPs that have binary_partition (6.x)."""
+    return _with_partitions(text, binary=False, labeled=True)
 
 
 _BF16_STRUCT = "struct __hip_bfloat16 {\n  unsigned short data;\n};\n"
@@ -348,22 +367,171 @@ def without_nodiscard_errors(text: str) -> str | None:
     return text.replace(_NODISCARD, "#define __HIP_NODISCARD /* moatbridge: not [[nodiscard]], as in CUDA */")
 
 
-def write_vector_shadows(include: Path, system_include: Path) -> list[str]:
+# Each shadow: the HIP header it copies, the change, and a probe: a HIP source that uses the
+# CUDA behaviour the change brings. Where the probe compiles against the image's own HIP
+# headers, HIP does it right already and the shadow is skipped; otherwise the change must
+# apply and the probe must compile with the shadow in front, or the build fails (never a
+# silently missing behaviour). Probes run with the stack's clang (`--cuda-host-only` off:
+# host and device sides both).
+_CG = "#include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+_HELPER_MATH = """#include <hip/hip_runtime.h>
+inline __host__ __device__ float2 operator-(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
+inline __host__ __device__ float2 operator+(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
+inline __host__ __device__ float2 operator*(float2 a, float2 b) { return make_float2(a.x * b.x, a.y * b.y); }
+inline __host__ __device__ float2 operator/(float2 a, float2 b) { return make_float2(a.x / b.x, a.y / b.y); }
+inline __host__ __device__ void operator+=(float2& a, float2 b) { a.x += b.x; a.y += b.y; }
+inline __host__ __device__ void operator*=(float2& a, float2 b) { a.x *= b.x; a.y *= b.y; }
+inline __host__ __device__ double2 operator-(double2 a, double2 b) { return make_double2(a.x - b.x, a.y - b.y); }
+inline __host__ __device__ double2 operator*(double2 a, double2 b) { return make_double2(a.x * b.x, a.y * b.y); }
+"""
+_USE_HELPER_MATH = """__host__ __device__ float2 use(float2 a, float2 b, double2 c, double2 d) {
+  a += b; a *= b; float2 e = (a - b) * (a + b) / b; double2 f = (c - d) * d; return e + make_float2(f.x, f.y);
+}
+"""
+PROBES: dict[str, str] = {
+    # `-` and `+` only: HIP's own `*` and `/` of two vectors are vector_friends' business
+    "complex_operators": """#include <hip/hip_runtime.h>
+#include <hip/hip_complex.h>
+inline __host__ __device__ float2 operator-(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
+inline __host__ __device__ float2 operator+(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
+inline __host__ __device__ double2 operator-(double2 a, double2 b) { return make_double2(a.x - b.x, a.y - b.y); }
+__host__ __device__ float2 use(float2 a, float2 b, double2 c, double2 d) {
+  double2 f = c - d; return (a - b) + make_float2(f.x, f.y);
+}
+""",
+    "vector_friends": _HELPER_MATH + _USE_HELPER_MATH,
+    "tiles": _CG + """__global__ void k(unsigned* out) {
+  auto tile = cg::tiled_partition<16>(cg::this_thread_block());
+  tile.sync();
+  out[0] = tile.thread_rank() + tile.size() + tile.num_threads();
+}
+""",
+    "shuffles": _CG + """struct pair { int a; float b; };
+__global__ void k(uint4* out, pair* p) {
+  auto tile = cg::tiled_partition<16>(cg::this_thread_block());
+  out[0] = tile.shfl_xor(out[0], 1);
+  p[0] = tile.shfl(p[0], 0);
+}
+""",
+    "binary_partition": _CG + """__global__ void k(int* out) {
+  auto tile = cg::tiled_partition<32>(cg::this_thread_block());
+  auto part = cg::binary_partition(tile, out[0] > 0);
+  auto again = cg::binary_partition(cg::coalesced_threads(), out[1] > 0);
+  out[0] = part.size() + again.size();
+}
+""",
+    "labeled_partition": _CG + """__global__ void k(int* out) {
+  auto tile = cg::tiled_partition<32>(cg::this_thread_block());
+  auto part = cg::labeled_partition(tile, out[0]);
+  auto again = cg::labeled_partition(cg::coalesced_threads(), out[1]);
+  out[0] = part.size() + again.size();
+}
+""",
+    "bfloat16_class": "#include <hip/hip_runtime.h>\n#include <hip/hip_bf16.h>\n"
+    """__host__ __device__ float use(__hip_bfloat16 x, __hip_bfloat16 y) {
+  float acc = x * y;
+  __hip_bfloat16 z = 1.0f;
+  z += x; z = -z; ++z;
+  __hip_bfloat16 n = 3;
+  __hip_bfloat162 v(x, y);
+  v = v * v;
+  return acc + static_cast<float>(z) + (x < y ? 1.0f : 0.0f) + static_cast<float>(n) + float(v.x);
+}
+""",
+    "no_nodiscard": "#include <hip/hip_runtime.h>\nvoid use() { hipFree(0); hipDeviceSynchronize(); }\n",
+}
+# clang flags a probe adds (no_nodiscard: the warning CUDA code must not see, as an error).
+# (clang 17 says -Wunused-result, clang 21 -Wunused-value)
+_PROBE_FLAGS = {
+    "no_nodiscard": ("-Wunused-result", "-Wunused-value", "-Werror=unused-result", "-Werror=unused-value")
+}
+
+
+class Shadow(NamedTuple):
+    header: str  # under hip/
+    change: Callable[[str], str | None]
+    probe: str  # key of PROBES
+    covered_by: str = ""  # a shadow (its probe) whose change brings this one's too
+
+
+SHADOWS: tuple[Shadow, ...] = (
+    Shadow("amd_detail/amd_hip_complex.h", without_complex_operators, "complex_operators"),
+    Shadow("amd_detail/amd_hip_vector_types.h", with_template_vector_friends, "vector_friends"),
+    Shadow("amd_detail/amd_hip_cooperative_groups.h", with_unambiguous_tiles, "tiles"),
+    Shadow("amd_detail/amd_hip_cooperative_groups.h", with_shuffles_of_any_type, "shuffles"),
+    Shadow("amd_detail/amd_hip_cooperative_groups.h", with_partitions, "binary_partition"),
+    Shadow(
+        "amd_detail/amd_hip_cooperative_groups.h", with_labeled_partition, "labeled_partition", "binary_partition"
+    ),
+    Shadow("amd_detail/amd_hip_bf16.h", with_bfloat16_class, "bfloat16_class"),
+    Shadow("hip_runtime_api.h", without_nodiscard_errors, "no_nodiscard"),
+)
+
+
+class ShadowResult(NamedTuple):
+    probe: str
+    header: str
+    outcome: str  # "applied", "not needed" (HIP does it), "missing" (neither)
+    detail: str = ""
+
+
+def compiles(clangxx: str, source: str, include_first: Path | None = None, extra: tuple[str, ...] = ()) -> str:
+    """'' when the probe compiles (host and device side, for gfx1030), else clang's error."""
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch, "probe.hip")
+        path.write_text("#define __HIP_PLATFORM_AMD__ 1\n" + source, encoding="utf-8")
+        argv = [clangxx, "-x", "hip", "-std=c++17", "--offload-arch=gfx1030", "-nogpulib", "-fsyntax-only"]
+        argv += [] if extra else ["-w"]  # a probe with its own flags is about a warning
+        if include_first is not None:
+            argv += ["-isystem", str(include_first)]
+        result = subprocess.run([*argv, *extra, str(path)], capture_output=True, text=True, check=False)
+    return "" if result.returncode == 0 else (result.stderr.strip()[-1500:] or "failed")
+
+
+def write_vector_shadows(include: Path, system_include: Path, clangxx: str) -> list[ShadowResult]:
     """Shadowed copies of HIP headers whose behaviour differs from CUDA's where code can see it
-    (the functions above); returns those that did not have the expected shape and were left
-    as they are."""
-    left: list[str] = []
-    for name, change in (
-        ("amd_detail/amd_hip_complex.h", without_complex_operators),
-        ("amd_detail/amd_hip_vector_types.h", with_template_vector_friends),
-        ("amd_detail/amd_hip_cooperative_groups.h", _cooperative_groups),
-        ("amd_detail/amd_hip_bf16.h", with_bfloat16_class),
-        ("hip_runtime_api.h", without_nodiscard_errors),
-    ):
-        source = system_include / "hip" / name
-        text = change(source.read_text(encoding="utf-8")) if source.is_file() else None
-        if text is None:
-            left.append(name)
+    (SHADOWS), each decided by its probe. Raises when HIP lacks a behaviour and its header
+    cannot be changed to bring it, or when a shadow does not make its probe compile."""
+    results: list[ShadowResult] = []
+    texts: dict[str, str] = {}
+    shadow_root = include / "moatbridge" / "shadow"
+    for shadow in SHADOWS:
+        extra = _PROBE_FLAGS.get(shadow.probe, ())
+        if shadow.covered_by and any(r.probe == shadow.covered_by and r.outcome == "applied" for r in results):
+            results.append(ShadowResult(shadow.probe, shadow.header, "applied", f"with {shadow.covered_by}"))
             continue
-        write_text(include / "moatbridge" / "shadow" / "hip" / name, text)
-    return left
+        # with the shadows decided so far in front: each probe judges what code will see
+        if texts:
+            for header, text in texts.items():
+                write_text(shadow_root / "hip" / header, text)
+        if not compiles(clangxx, PROBES[shadow.probe], shadow_root if texts else None, extra):
+            results.append(ShadowResult(shadow.probe, shadow.header, "not needed"))
+            continue
+        source = system_include / "hip" / shadow.header
+        base = texts.get(shadow.header)
+        if base is None and source.is_file():
+            base = source.read_text(encoding="utf-8")
+        changed = shadow.change(base) if base is not None else None
+        if changed is None:
+            results.append(ShadowResult(shadow.probe, shadow.header, "missing", "unexpected header shape"))
+            continue
+        texts[shadow.header] = changed
+        results.append(ShadowResult(shadow.probe, shadow.header, "applied"))
+    for header, text in texts.items():
+        write_text(shadow_root / "hip" / header, text)
+    failures = []
+    for i, result in enumerate(results):
+        if result.outcome != "applied":
+            continue
+        error = compiles(clangxx, PROBES[result.probe], shadow_root, _PROBE_FLAGS.get(result.probe, ()))
+        if error:
+            failures.append(f"{result.probe} ({result.header}):\n{error}")
+    if failures:
+        raise RuntimeError("shadowed HIP headers do not give CUDA's behaviour:\n" + "\n".join(failures))
+    missing = [r for r in results if r.outcome == "missing"]
+    if missing:
+        raise RuntimeError(
+            "HIP lacks CUDA behaviour that moatbridge's shadows add, and its headers have an unknown "
+            "shape: " + ", ".join(f"{r.probe} ({r.header})" for r in missing)
+        )
+    return results

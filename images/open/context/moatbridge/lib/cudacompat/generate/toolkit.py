@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..nvcc.config import CONFIG_RELATIVE, ToolkitConfig
 from . import headers, signatures
+from .stack import Stack
 from .mappings import Dropped, Mapping
 
 # lib64 entries: CUDA library name -> what it really is here.
@@ -31,13 +32,19 @@ LINKER_SCRIPTS: dict[str, str] = {
     "libcusparse_static.a": "INPUT(-lhipsparse)",
     "libcusolver.so": "INPUT(-lhipsolver)",
     "libcusolver_static.a": "INPUT(-lhipsolver)",
-    "libnccl.so": "INPUT(-lrccl)",
-    "libnccl_static.a": "INPUT(-lrccl)",
+}
+# Only on stacks with the library (stack.env): otherwise a placeholder says why not.
+OPTIONAL_SCRIPTS: dict[str, tuple[str, str]] = {
+    "libcublasLt.so": ("hipblaslt", "INPUT(-lhipblaslt)"),
+    "libcublasLt_static.a": ("hipblaslt", "INPUT(-lhipblaslt)"),
+    "libnccl.so": ("rccl", "INPUT(-lrccl)"),
+    "libnccl_static.a": ("rccl", "INPUT(-lrccl)"),
+}
+OPTIONAL_MISSING = {
+    "hipblaslt": "cuBLASLt has no counterpart in this stack (no hipBLASLt); cuBLAS works without it",
+    "rccl": "NCCL has no counterpart in this stack (no RCCL)",
 }
 PLACEHOLDERS: dict[str, str] = {
-    "libcublasLt.so": "cuBLASLt has no counterpart in Debian's ROCm 5.7 (no hipBLASLt); "
-    "cuBLAS works without it",
-    "libcublasLt_static.a": "see libcublasLt.so",
     "libnvToolsExt.so": "NVTX ranges are no-ops here (header-only stubs in include/nvToolsExt.h)",
     "libcufftw.so": "FFTW-style cuFFT API is not provided",
     "libnvJitLink.so": "PTX JIT linking has no AMD meaning; empty, so links that name it "
@@ -64,10 +71,16 @@ def _symlink(link: Path, target: str) -> None:
     link.symlink_to(target)
 
 
-def write_libraries(lib64: Path, llvm_lib: str = "/usr/lib/llvm-17/lib") -> None:
+def write_libraries(lib64: Path, stack: Stack) -> None:
     header = "/* moatbridge: the CUDA name of a ROCm library (GNU ld / lld linker script) */\n"
     for name, script in LINKER_SCRIPTS.items():
         write_text(lib64 / name, header + script + "\n")
+    for name, (library, script) in OPTIONAL_SCRIPTS.items():
+        if getattr(stack, library):
+            write_text(lib64 / name, header + script + "\n")
+        else:
+            write_text(lib64 / name, f"/* moatbridge placeholder: {OPTIONAL_MISSING[library]} */\n")
+    llvm_lib = stack.llvm_lib
     # clang's -fopenmp (CUDA sources) calls LLVM's OpenMP runtime, which also implements GNU
     # libgomp's ABI: a link asking for -lgomp (cuda-samples do; g++ -fopenmp does) gets it.
     write_text(
@@ -121,7 +134,7 @@ def write_headers(include: Path, plans: Iterable[headers.HeaderPlan]) -> None:
     a rerun replaces it)."""
     for plan in plans:
         path = include / plan.path
-        if plan.kind in ("runtime", "alias"):
+        if plan.kind in ("runtime", "alias", "library"):
             write_text(path, headers.generated_header(plan))
         elif plan.kind == "hand" and (plan.defines or plan.includes):
             text = path.read_text(encoding="utf-8")
@@ -132,12 +145,23 @@ def write_headers(include: Path, plans: Iterable[headers.HeaderPlan]) -> None:
 def report_markdown(
     resolved: dict[str, int], unresolved: Iterable[Mapping], dropped: Iterable[Dropped],
     header_plans: Iterable[headers.HeaderPlan] = (), api_gaps: Iterable[signatures.Gap] = (),
-    device_gaps: Iterable[signatures.Gap] = (),
+    device_gaps: Iterable[signatures.Gap] = (), stack: Stack | None = None,
+    shadows: Iterable[tuple[str, str, str]] = (),
 ) -> str:  # fmt: skip
     lines = ["# CUDA -> HIP mappings left out of the compatibility headers", ""]
+    if stack is not None:
+        lines += [
+            f"Stack: clang {stack.clang_version}, ROCm {stack.rocm_version}, HIP {stack.hip_version}; "
+            f"hipBLASLt {'yes' if stack.hipblaslt else 'no'}, RCCL {'yes' if stack.rccl else 'no'}.",
+            "",
+        ]
     lines.append("| family | emitted |")
     lines.append("|---|---|")
     lines += [f"| {family} | {count} |" for family, count in sorted(resolved.items())]
+    shadows = list(shadows)
+    if shadows:
+        lines += ["", "## HIP behaviour changed to CUDA's (shadowed HIP headers, each decided by a probe)", ""]
+        lines += [f"- {probe} (`hip/{header}`): {outcome}" for probe, header, outcome in shadows]
     lines += ["", "## HIP name not declared by this image's headers (compile probe failed)", ""]
     lines += [f"- `{m.cuda}` -> `{m.hip}` ({m.family})" for m in unresolved]
     lines += ["", "## Not emitted by rule", ""]
@@ -154,10 +178,11 @@ def write_report(
     shared: Path, resolved: dict[str, int], unresolved: list[Mapping], dropped: list[Dropped],
     header_plans: list[headers.HeaderPlan] | None = None, api_functions: int = 0,
     gaps: Sequence[signatures.Gap] = (), device_functions: Sequence[signatures.Signature] = (),
-    device_gaps: Sequence[signatures.Gap] = (),
+    device_gaps: Sequence[signatures.Gap] = (), stack: Stack | None = None,
+    shadows: Sequence[tuple[str, str, str]] = (),
 ) -> None:  # fmt: skip
     plans = header_plans or []
-    data = {
+    data: dict[str, object] = {
         "api": {"functions": api_functions, "unsupported": {gap.name: gap.reason for gap in gaps}},
         "device": {
             "functions": len({s.name for s in device_functions}),
@@ -173,9 +198,17 @@ def write_report(
             "defines": {p.path: [name for name, _ in p.defines] for p in plans if p.defines},
         },
     }
+    if stack is not None:
+        data["stack"] = {
+            "clang": stack.clang_version, "rocm": stack.rocm_version, "hip": stack.hip_version,
+            "hipblaslt": stack.hipblaslt, "rccl": stack.rccl,
+        }  # fmt: skip
+    if shadows:
+        data["shadows"] = {probe: {"header": header, "outcome": outcome} for probe, header, outcome in shadows}
     write_text(shared / "compat-report.json", json.dumps(data, indent=1, sort_keys=True) + "\n")
     write_text(
-        shared / "compat-report.md", report_markdown(resolved, unresolved, dropped, plans, gaps, device_gaps)
+        shared / "compat-report.md",
+        report_markdown(resolved, unresolved, dropped, plans, gaps, device_gaps, stack, shadows),
     )
 
 
@@ -247,8 +280,8 @@ def write_target(prefix: Path, shared: Path, config: ToolkitConfig) -> Path:
     components = {
         name: {"name": label, "version": config.cuda_version}
         for name, label in (
-            ("cuda", "CUDA SDK"), ("cuda_nvcc", "CUDA NVCC (moatbridge, clang-17 HIP)"),
-            ("cuda_cudart", "CUDA Runtime (HIP 5.7)"), ("libcublas", "CUDA cuBLAS (hipBLAS)"),
+            ("cuda", "CUDA SDK"), ("cuda_nvcc", f"CUDA NVCC (moatbridge, clang-{config.clang_version} HIP)"),
+            ("cuda_cudart", f"CUDA Runtime (HIP {config.hip_version})"), ("libcublas", "CUDA cuBLAS (hipBLAS)"),
         )
     }  # fmt: skip
     write_text(root / "version.json", json.dumps(components, indent=2, sort_keys=True) + "\n")

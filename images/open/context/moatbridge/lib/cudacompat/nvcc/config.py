@@ -20,6 +20,9 @@ class ToolkitConfig(NamedTuple):
     clangxx: str = "/usr/bin/clang++-17"
     clang: str = "/usr/bin/clang-17"
     llvm_bin: str = "/usr/lib/llvm-17/bin"
+    # the stack's versions, for --version and the reports (the generator reads them from the image)
+    clang_version: str = "17"
+    hip_version: str = "5.7"
 
     @property
     def cuda_major(self) -> int:
@@ -46,7 +49,9 @@ class ToolkitConfig(NamedTuple):
         return f"{self.llvm_bin}/{name}"
 
     def to_text(self) -> str:
-        keys = ("gfx", "cuda_version", "mimic_cc", "clangxx", "clang", "llvm_bin")
+        keys = (
+            "gfx", "cuda_version", "mimic_cc", "clangxx", "clang", "llvm_bin", "clang_version", "hip_version"
+        )  # fmt: skip
         return "".join(f"{key}={getattr(self, key)}\n" for key in keys)
 
 
@@ -67,4 +72,6 @@ def load(root: str) -> ToolkitConfig:
         clangxx=str(data.get("clangxx", ToolkitConfig.clangxx)),
         clang=str(data.get("clang", ToolkitConfig.clang)),
         llvm_bin=str(data.get("llvm_bin", ToolkitConfig.llvm_bin)),
+        clang_version=str(data.get("clang_version", ToolkitConfig.clang_version)),
+        hip_version=str(data.get("hip_version", ToolkitConfig.hip_version)),
     )

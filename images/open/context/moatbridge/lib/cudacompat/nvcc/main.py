@@ -18,8 +18,8 @@ from .steps import nvcc_depfile_text
 HELP = """\
 Usage  : nvcc [options] <inputs>
 
-moatbridge's nvcc compiles CUDA for the AMD target of this toolkit directory with clang-17
-(HIP). It accepts nvcc's options; those with no AMD meaning (-Xptxas, -maxrregcount, ...)
+moatbridge's nvcc compiles CUDA for the AMD target of this toolkit directory with the
+image's clang (HIP; `nvcc --version` names both). It accepts nvcc's options; those with no AMD meaning (-Xptxas, -maxrregcount, ...)
 are accepted and ignored, and every -arch/-gencode value compiles for this directory's
 target. See /opt/moatbridge/share/doc/nvcc.md.
 """
