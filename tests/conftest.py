@@ -156,6 +156,12 @@ def open_devel_all(engine_version: str) -> dict[str, Any]:
     return build_image("--flavour", "open")
 
 
+@pytest.fixture(scope="session")
+def open_devel_sid_gfx1201(engine_version: str) -> dict[str, Any]:
+    """The sid stack's (ROCm 6.4, clang-21) per-target devel image for an RX 9070 (issue 12)."""
+    return build_image("--flavour", "open", "--distro", "sid", "--target", "gfx1201")
+
+
 def docker_run(image: str, script: str, *extra: str) -> subprocess.CompletedProcess[str]:
     """Run a bash script in a throwaway container on the host network."""
     return subprocess.run(
