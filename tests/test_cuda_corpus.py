@@ -1,5 +1,7 @@
 """A corpus of unmodified CUDA programs (tests/cuda_corpus) compiled by the open toolkit's nvcc
-for two targets, gfx1030 (RDNA2) and gfx1100 (RDNA3), in the multi-target open image.
+per stack: trixie (HIP 5.7) for gfx1030 (RDNA2) and gfx1100 (RDNA3) in the multi-target
+image, sid (HIP 6.4, clang 21) for gfx1201 (RDNA4) in its per-target image. The
+experimental stack (gfx942) is checked by bench/stack_corpus.py, not on every run.
 
 Each program must compile and link, carry exactly its target's code object in the offload
 bundle, and, run without a GPU, stop at the HIP runtime's "no device" error through its
@@ -21,7 +23,10 @@ pytestmark = pytest.mark.engine
 
 CORPUS = REPO / "tests" / "cuda_corpus"
 RUNNER = REPO / "tests" / "support" / "corpus_runner.py"
-TARGETS = ("gfx1030", "gfx1100")
+# (stack, target, the session fixture of the image)
+CASES = (("trixie", "gfx1030", "open_devel_all"), ("trixie", "gfx1100", "open_devel_all"),
+         ("sid", "gfx1201", "open_devel_sid_gfx1201"))  # fmt: skip
+TARGETS = tuple(gfx for _, gfx, _ in CASES)
 NO_DEVICE = ("no ROCm-capable device is detected", "invalid device ordinal")
 MANIFEST: list[dict[str, Any]] = yaml.safe_load((CORPUS / "corpus.yaml").read_text())["programs"]
 CRASH_SIGNS = (
@@ -52,18 +57,22 @@ def test_corpus_is_big_and_covers_the_issue_list() -> None:
 
 @pytest.fixture(scope="session")
 def corpus_results(
-    open_devel_all: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, dict[str, dict[str, Any]]]:
-    """Build and run the whole corpus once per target (two programs at a time)."""
-    image = str(open_devel_all["reference"])
+    """Build and run the whole corpus once per target (two programs at a time), each in its
+    stack's image (images built only for the targets the run selects)."""
     work = tmp_path_factory.mktemp("corpus")
     (work / "src").mkdir(parents=True)
     for path in CORPUS.iterdir():
         shutil.copy(path, work / "src")
     shutil.copy(RUNNER, work / "runner.py")
     (work / "manifest.json").write_text(json.dumps({"programs": MANIFEST}))
+    wanted = {item.callspec.params.get("gfx") for item in request.session.items if hasattr(item, "callspec")}
     results: dict[str, dict[str, dict[str, Any]]] = {}
-    for gfx in TARGETS:
+    for _stack, gfx, fixture in CASES:
+        if gfx not in wanted:
+            continue
+        image = str(request.getfixturevalue(fixture)["reference"])
         run = docker_run(
             image,
             f"python3 /w/runner.py /w/manifest.json /opt/moatbridge/targets/{gfx} /w/src /w/out-{gfx}",

@@ -76,6 +76,7 @@ static inline hipblasStatus_t hipblasGemmStridedBatchedEx(
 /* cuBLAS's batched triangular solves take `const T* const A[]` and `T* const B[]`; hipBLAS 5.5's
    take `T* const A[]` and `T* B[]`, so the calls CUDA code writes (ggml's, with `const float**`)
    find no match. These overloads take cuBLAS's types; hipBLAS does not write through A. */
+#if HIP_VERSION_MAJOR < 6 /* hipBLAS 2 (HIP 6) takes const A[] itself */
 #define MOATBRIDGE_TRSM_BATCHED(name, T)                                                              \
     static inline hipblasStatus_t name(hipblasHandle_t h, hipblasSideMode_t side, hipblasFillMode_t uplo, \
                                        hipblasOperation_t trans, hipblasDiagType_t diag, int m, int n,     \
@@ -89,8 +90,10 @@ MOATBRIDGE_TRSM_BATCHED(hipblasDtrsmBatched, double)
 MOATBRIDGE_TRSM_BATCHED(hipblasCtrsmBatched, hipblasComplex)
 MOATBRIDGE_TRSM_BATCHED(hipblasZtrsmBatched, hipblasDoubleComplex)
 #undef MOATBRIDGE_TRSM_BATCHED
+#endif
 /* Math modes (tensor-op and TF32 choices) and user workspaces: rocBLAS picks its kernels and
    manages its workspace itself, so these are accepted and change nothing. */
+#if HIP_VERSION_MAJOR < 6 /* hipBLAS 2 (HIP 6) has the math modes (mapped) */
 #ifndef CUBLAS_DEFAULT_MATH
 typedef enum cublasMath_t {
     CUBLAS_DEFAULT_MATH = 0, CUBLAS_TENSOR_OP_MATH = 1, CUBLAS_PEDANTIC_MATH = 2,
@@ -103,6 +106,7 @@ static inline hipblasStatus_t cublasGetMathMode(hipblasHandle_t, cublasMath_t* m
     if (mode != nullptr) *mode = CUBLAS_DEFAULT_MATH;
     return HIPBLAS_STATUS_SUCCESS;
 }
+#endif
 static inline hipblasStatus_t cublasSetWorkspace(hipblasHandle_t, void*, size_t) { return HIPBLAS_STATUS_SUCCESS; }
 #ifndef CUBLAS_GEMM_DEFAULT_TENSOR_OP
 #define CUBLAS_GEMM_DEFAULT_TENSOR_OP HIPBLAS_GEMM_DEFAULT

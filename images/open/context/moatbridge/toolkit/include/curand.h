@@ -5,6 +5,7 @@
 #include <hiprand/hiprand.h>
 #include <moatbridge/restore_cuda_macros.h>
 #include <moatbridge/generated/curand.h>
+#if HIP_VERSION_MAJOR < 6 /* hipRAND of HIP 6 has them (mapped) */
 /* cuRAND's generator ordering and Sobol direction vectors, which hipRAND 5.7 lacks, over
    rocRAND (a hipRAND generator is a rocRAND generator; rocRAND's ordering values are
    cuRAND's). The Joe-Kuo direction vectors are rocRAND's tables: the same numbers as
@@ -55,3 +56,4 @@ static inline hiprandStatus_t curandGetDirectionVectors64(hiprandDirectionVector
     *vectors = (hiprandDirectionVectors64_t*)rocrand_h_sobol64_direction_vectors;
     return HIPRAND_STATUS_SUCCESS;
 }
+#endif

@@ -32,8 +32,12 @@ static inline hipsparseStatus_t moatbridge_cusparseSpSV_solve(
     hipsparseHandle_t handle, hipsparseOperation_t opA, const void* alpha, const hipsparseSpMatDescr_t matA,
     const hipsparseDnVecDescr_t x, const hipsparseDnVecDescr_t y, hipDataType computeType, hipsparseSpSVAlg_t alg,
     hipsparseSpSVDescr_t descr) {
+#if HIP_VERSION_MAJOR >= 6 /* hipSPARSE 3: no buffer argument, as cuSPARSE 12 */
+    return hipsparseSpSV_solve(handle, opA, alpha, matA, x, y, computeType, alg, descr);
+#else
     return hipsparseSpSV_solve(handle, opA, alpha, matA, x, y, computeType, alg, descr,
                                moatbridge_detail::sparse_buffer(descr, nullptr, false));
+#endif
 }
 static inline hipsparseStatus_t moatbridge_cusparseSpSM_analysis(
     hipsparseHandle_t handle, hipsparseOperation_t opA, hipsparseOperation_t opB, const void* alpha,

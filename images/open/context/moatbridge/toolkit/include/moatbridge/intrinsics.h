@@ -137,6 +137,7 @@ __device__ inline void __trap() { __builtin_trap(); }
 __device__ inline void __brkpt() { __builtin_debugtrap(); }
 __device__ inline void __prof_trigger(int counter) { (void)counter; }
 
+#if HIP_VERSION_MAJOR < 6 /* HIP 6 has __fns */
 /* __fns: the position of the offset-th set bit of mask, counting from base (0xffffffff if none) */
 __device__ inline unsigned int __fns(unsigned int mask, unsigned int base, int offset) {
     if (offset == 0) return ((mask >> base) & 1u) ? base : 0xffffffffu;
@@ -147,6 +148,7 @@ __device__ inline unsigned int __fns(unsigned int mask, unsigned int base, int o
     }
     return 0xffffffffu;
 }
+#endif
 
 /* --- integer min/max of CUDA's math API (HIP only overloads min/max) ------------------------ */
 __host__ __device__ inline unsigned int umin(unsigned int a, unsigned int b) { return a < b ? a : b; }

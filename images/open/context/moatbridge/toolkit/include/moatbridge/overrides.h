@@ -209,6 +209,7 @@ typedef cudaLaunchAttributeValue cudaKernelNodeAttrValue;
 #define cudaKernelNodeAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
 #define cudaKernelNodeAttributeCooperative cudaLaunchAttributeCooperative
 #define cudaKernelNodeAttributePriority cudaLaunchAttributePriority
+#if HIP_VERSION_MAJOR < 6 /* HIP 6: launch and kernel-node attributes are one type */
 static inline hipError_t hipGraphKernelNodeSetAttribute(hipGraphNode_t node, cudaLaunchAttributeID id,
                                                         const cudaLaunchAttributeValue* value) {
     if (id != cudaLaunchAttributeAccessPolicyWindow && id != cudaLaunchAttributeCooperative) return hipSuccess;
@@ -229,6 +230,7 @@ static inline hipError_t hipGraphKernelNodeGetAttribute(hipGraphNode_t node, cud
     else value->accessPolicyWindow = hip_value.accessPolicyWindow;
     return status;
 }
+#endif
 
 /* Device limits HIP 5.7 does not have (CUDA's values): the persisting-L2 carve-out and L2
    fetch granularity have no AMD counterpart, and dynamic parallelism's limits nothing to
@@ -317,6 +319,7 @@ static inline hipError_t cudaThreadGetLimit(size_t* value, hipLimit_t limit) { r
 /* Deprecated since CUDA 10 and without effect there too. */
 static inline hipError_t cudaSetDoubleForDevice(double*) { return hipSuccess; }
 static inline hipError_t cudaSetDoubleForHost(double*) { return hipSuccess; }
+#if HIP_VERSION_MAJOR < 6 /* HIP 6 has hipSetValidDevices (mapped) */
 /* The first usable device of the list becomes current (CUDA tries them in order). */
 static inline hipError_t cudaSetValidDevices(int* devices, int count) {
     if (count < 0 || (count > 0 && devices == nullptr)) return hipErrorInvalidValue;
@@ -325,6 +328,7 @@ static inline hipError_t cudaSetValidDevices(int* devices, int count) {
     }
     return count == 0 ? hipSuccess : hipErrorInvalidDevice;
 }
+#endif
 static inline hipError_t cudaInitDevice(int device, unsigned int deviceFlags = 0, unsigned int flags = 0) {
     int current = 0;
     if (flags != 0) return hipErrorInvalidValue;
@@ -335,10 +339,12 @@ static inline hipError_t cudaInitDevice(int device, unsigned int deviceFlags = 0
     (void)hipSetDevice(current);
     return status;
 }
+#if HIP_VERSION_MAJOR < 6 /* HIP 6 has hipEventRecordWithFlags (mapped) */
 /* Only the default flag: an external event record node needs HIP 6. */
 static inline hipError_t cudaEventRecordWithFlags(hipEvent_t event, hipStream_t stream = nullptr, unsigned int flags = 0) {
     return flags == 0 ? hipEventRecord(event, stream) : hipErrorNotSupported;
 }
+#endif
 /* A stream's identity while it lives: its handle (0 for the null stream), unique among live streams. */
 static inline hipError_t cudaStreamGetId(hipStream_t stream, unsigned long long* id) {
     if (id == nullptr) return hipErrorInvalidValue;
