@@ -152,12 +152,6 @@ def open_devel_gfx1030(engine_version: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="session")
-def open_devel_sid_gfx1201(engine_version: str) -> dict[str, Any]:
-    """The per-target open devel image of the sid stack (HIP 6.4, clang 21) for RDNA4."""
-    return build_image("--flavour", "open", "--distro", "sid", "--target", "gfx1201")
-
-
-@pytest.fixture(scope="session")
 def open_devel_all(engine_version: str) -> dict[str, Any]:
     return build_image("--flavour", "open")
 
