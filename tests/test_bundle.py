@@ -101,6 +101,7 @@ def _mutated(change: Any) -> bytes:
         # Untrusted text headed for toolchain.env, Dockerfiles and YAML: held to its shape.
         (_mutated(lambda d: d["toolchain"].update(digest="sha256:" + "a" * 64 + "\nRUN id")), "toolchain.digest"),
         (_mutated(lambda d: d["toolchain"].update(image="moatbridge/open:x\nRUN id")), "toolchain.image"),
+        (_mutated(lambda d: d["toolchain"].update(distro="sid\nRUN id")), "toolchain.distro"),
         (_mutated(lambda d: d["toolchain"].update(targets=["gfx1030\n"])), "toolchain.targets"),
         (_mutated(lambda d: d["toolchain"].update(targets=["gfx1030; rm -rf ~"])), "toolchain.targets"),
         (_mutated(lambda d: d["toolchain"].update(flavour="open\x1b[2J")), "toolchain.flavour"),

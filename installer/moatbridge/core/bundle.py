@@ -38,6 +38,7 @@ _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _IMAGE_ID = re.compile(r"^sha256:[0-9a-f]{64}$", re.ASCII)
 _SUM_LINE = re.compile(r"^([0-9a-f]{64}) [ *](\S.*)$")
 _WORD = re.compile(r"[a-z0-9][a-z0-9-]{0,63}", re.ASCII)  # flavour, variant, licence id
+_DISTRO = re.compile(r"[a-z0-9][a-z0-9.+-]{0,31}", re.ASCII)  # trixie, sid, ubuntu24.04
 _TARGET = re.compile(r"gfx[0-9]{2,4}[a-f]?|gfx[0-9]{1,2}-[0-9]?-?generic|sm_[0-9]{2,3}[af]?", re.ASCII)
 _VERSION = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,4}){0,3}", re.ASCII)
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}", re.ASCII)
@@ -67,6 +68,7 @@ class BundledToolchain:
     image_id: str  # sha256:..., what the engine must report after loading
     licence: str
     digest: str | None = None  # registry digest, when the image was pulled
+    distro: str | None = None  # the stack (open: trixie/sid/experimental); absent in older bundles
 
 
 @dataclass(frozen=True)
@@ -116,7 +118,7 @@ class Manifest:
             "toolchain": {
                 "name": t.name, "flavour": t.flavour, "variant": t.variant, "targets": list(t.targets),
                 "cuda_version": t.cuda_version, "image": t.image, "image_id": t.image_id,
-                "licence": t.licence, "digest": t.digest,
+                "licence": t.licence, "digest": t.digest, "distro": t.distro,
             },
             "flavour": {
                 "name": f.name, "description": f.description, "rocm": f.rocm, "version": f.version,
@@ -177,11 +179,12 @@ def build_manifest(
             toolchain.image_id,
             toolchain.licence,
             toolchain.digest,
+            toolchain.distro,
         ),
         flavour=FlavourSummary(
             flavour.name,
             flavour.description,
-            flavour.rocm,
+            flavour.distro(toolchain.distro).rocm,
             flavour.version,
             variant.name,
             variant.description,
@@ -248,6 +251,7 @@ def _toolchain(data: Any) -> BundledToolchain:
     except InputError:
         raise _invalid("toolchain.image", f"{image[:80]!r} is not an image reference") from None
     digest = _get(data, "digest", w, str, optional=True)
+    distro = _get(data, "distro", w, str, optional=True)
     return BundledToolchain(
         name=name, flavour=_shaped(_get(data, "flavour", w, str), "toolchain.flavour", _WORD),
         variant=_shaped(_get(data, "variant", w, str), "toolchain.variant", _WORD), targets=targets,
@@ -255,6 +259,7 @@ def _toolchain(data: Any) -> BundledToolchain:
         image=image, image_id=image_id,
         licence=_shaped(_get(data, "licence", w, str), "toolchain.licence", _WORD),
         digest=None if digest is None else _shaped(digest, "toolchain.digest", _DIGEST),
+        distro=None if distro is None else _shaped(distro, "toolchain.distro", _DISTRO),
     )  # fmt: skip
 
 
@@ -384,5 +389,5 @@ def toolchain_from(manifest: Manifest, name: str, created: str) -> Toolchain:
     t = manifest.toolchain
     return Toolchain(
         validate_name(name), t.flavour, t.variant, t.targets, t.cuda_version, t.image, t.image_id,
-        t.licence, t.digest, created,
+        t.licence, t.digest, created, t.distro,
     )  # fmt: skip
