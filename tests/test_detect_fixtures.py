@@ -65,8 +65,13 @@ EXPECTED: dict[str, dict[str, Any]] = {
     "rdna4-desktop": {
         "gpus": [
             gpu(
-                name="AMD Radeon RX 9070 XT", gfx_target="gfx1201", family="RDNA4", pci_slot="0000:03:00.0",
-                pci_device_id="0x7550", render_node="/dev/dri/renderD128", kfd_node=1,
+                name="AMD Radeon RX 9070 XT",
+                gfx_target="gfx1201",
+                family="RDNA4",
+                pci_slot="0000:03:00.0",
+                pci_device_id="0x7550",
+                render_node="/dev/dri/renderD128",
+                kfd_node=1,
             )
         ],
         "amdgpu_driver": {"loaded": True, "version": "6.14.0-15-generic", "kind": "in-tree"},

@@ -72,5 +72,7 @@ def test_a_toolchain_env_cut_anywhere_is_reported_as_damaged(tmp_path: Path, she
                 and "syntax error" not in result.stderr
             )
         if not ok:
-            wrong.append(f"cut at {cut}/{len(whole)}: exit {result.returncode}: {result.stderr.strip()[-200:]}")
+            wrong.append(
+                f"cut at {cut}/{len(whole)}: exit {result.returncode}: {result.stderr.strip()[-200:]}"
+            )
     assert not wrong, "\n".join(wrong[:10])
