@@ -13,7 +13,6 @@ from __future__ import annotations
 import shutil
 import zipfile
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -23,7 +22,15 @@ from support import pypi
 pytestmark = pytest.mark.engine
 
 PROJECT = REPO / "tests" / "cuda_projects" / "lib_app"
-ACTIVATE = "set -e\n. /opt/moatbridge/bin/activate gfx1030 >/dev/null"
+# Every stack CI builds: trixie (CMake 3.31, HIP 5.7) and sid (CMake 4.3, HIP 6.4).
+STACKS = [("open_devel_gfx1030", "gfx1030"), ("open_devel_sid_gfx1201", "gfx1201")]
+
+
+@pytest.fixture(params=STACKS, ids=["trixie-gfx1030", "sid-gfx1201"])
+def stack_image(request: pytest.FixtureRequest) -> tuple[str, str]:
+    """(image reference, target) of one stack's per-target devel image."""
+    fixture, target = request.param
+    return str(request.getfixturevalue(fixture)["reference"]), target
 
 
 @pytest.fixture(scope="session")
@@ -41,11 +48,14 @@ def meson_tree() -> Path:
     return target
 
 
-def _run(image: str, script: str, *volumes: str) -> tuple[str, str]:
+def _run(stack: tuple[str, str], script: str, *volumes: str) -> tuple[str, str]:
+    image, target = stack
     mounts = ["-v", f"{PROJECT}:/src:ro"]
     for volume in volumes:
         mounts += ["-v", volume]
-    result = docker_run(image, f"{ACTIVATE}\n{script}", *mounts)
+    result = docker_run(
+        image, f"set -e\n. /opt/moatbridge/bin/activate {target} >/dev/null\n{script}", *mounts
+    )
     assert result.returncode == 0, f"stdout:\n{result.stdout[-4000:]}\nstderr:\n{result.stderr[-6000:]}"
     return result.stdout, result.stderr
 
@@ -56,10 +66,10 @@ def _ran_to_the_device_query(output: str) -> None:
 
 
 def test_meson_builds_the_shared_library_and_the_executable(
-    open_devel_gfx1030: dict[str, Any], meson_tree: Path
+    stack_image: tuple[str, str], meson_tree: Path
 ) -> None:
     out, err = _run(
-        str(open_devel_gfx1030["reference"]),
+        stack_image,
         """
         export PYTHONPATH=/opt/meson
         meson() { python3 -m mesonbuild.mesonmain "$@"; }
@@ -81,9 +91,9 @@ def test_meson_builds_the_shared_library_and_the_executable(
     _ran_to_the_device_query(out)
 
 
-def test_findcuda_builds_the_shared_library_and_the_executable(open_devel_gfx1030: dict[str, Any]) -> None:
+def test_findcuda_builds_the_shared_library_and_the_executable(stack_image: tuple[str, str]) -> None:
     out, err = _run(
-        str(open_devel_gfx1030["reference"]),
+        stack_image,
         """
         cmake -S /src -B /tmp/build -Wno-dev
         cmake --build /tmp/build -- VERBOSE=1
@@ -92,7 +102,7 @@ def test_findcuda_builds_the_shared_library_and_the_executable(open_devel_gfx103
         ./scale_app 2>&1 || echo "scale_app rc=$?"
         """,
     )
-    assert '-- Found CUDA: /opt/moatbridge/targets/gfx1030 (found version "12.4")' in out
+    assert f'-- Found CUDA: /opt/moatbridge/targets/{stack_image[1]} (found version "12.4")' in out
     assert (
         "nvcc -M -D__CUDACC__" in out
         and "-m64" in out
