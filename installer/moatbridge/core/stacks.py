@@ -36,7 +36,8 @@ def _lacks(distro: Distro, targets: tuple[str, ...]) -> str:
     target = missing[0]
     if not distro.compiles_for(target):
         return f"its clang cannot compile for {target}"
-    return f"its {', '.join(distro.components_lacking(target, optional=False))} have no code for {target}"
+    lacking = distro.components_lacking(target, optional=False)
+    return f"its {', '.join(lacking)} {'has' if len(lacking) == 1 else 'have'} no code for {target}"
 
 
 def choose_stack(flavour: Flavour, targets: tuple[str, ...], requested: str | None = None) -> StackChoice:
@@ -54,7 +55,7 @@ def choose_stack(flavour: Flavour, targets: tuple[str, ...], requested: str | No
             if distro is default:
                 return StackChoice(distro, f"{describe(distro)}: the oldest stable stack, and it serves "
                                            f"{', '.join(targets)}")  # fmt: skip
-            skipped = [d for d in ordered[: ordered.index(distro)]]
+            skipped = ordered[: ordered.index(distro)]
             why = "; ".join(f"not {d.name}: {_lacks(d, targets)}" for d in skipped)
             return StackChoice(distro, f"{describe(distro)}: the oldest stack whose libraries serve "
                                        f"{', '.join(targets)} ({why})")  # fmt: skip
