@@ -74,6 +74,55 @@ def build_and_run(program: dict[str, object], toolkit: Path, sources: Path, out:
     return record
 
 
+# What each stack's bundler calls the host entry of an offload bundle: clang 17 writes the
+# triple without its environment, clang 18 and later (sid, experimental) with it.
+HOST_BUNDLE = {"trixie": "host-x86_64-unknown-linux--"}
+HOST_BUNDLE_DEFAULT = "host-x86_64-unknown-linux-gnu-"
+NO_DEVICE = ("no ROCm-capable device is detected", "invalid device ordinal")
+CRASH_SIGNS = (
+    "error while loading shared libraries",
+    "symbol lookup error",
+    "undefined symbol",
+    "Segmentation",
+)
+
+
+def expected_failure(program: dict[str, object], stack: str) -> str | None:
+    """The message a program must fail to compile with on this stack (the manifest's
+    `expected_failure: {stack: message}`: what the stack cannot provide), or None."""
+    expected = program.get("expected_failure") or {}
+    return expected.get(stack) if isinstance(expected, dict) else None
+
+
+def verdict(
+    record: dict[str, object], program: dict[str, object], stack: str, gfx: str, source: str
+) -> list[str]:
+    """What is wrong with one program's record on one stack and target (empty: as expected).
+    Shared by tests/test_cuda_corpus.py and bench/stack_corpus.py."""
+    output = str(record.get("compile_stderr", ""))
+    failure = expected_failure(program, stack)
+    if failure is not None:
+        if record["compile_rc"] == 0:
+            return [f"compiled, but {stack} was expected to refuse it with: {failure}"]
+        return [] if failure in output else [f"failed without the expected message ({failure}):\n{output}"]
+    if record["compile_rc"] != 0:
+        return [f"{' '.join(map(str, record['command']))}\n{output}"]  # type: ignore[call-overload]
+    host = HOST_BUNDLE.get(stack, HOST_BUNDLE_DEFAULT)
+    # Programs with kernels carry exactly this target's code object; library-only ones none.
+    expected = sorted([host, f"hipv4-amdgcn-amd-amdhsa--{gfx}"]) if "__global__" in source else []
+    problems = [] if record["bundle"] == expected else [f"bundle {record['bundle']}, expected {expected}"]
+    ran = f"{record['run_stdout']}\n{record['run_stderr']}"
+    if record["run_rc"] == "timeout":
+        return [*problems, "timed out"]
+    if not 0 < int(str(record["run_rc"])) < 128:
+        problems.append(f"exit {record['run_rc']}:\n{ran}")
+    if not any(message in ran for message in NO_DEVICE):
+        problems.append(f"did not stop at 'no device':\n{ran}")
+    if any(sign in ran for sign in CRASH_SIGNS):
+        problems.append(f"crashed or missed a symbol:\n{ran}")
+    return problems
+
+
 def main() -> int:
     global LLVM
     manifest, toolkit, sources, out = (Path(arg) for arg in sys.argv[1:5])

@@ -2,9 +2,12 @@
 #pragma once
 #include <moatbridge/runtime.h>
 #if defined(__HIP__)
-/* HIP's bf16 header, shadowed: __hip_bfloat16 is a class there, as CUDA's __nv_bfloat16 is
-   (listed explicitly for host compilers, whose include path has no shadow directory) */
+/* HIP's bf16 header, shadowed where its __hip_bfloat16 is not the class CUDA's __nv_bfloat16
+   is (the generator's bfloat16_class probe: HIP 5.7; HIP 6 has the class and no shadow is
+   written); listed explicitly for host compilers, whose include path has no shadow directory */
+#if __has_include(<moatbridge/shadow/hip/amd_detail/amd_hip_bf16.h>)
 #include <moatbridge/shadow/hip/amd_detail/amd_hip_bf16.h>
+#endif
 #include <hip/hip_bf16.h>
 #include <moatbridge/bf16_functions.h>
 #else
@@ -21,9 +24,12 @@
 #pragma push_macro("__device__")
 #undef __device__
 #define __device__ static __attribute__((unused))
-/* HIP's bf16 header, shadowed: __hip_bfloat16 is a class there, as CUDA's __nv_bfloat16 is
-   (listed explicitly for host compilers, whose include path has no shadow directory) */
+/* HIP's bf16 header, shadowed where its __hip_bfloat16 is not the class CUDA's __nv_bfloat16
+   is (the generator's bfloat16_class probe: HIP 5.7; HIP 6 has the class and no shadow is
+   written); listed explicitly for host compilers, whose include path has no shadow directory */
+#if __has_include(<moatbridge/shadow/hip/amd_detail/amd_hip_bf16.h>)
 #include <moatbridge/shadow/hip/amd_detail/amd_hip_bf16.h>
+#endif
 #include <hip/hip_bf16.h>
 #pragma pop_macro("__device__")
 /* what HIP lacks (host-callable functions only here: nothing in it wants the __device__ above) */

@@ -11,7 +11,18 @@ import sys
 from pathlib import Path
 
 from ..nvcc.config import ToolkitConfig, full_cuda_version
-from . import device_functions, headers, inventory, mappings, probe, shadows, signatures, stack, toolkit
+from . import (
+    conflicts,
+    device_functions,
+    headers,
+    inventory,
+    mappings,
+    probe,
+    shadows,
+    signatures,
+    stack,
+    toolkit,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     kept += mappings.runtime_api_rules(api, hip_runtime, [m.cuda for m in kept] + [d.cuda for d in dropped])
 
     emitted: dict[str, int] = {}
+    resolved: dict[str, list[mappings.Mapping]] = {}
+    sources: dict[str, str] = {}
     unresolved: list[mappings.Mapping] = []
     for family in mappings.FAMILIES:
         members = [m for m in kept if m.family == family]
@@ -74,8 +87,10 @@ def main(argv: list[str] | None = None) -> int:
             continue
         result = probe.probe(clangxx, family, members)
         emitted[family] = len(result.resolved)
+        resolved[family] = list(result.resolved)
         unresolved += result.unresolved
         source = f"{args.hipify.name}" if family != "cusolver" else "hipSOLVER's compat API (hand rule)"
+        sources[family] = source
         toolkit.write_text(
             include / "moatbridge" / "generated" / f"{family}.h",
             toolkit.mapping_header(family, result.resolved, source),
@@ -98,6 +113,25 @@ def main(argv: list[str] | None = None) -> int:
     )
     toolkit.write_headers(include, header_plans)
     provided = sum(1 for p in header_plans if p.kind != "unsupported")
+
+    def write_family(family: str, members: list[mappings.Mapping]) -> None:
+        emitted[family] = len(members)
+        toolkit.write_text(
+            include / "moatbridge" / "generated" / f"{family}.h",
+            toolkit.mapping_header(family, members, sources[family]),
+        )
+
+    # Mappings onto names the hand-written headers define themselves (HIP gained them): the
+    # hand-written definition wins; decided by compiling every provided header in this stack.
+    collided, header_errors = conflicts.resolve(
+        clangxx, include, [p.path for p in header_plans if p.kind != "unsupported"], cuda_version,
+        resolved, write_family,
+    )  # fmt: skip
+    dropped += collided
+    for item in collided:
+        print(f"left out {item.cuda} -> {item.hip}: {item.reason}", flush=True)
+    for error in header_errors:
+        print(f"header error: {error}", flush=True)
     print(f"CUDA headers: {provided} of {len(header_plans)} provided (cuda_headers.tsv)", flush=True)
     toolkit.write_report(
         shared, emitted, unresolved, dropped, header_plans, len(api_functions), signatures.load_gaps(),

@@ -4,9 +4,19 @@ that defines __hip_fatbin, so any host linker can finish (as after nvcc -dlink).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 
 from .config import ToolkitConfig
-from .steps import Run, Step, WriteText
+from .steps import FatbinWrapper, Run, Step, WriteText
+
+
+def bundle_triples(config: ToolkitConfig) -> tuple[str, str]:
+    """The host triple and the device triple's prefix (up to the target ID) the stack's bundler
+    takes: LLVM 18 and later want every triple with its environment field (clang itself names
+    the host x86_64-unknown-linux-gnu there); LLVM 17 takes and writes the short forms."""
+    if int(config.clang_version) >= 18:
+        return "x86_64-unknown-linux-gnu", "amdgcn-amd-amdhsa--"
+    return "x86_64-unknown-linux", "amdgcn-amd-amdhsa-"
 
 
 def device_link_steps(
@@ -15,6 +25,7 @@ def device_link_steps(
 ) -> list[Step]:  # fmt: skip
     """Link the device code of relocatable objects into one object defining __hip_fatbin."""
     bundler = config.tool("clang-offload-bundler")
+    host, device = bundle_triples(config)
     steps: list[Step] = []
     images: list[str] = []
     for gfx in gfx_targets:
@@ -27,7 +38,7 @@ def device_link_steps(
                     (
                         bundler,
                         f"-type={'a' if archive else 'o'}",
-                        f"-targets=hip-amdgcn-amd-amdhsa-{gfx}",
+                        f"-targets=hip-{device}{gfx}",
                         f"-input={obj}",
                         f"-output={part}",
                         "-unbundle",
@@ -60,7 +71,7 @@ def device_link_steps(
         )
         images.append(image)
     fatbin = os.path.join(work_dir, "dlink.hipfb")
-    targets = ",".join(["host-x86_64-unknown-linux", *(f"hipv4-amdgcn-amd-amdhsa--{g}" for g in gfx_targets)])
+    targets = ",".join([f"host-{host}", *(f"hipv4-amdgcn-amd-amdhsa--{g}" for g in gfx_targets)])
     steps.append(
         Run(
             (
@@ -75,7 +86,10 @@ def device_link_steps(
         )
     )
     wrapper = os.path.join(work_dir, "dlink.mcin")
-    steps.append(WriteText(wrapper, fatbin_wrapper_assembly(os.path.abspath(fatbin))))
+    if int(config.clang_version) >= 18:
+        steps.append(FatbinWrapper(wrapper, os.path.abspath(fatbin), tuple(objects), config.tool("llvm-nm")))
+    else:
+        steps.append(WriteText(wrapper, fatbin_wrapper_assembly(os.path.abspath(fatbin))))
     steps.append(
         Run(
             (
@@ -92,10 +106,12 @@ def device_link_steps(
     return steps
 
 
-def fatbin_wrapper_assembly(fatbin_path: str) -> str:
-    """The object that carries the linked device image, as clang's HIP toolchain writes it."""
+def fatbin_wrapper_assembly(fatbin_path: str, symbols: Iterable[str] = ()) -> str:
+    """The object that carries the linked device image, as clang's HIP toolchain writes it.
+    `symbols`: the per-object names (clang 18+: __hip_fatbin_<hash>, __hip_gpubin_handle_<hash>)
+    the relocatable objects refer to; each becomes an alias of the one fatbin or handle."""
     quoted = fatbin_path.replace("\\", "\\\\").replace('"', '\\"')
-    return (
+    text = (
         "# moatbridge nvcc device link: the linked AMD code objects for the HIP runtime\n"
         "  .protected __hip_fatbin\n"
         "  .type __hip_fatbin,@object\n"
@@ -104,4 +120,33 @@ def fatbin_wrapper_assembly(fatbin_path: str) -> str:
         "  .p2align 12\n"
         "__hip_fatbin:\n"
         f'  .incbin "{quoted}"\n'
+    )
+    names = sorted(set(symbols))
+    handles = [name for name in names if name.startswith("__hip_gpubin_handle_")]
+    if handles:
+        # one module handle for all objects: the first registration loads the image, the
+        # others find the handle set (what clang's own wrapper does)
+        text += (
+            "  .protected __hip_gpubin_handle\n"
+            "  .type __hip_gpubin_handle,@object\n"
+            '  .section .hip_gpubin_handle,"aw"\n'
+            "  .globl __hip_gpubin_handle\n"
+            "  .p2align 3\n"
+            "__hip_gpubin_handle:\n"
+            "  .zero 8\n"
+        )
+    for name in names:
+        primary = "__hip_gpubin_handle" if name.startswith("__hip_gpubin_handle_") else "__hip_fatbin"
+        text += f"  .globl {name}\n  .set {name},{primary}\n"
+    return text
+
+
+def wrapper_symbols(nm_output: str) -> list[str]:
+    """The per-object fatbin and handle names in `nm -u -j` output."""
+    return sorted(
+        {
+            word
+            for word in nm_output.split()
+            if word.startswith(("__hip_fatbin_", "__hip_gpubin_handle_"))
+        }
     )

@@ -10,7 +10,7 @@ import os
 import sys
 from collections.abc import Mapping
 
-from . import archs, plan, report
+from . import archs, device_link, plan, report
 from .config import ToolkitConfig, load
 from .options import CommandLine, NvccUsageError, environment_flags, expand_options_files, parse
 from .steps import nvcc_depfile_text
@@ -165,6 +165,17 @@ def _execute(steps: tuple[plan.Step, ...], config: ToolkitConfig, verbose: bool,
             if not dry_run:
                 with open(step.path, "w", encoding="utf-8") as handle:
                     handle.write(step.text)
+            continue
+        if isinstance(step, plan.FatbinWrapper):
+            if not dry_run:
+                symbols: list[str] = []
+                for obj in step.objects:
+                    code, output = _spawn((step.nm, "-u", "-j", obj), capture="stdout")
+                    if code != 0:
+                        return code if code > 0 else 128 - code
+                    symbols += device_link.wrapper_symbols(output.decode("utf-8", "replace"))
+                with open(step.path, "w", encoding="utf-8") as handle:
+                    handle.write(device_link.fatbin_wrapper_assembly(step.fatbin, symbols))
             continue
         if isinstance(step, plan.NvccDepfile):
             if not dry_run:

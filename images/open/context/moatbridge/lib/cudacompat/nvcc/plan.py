@@ -27,6 +27,7 @@ from .flags import (
     uses_openmp,
 )
 from .options import CommandLine, NvccUsageError
+from .steps import FatbinWrapper as FatbinWrapper
 from .steps import NvccDepfile as NvccDepfile
 from .steps import Run as Run  # re-exported: the driver and the tests name plan.Run
 from .steps import Step as Step

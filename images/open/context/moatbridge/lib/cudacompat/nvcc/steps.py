@@ -21,7 +21,18 @@ class NvccDepfile(NamedTuple):
     path: str
 
 
-Step = Run | WriteText | NvccDepfile
+class FatbinWrapper(NamedTuple):
+    """Write the device link's wrapper assembly once the objects exist: clang 18 and later
+    give each relocatable object its own fatbin and handle names (__hip_fatbin_<CUID hash>),
+    read from the objects' undefined symbols with `nm` and defined as aliases of one."""
+
+    path: str
+    fatbin: str
+    objects: tuple[str, ...]
+    nm: str
+
+
+Step = Run | WriteText | NvccDepfile | FatbinWrapper
 
 
 def _make_words(text: str) -> list[str]:

@@ -20,6 +20,19 @@
 #define MOATBRIDGE_BF16_HOSTDEVICE static inline
 #endif
 
+/* The bits of a __hip_bfloat16, and one from bits: the shadowed class of HIP 5.7 (written only
+   where the generator's bfloat16_class probe found HIP's a plain struct) keeps them in `data`
+   with a constexpr bits constructor; HIP 6's own class converts to and from its raw type. */
+#if __has_include(<moatbridge/shadow/hip/amd_detail/amd_hip_bf16.h>)
+#define MOATBRIDGE_BF16_BITS(h) ((h).data)
+#define MOATBRIDGE_BF16_FROM_BITS(bits) __hip_bfloat16(moatbridge_bf16_bits(), (bits))
+#define MOATBRIDGE_BF16_CONSTEXPR constexpr
+#else
+#define MOATBRIDGE_BF16_BITS(h) (static_cast<__hip_bfloat16_raw>(h).x)
+#define MOATBRIDGE_BF16_FROM_BITS(bits) __hip_bfloat16(__hip_bfloat16_raw{static_cast<unsigned short>(bits)})
+#define MOATBRIDGE_BF16_CONSTEXPR
+#endif
+
 /* --- raw storage types ------------------------------------------------------------------ */
 /* CUDA's are aggregates converted by __nv_bfloat16's members; __hip_bfloat16 is HIP's class,
    so the conversions live here: constructors from the bf16 types and conversion operators
@@ -29,32 +42,32 @@ struct __nv_bfloat16_raw {
     unsigned short x;
     __nv_bfloat16_raw() = default;
     MOATBRIDGE_BF16_MEMBER constexpr __nv_bfloat16_raw(unsigned short bits) : x(bits) {}
-    MOATBRIDGE_BF16_MEMBER constexpr __nv_bfloat16_raw(const __hip_bfloat16& h) : x(h.data) {}
+    MOATBRIDGE_BF16_MEMBER MOATBRIDGE_BF16_CONSTEXPR __nv_bfloat16_raw(const __hip_bfloat16& h) : x(MOATBRIDGE_BF16_BITS(h)) {}
     template <class T, typename std::enable_if<std::is_floating_point<T>::value, int>::type = 0>
     __nv_bfloat16_raw(T) = delete;
-    MOATBRIDGE_BF16_MEMBER constexpr operator __hip_bfloat16() const { return __hip_bfloat16(moatbridge_bf16_bits(), x); }
+    MOATBRIDGE_BF16_MEMBER MOATBRIDGE_BF16_CONSTEXPR operator __hip_bfloat16() const { return MOATBRIDGE_BF16_FROM_BITS(x); }
 };
 struct alignas(4) __nv_bfloat162_raw {
     unsigned short x;
     unsigned short y;
     __nv_bfloat162_raw() = default;
     MOATBRIDGE_BF16_MEMBER constexpr __nv_bfloat162_raw(unsigned short low, unsigned short high) : x(low), y(high) {}
-    MOATBRIDGE_BF16_MEMBER constexpr __nv_bfloat162_raw(const __hip_bfloat162& h) : x(h.x.data), y(h.y.data) {}
-    MOATBRIDGE_BF16_MEMBER constexpr operator __hip_bfloat162() const {
-        return __hip_bfloat162(__hip_bfloat16(moatbridge_bf16_bits(), x), __hip_bfloat16(moatbridge_bf16_bits(), y));
+    MOATBRIDGE_BF16_MEMBER MOATBRIDGE_BF16_CONSTEXPR __nv_bfloat162_raw(const __hip_bfloat162& h) : x(MOATBRIDGE_BF16_BITS(h.x)), y(MOATBRIDGE_BF16_BITS(h.y)) {}
+    MOATBRIDGE_BF16_MEMBER MOATBRIDGE_BF16_CONSTEXPR operator __hip_bfloat162() const {
+        return __hip_bfloat162(MOATBRIDGE_BF16_FROM_BITS(x), MOATBRIDGE_BF16_FROM_BITS(y));
     }
 };
 
 /* --- helpers ---------------------------------------------------------------------------- */
 MOATBRIDGE_BF16_HOSTDEVICE __hip_bfloat16 moatbridge_bf16_make(unsigned short bits) {
-    return __hip_bfloat16(moatbridge_bf16_bits(), bits);
+    return MOATBRIDGE_BF16_FROM_BITS(bits);
 }
 MOATBRIDGE_BF16_HOSTDEVICE unsigned int moatbridge_bf16_float_bits(float f) {
     unsigned int u;
     __builtin_memcpy(&u, &f, sizeof u);
     return u;
 }
-MOATBRIDGE_BF16_HOSTDEVICE bool moatbridge_bf16_isnan(const __hip_bfloat16 h) { return (h.data & 0x7fffu) > 0x7f80u; }
+MOATBRIDGE_BF16_HOSTDEVICE bool moatbridge_bf16_isnan(const __hip_bfloat16 h) { return (MOATBRIDGE_BF16_BITS(h) & 0x7fffu) > 0x7f80u; }
 
 /* float -> bf16 bits in each rounding mode, on the bits: keep the high half, then step the
    magnitude up by one ulp when the mode says so (stepping past 0x7f7f gives infinity, past a
@@ -89,8 +102,8 @@ MOATBRIDGE_BF16_HOSTDEVICE float moatbridge_bf16_odd(long long i) {
    bf16s order as their encodings), like every NaN test here: nvcc --use_fast_math compiles
    device code with -ffast-math, which folds float NaN tests away. */
 MOATBRIDGE_BF16_HOSTDEVICE __hip_bfloat16 moatbridge_bf16_sat(const __hip_bfloat16 h) {
-    return (h.data & 0x8000u) || moatbridge_bf16_isnan(h) ? moatbridge_bf16_make(0u)
-           : h.data > 0x3f80u                             ? moatbridge_bf16_make(0x3f80u)
+    return (MOATBRIDGE_BF16_BITS(h) & 0x8000u) || moatbridge_bf16_isnan(h) ? moatbridge_bf16_make(0u)
+           : MOATBRIDGE_BF16_BITS(h) > 0x3f80u                             ? moatbridge_bf16_make(0x3f80u)
                                                           : h;
 }
 
@@ -194,12 +207,12 @@ MOATBRIDGE_BF16_ARITHMETIC(mul, *)
 MOATBRIDGE_BF16_HOSTDEVICE __hip_bfloat16 __hmax_nan(const __hip_bfloat16 a, const __hip_bfloat16 b) {
     if (moatbridge_bf16_isnan(a) || moatbridge_bf16_isnan(b)) return moatbridge_bf16_make(0x7fffu);
     const float fa = __bfloat162float(a), fb = __bfloat162float(b);
-    return fa > fb ? a : fb > fa ? b : (a.data & 0x8000u) ? b : a;
+    return fa > fb ? a : fb > fa ? b : (MOATBRIDGE_BF16_BITS(a) & 0x8000u) ? b : a;
 }
 MOATBRIDGE_BF16_HOSTDEVICE __hip_bfloat16 __hmin_nan(const __hip_bfloat16 a, const __hip_bfloat16 b) {
     if (moatbridge_bf16_isnan(a) || moatbridge_bf16_isnan(b)) return moatbridge_bf16_make(0x7fffu);
     const float fa = __bfloat162float(a), fb = __bfloat162float(b);
-    return fa < fb ? a : fb < fa ? b : (a.data & 0x8000u) ? a : b;
+    return fa < fb ? a : fb < fa ? b : (MOATBRIDGE_BF16_BITS(a) & 0x8000u) ? a : b;
 }
 MOATBRIDGE_BF16_HOSTDEVICE __hip_bfloat162 __hmax2_nan(const __hip_bfloat162 a, const __hip_bfloat162 b) {
     return __hip_bfloat162(__hmax_nan(a.x, b.x), __hmax_nan(a.y, b.y));
@@ -272,7 +285,7 @@ MOATBRIDGE_BF16_DEVICE __hip_bfloat162 __hfma2_relu(const __hip_bfloat162 a, con
    that the intermediate roundings are the same: re = c.x + a.x*b.x - a.y*b.y,
    im = c.y + a.x*b.y + a.y*b.x */
 MOATBRIDGE_BF16_DEVICE __hip_bfloat162 __hcmadd(const __hip_bfloat162 a, const __hip_bfloat162 b, const __hip_bfloat162 c) {
-    const __hip_bfloat16 minus_ay = moatbridge_bf16_make((unsigned short)(a.y.data ^ 0x8000u));
+    const __hip_bfloat16 minus_ay = moatbridge_bf16_make((unsigned short)(MOATBRIDGE_BF16_BITS(a.y) ^ 0x8000u));
     const __hip_bfloat16 re = moatbridge_bf16_make(moatbridge_bf16_fma_rn(a.x, b.x, c.x));
     const __hip_bfloat16 im = moatbridge_bf16_make(moatbridge_bf16_fma_rn(a.x, b.y, c.y));
     return __hip_bfloat162(moatbridge_bf16_make(moatbridge_bf16_fma_rn(minus_ay, b.y, re)),

@@ -209,7 +209,8 @@ typedef cudaLaunchAttributeValue cudaKernelNodeAttrValue;
 #define cudaKernelNodeAttributeAccessPolicyWindow cudaLaunchAttributeAccessPolicyWindow
 #define cudaKernelNodeAttributeCooperative cudaLaunchAttributeCooperative
 #define cudaKernelNodeAttributePriority cudaLaunchAttributePriority
-#if HIP_VERSION_MAJOR < 6 /* HIP 6: launch and kernel-node attributes are one type */
+#ifndef cudaLaunchAttributeID /* our own type (the generator leaves the mapping out where HIP's
+   hipLaunchAttributeID would collide with it): HIP's kernel-node attribute calls take it too */
 static inline hipError_t hipGraphKernelNodeSetAttribute(hipGraphNode_t node, cudaLaunchAttributeID id,
                                                         const cudaLaunchAttributeValue* value) {
     if (id != cudaLaunchAttributeAccessPolicyWindow && id != cudaLaunchAttributeCooperative) return hipSuccess;
