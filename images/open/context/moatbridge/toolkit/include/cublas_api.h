@@ -20,6 +20,8 @@ typedef enum cublasComputeType_t {
     CUBLAS_COMPUTE_32I = 72, CUBLAS_COMPUTE_32I_PEDANTIC = 73
 } cublasComputeType_t;
 #endif
+#if !defined(hipblasVersionMajor) || hipblasVersionMajor < 3 /* hipBLAS 3 (ROCm 7) takes hipDataType and
+   hipblasComputeType_t itself, as cuBLAS does: the mappings are all it needs */
 static inline hipblasDatatype_t moatbridge_blas_type(hipblasDatatype_t type) { return type; }
 static inline hipblasDatatype_t moatbridge_blas_type(hipDataType type) {
     switch (type) {
@@ -73,6 +75,7 @@ static inline hipblasStatus_t hipblasGemmStridedBatchedEx(
                                        moatbridge_blas_type(bt), ldb, sb, beta, C, moatbridge_blas_type(ct), ldc, sc,
                                        count, moatbridge_blas_type(compute), algo);
 }
+#endif
 /* cuBLAS's batched triangular solves take `const T* const A[]` and `T* const B[]`; hipBLAS 5.5's
    take `T* const A[]` and `T* B[]`, so the calls CUDA code writes (ggml's, with `const float**`)
    find no match. These overloads take cuBLAS's types; hipBLAS does not write through A. */
@@ -107,7 +110,9 @@ static inline hipblasStatus_t cublasGetMathMode(hipblasHandle_t, cublasMath_t* m
     return HIPBLAS_STATUS_SUCCESS;
 }
 #endif
+#ifndef cublasSetWorkspace /* mapped where hipBLAS has hipblasSetWorkspace (hipBLAS 3) */
 static inline hipblasStatus_t cublasSetWorkspace(hipblasHandle_t, void*, size_t) { return HIPBLAS_STATUS_SUCCESS; }
+#endif
 #ifndef CUBLAS_GEMM_DEFAULT_TENSOR_OP
 #define CUBLAS_GEMM_DEFAULT_TENSOR_OP HIPBLAS_GEMM_DEFAULT
 #endif

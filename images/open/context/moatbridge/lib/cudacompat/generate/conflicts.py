@@ -27,7 +27,10 @@ from .mappings import Dropped, Mapping
 
 _ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):\d+: error: (?P<message>.*)$", re.M)
 # How clang words a second definition of one name.
-_KINDS = ("redefinition", "conflicting types", "conflicts with typedef of the same name")
+_KINDS = (
+    "redefinition", "conflicting types", "conflicts with typedef of the same name",
+    "static declaration of",  # a hand-written static fallback for a function HIP gained
+)  # fmt: skip
 _TYPEDEF_NAME = re.compile(r"\b(\w+)\s*;\s*$")
 ROUNDS = 12
 
@@ -82,10 +85,14 @@ def collisions(stderr: str, include: Path, mappings: Sequence[Mapping]) -> tuple
             source_line = lines[line_no - 1] if 0 < line_no <= len(lines) else ""
         names = re.findall(r"'(\w+)'", message)
         if any(kind in message for kind in _KINDS):
+            typedef = None
             if "typedef redefinition" in message:
+                # the message names both types, not the typedef: the line names it, as CUDA spells it
                 match = _TYPEDEF_NAME.search(source_line)
-                names = [match.group(1)] if match else []
-            hits = [
+                typedef = match.group(1) if match else None
+                names = []
+            hits = [m for m in mappings if relative is not None and m.cuda == typedef]
+            hits += [
                 m
                 for name in names
                 for m in by_hip.get(name, [])

@@ -41,8 +41,9 @@ _FRIEND_OPERATOR = re.compile(
 
 
 # The arithmetic compound assignments of two vectors (the bitwise ones are templates already).
+# (HIP 5.7 and 6.x put `__HOST_DEVICE__` on a line of its own, HIP 7 on the operator's line)
 _COMPOUND_MEMBER = re.compile(
-    r"(\n[ \t]*)__HOST_DEVICE__(\n[ \t]*)HIP_vector_type& operator([-+*/])="
+    r"(\n[ \t]*)__HOST_DEVICE__(\s+)HIP_vector_type& operator([-+*/])="
     r"\(const HIP_vector_type& x\) noexcept"
 )
 _ONLY_THIS_TYPE = (
@@ -146,7 +147,8 @@ def with_shuffles_of_any_type(text: str) -> str | None:
         'static_assert(std::is_trivially_copyable<T>::value, "a shuffled type must be trivially copyable");',
     )
     text, calls = _SHUFFLE_CALL.subn("::moatbridge_cg::\\1(var,", text)
-    if not asserts or calls < asserts or _CG_NAMESPACE not in text:
+    # HIP 5.7 and 6.x assert the type in each shuffle method; HIP 7 only calls __shfl*
+    if not calls or calls < asserts or _CG_NAMESPACE not in text:
         return None
     return text.replace(_CG_NAMESPACE, _WORDWISE_SHUFFLES + _CG_NAMESPACE, 1)
 
@@ -156,6 +158,11 @@ _CG_END = "}  // namespace cooperative_groups\n"
 # CUDA 11's partitions of a tile or coalesced group by a predicate or a label: the lanes of
 # the parent that voted alike, as a coalesced group (built through a friend of its class).
 _PARTITION_HELPERS = """
+#ifdef __AMDGCN_WAVEFRONT_SIZE
+#define MOATBRIDGE_CG_WAVEFRONT_SIZE __AMDGCN_WAVEFRONT_SIZE
+#else /* clang 22 has no such macro: HIP 7's warpSize object converts to the wave's size */
+#define MOATBRIDGE_CG_WAVEFRONT_SIZE static_cast<int>(warpSize)
+#endif
 namespace moatbridge_cg {  /* moatbridge: cg::binary_partition and cg::labeled_partition */
 using mask_t = ::lane_mask;
 struct coalesced_access {
@@ -176,8 +183,8 @@ __CG_QUALIFIER__ cooperative_groups::coalesced_group alike(mask_t members, bool 
 }
 __CG_QUALIFIER__ cooperative_groups::coalesced_group alike(mask_t members, int label) {
   mask_t same = 0;
-  for (int lane = 0; lane < __AMDGCN_WAVEFRONT_SIZE; ++lane) {  /* uniform: every member shuffles */
-    const int theirs = __shfl(label, lane, __AMDGCN_WAVEFRONT_SIZE);
+  for (int lane = 0; lane < MOATBRIDGE_CG_WAVEFRONT_SIZE; ++lane) {  /* uniform: every member shuffles */
+    const int theirs = __shfl(label, lane, MOATBRIDGE_CG_WAVEFRONT_SIZE);
     if (((members >> lane) & 1) && theirs == label) same |= mask_t(1) << lane;
   }
   return coalesced_access::make(same);

@@ -33,6 +33,18 @@
 #define MOATBRIDGE_BF16_CONSTEXPR
 #endif
 
+/* HIP 7's bf16 header declares some of CUDA's functions itself (integer -> bf16 and the _rn
+   arithmetic); CUDA's semantics (bit-exact, host-callable) stay ours, under our names. */
+#if HIP_VERSION_MAJOR >= 7
+#define __int2bfloat16_rn moatbridge_int2bfloat16_rn
+#define __hadd_rn moatbridge_hadd_rn
+#define __hsub_rn moatbridge_hsub_rn
+#define __hmul_rn moatbridge_hmul_rn
+#define __hadd2_rn moatbridge_hadd2_rn
+#define __hsub2_rn moatbridge_hsub2_rn
+#define __hmul2_rn moatbridge_hmul2_rn
+#endif
+
 /* --- raw storage types ------------------------------------------------------------------ */
 /* CUDA's are aggregates converted by __nv_bfloat16's members; __hip_bfloat16 is HIP's class,
    so the conversions live here: constructors from the bf16 types and conversion operators

@@ -87,6 +87,7 @@ MOATBRIDGE_SIGNED_BITWISE(atomicAnd_system)
 MOATBRIDGE_SIGNED_BITWISE(atomicOr_system)
 MOATBRIDGE_SIGNED_BITWISE(atomicXor_system)
 #undef MOATBRIDGE_SIGNED_BITWISE
+#if HIP_VERSION_MAJOR < 7 /* HIP 7 has the 16-bit atomicCAS */
 /* 16-bit compare-and-swap (sm_70): a 32-bit one on the aligned word holding it */
 __device__ inline unsigned short atomicCAS(unsigned short* address, unsigned short compare, unsigned short value) {
     unsigned int* word = (unsigned int*)((size_t)address & ~(size_t)3);
@@ -101,6 +102,7 @@ __device__ inline unsigned short atomicCAS(unsigned short* address, unsigned sho
         old = seen;
     }
 }
+#endif
 /* float2/float4 adds (sm_90): CUDA makes each element atomic, not the vector */
 #define MOATBRIDGE_VECTOR_ADD(name)                                                                \
     __device__ inline float2 name(float2* address, float2 value) {                                \

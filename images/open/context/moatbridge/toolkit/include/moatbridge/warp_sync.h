@@ -43,9 +43,11 @@ __device__ inline int __all_sync(unsigned long long mask, int predicate) {
     (void)mask;
     return __all(predicate);
 }
+#if HIP_VERSION_MAJOR < 7 /* HIP 7 has __activemask */
 __device__ inline moatbridge_lanemask_t __activemask() {
     return static_cast<moatbridge_lanemask_t>(__ballot(1));
 }
+#endif
 __device__ inline void __syncwarp(unsigned long long mask = ~0ull) {
     (void)mask;
     __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
