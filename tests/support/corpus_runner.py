@@ -87,11 +87,14 @@ CRASH_SIGNS = (
 )
 
 
-def expected_failure(program: dict[str, object], stack: str) -> str | None:
-    """The message a program must fail to compile with on this stack (the manifest's
-    `expected_failure: {stack: message}`: what the stack cannot provide), or None."""
+def expected_failure(program: dict[str, object], stack: str, gfx: str = "") -> str | None:
+    """The message a program must fail to compile with on this stack or target (the manifest's
+    `expected_failure: {stack or target: message}`: what the stack's ROCm or the GPU cannot
+    provide), or None."""
     expected = program.get("expected_failure") or {}
-    return expected.get(stack) if isinstance(expected, dict) else None
+    if not isinstance(expected, dict):
+        return None
+    return expected.get(stack) or expected.get(gfx)
 
 
 def verdict(
@@ -100,7 +103,7 @@ def verdict(
     """What is wrong with one program's record on one stack and target (empty: as expected).
     Shared by tests/test_cuda_corpus.py and bench/stack_corpus.py."""
     output = str(record.get("compile_stderr", ""))
-    failure = expected_failure(program, stack)
+    failure = expected_failure(program, stack, gfx)
     if failure is not None:
         if record["compile_rc"] == 0:
             return [f"compiled, but {stack} was expected to refuse it with: {failure}"]

@@ -482,11 +482,21 @@ class ShadowResult(NamedTuple):
     detail: str = ""
 
 
+# What moatbridge/runtime.h sets before HIP's headers, so probes see what CUDA code will: HIP 7's
+# own *_sync warp functions (64-bit masks only) left out, as HIP 5.7 and 6 leave them out.
+HIP_CONFIG = (
+    "#include <hip/hip_version.h>\n"
+    "#if HIP_VERSION_MAJOR >= 7 && !defined(HIP_DISABLE_WARP_SYNC_BUILTINS)\n"
+    "#define HIP_DISABLE_WARP_SYNC_BUILTINS 1\n"
+    "#endif\n"
+)
+
+
 def compiles(clangxx: str, source: str, include_first: Path | None = None, extra: tuple[str, ...] = ()) -> str:
     """'' when the probe compiles (host and device side, for gfx1030), else clang's error."""
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch, "probe.hip")
-        path.write_text("#define __HIP_PLATFORM_AMD__ 1\n" + source, encoding="utf-8")
+        path.write_text("#define __HIP_PLATFORM_AMD__ 1\n" + HIP_CONFIG + source, encoding="utf-8")
         argv = [clangxx, "-x", "hip", "-std=c++17", "--offload-arch=gfx1030", "-nogpulib", "-fsyntax-only"]
         argv += [] if extra else ["-w"]  # a probe with its own flags is about a warning
         if include_first is not None:

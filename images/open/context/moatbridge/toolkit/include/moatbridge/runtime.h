@@ -5,6 +5,13 @@
 #define __HIP_PLATFORM_AMD__ 1
 #endif
 #include <moatbridge/hide_cuda_macros.h>
+/* HIP 7 declares CUDA's *_sync warp functions itself, but insists on 64-bit masks where CUDA
+   code passes 32-bit ones (0xffffffff): ours (warp_sync.h, intrinsics.h) take either, as on
+   HIP 5.7 and 6, where HIP leaves them out by default. */
+#include <hip/hip_version.h>
+#if HIP_VERSION_MAJOR >= 7 && !defined(HIP_DISABLE_WARP_SYNC_BUILTINS)
+#define HIP_DISABLE_WARP_SYNC_BUILTINS 1
+#endif
 #include <hip/hip_runtime.h>
 #include <hip/hip_complex.h>
 #include <hip/library_types.h>

@@ -5,7 +5,8 @@
    `warpSize` says which. Lane masks are 64-bit on wave64 targets. */
 #pragma once
 #if defined(__HIP__) && !defined(MOATBRIDGE_NO_WARP_SYNC)
-#if defined(__AMDGCN_WAVEFRONT_SIZE) && __AMDGCN_WAVEFRONT_SIZE == 64 && defined(__HIP_DEVICE_COMPILE__)
+/* (clang 22 no longer defines __AMDGCN_WAVEFRONT_SIZE: 64 bits then, which holds either size) */
+#if defined(__HIP_DEVICE_COMPILE__) && (!defined(__AMDGCN_WAVEFRONT_SIZE) || __AMDGCN_WAVEFRONT_SIZE == 64)
 typedef unsigned long long moatbridge_lanemask_t;
 #else
 typedef unsigned int moatbridge_lanemask_t;
@@ -43,11 +44,9 @@ __device__ inline int __all_sync(unsigned long long mask, int predicate) {
     (void)mask;
     return __all(predicate);
 }
-#if HIP_VERSION_MAJOR < 7 /* HIP 7 has __activemask */
 __device__ inline moatbridge_lanemask_t __activemask() {
     return static_cast<moatbridge_lanemask_t>(__ballot(1));
 }
-#endif
 __device__ inline void __syncwarp(unsigned long long mask = ~0ull) {
     (void)mask;
     __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
