@@ -147,8 +147,10 @@ def with_shuffles_of_any_type(text: str) -> str | None:
         'static_assert(std::is_trivially_copyable<T>::value, "a shuffled type must be trivially copyable");',
     )
     text, calls = _SHUFFLE_CALL.subn("::moatbridge_cg::\\1(var,", text)
-    # HIP 5.7 and 6.x assert the type in each shuffle method; HIP 7 only calls __shfl*
-    if not calls or calls < asserts or _CG_NAMESPACE not in text:
+    # HIP 5.7 and 6.x assert the type in each shuffle method; HIP 7 (whose header knows
+    # HIP_DISABLE_WARP_SYNC_BUILTINS) has no such assert and only calls __shfl*
+    hip7 = not asserts and calls and "HIP_DISABLE_WARP_SYNC_BUILTINS" in text
+    if not (asserts or hip7) or calls < asserts or _CG_NAMESPACE not in text:
         return None
     return text.replace(_CG_NAMESPACE, _WORDWISE_SHUFFLES + _CG_NAMESPACE, 1)
 
