@@ -87,7 +87,7 @@ def judge(
         program = by_name[record["name"]]
         source = (CORPUS / program["file"]).read_text()
         problems = corpus_runner.verdict(record, program, stack, target, source)
-        expected = corpus_runner.expected_failure(program, stack)
+        expected = corpus_runner.expected_failure(program, stack, target)
         if problems:
             status = "FAIL"
         elif expected is not None:
