@@ -110,3 +110,16 @@ def test_a_preview_stack_records_what_it_installed_and_reports_drift(
     listing = _run(str(result["reference"]), "cat /opt/moatbridge/packages.tsv")
     installed = dict(row.split("\t", 1) for row in listing.splitlines() if "\t" in row)
     assert installed["libamdhip64-6"].startswith("6.4") and "clang-21" in installed
+
+
+@pytest.mark.parametrize("fixture", ["open_devel_gfx1030", "open_devel_sid_gfx1201"])
+def test_the_clang_shims_reach_the_stacks_clang(fixture: str, request: pytest.FixtureRequest) -> None:
+    """`clang`/`clang++` (shims of those names are on the host) resolve after activation to the
+    stack's own clang, which Debian installs only as clang-N and under /usr/lib/llvm-N/bin."""
+    image = str(request.getfixturevalue(fixture)["reference"])
+    target = fixture.rsplit("_", 1)[1]
+    out = _run(image, f". /opt/moatbridge/bin/activate {target} >/dev/null; . /opt/moatbridge/stack.env; "
+                      'echo "want=$CLANG_VERSION"; clang --version; clang++ --version')  # fmt: skip
+    want = next(line for line in out.splitlines() if line.startswith("want=")).split("=", 1)[1]
+    versions = [line for line in out.splitlines() if "clang version" in line]
+    assert len(versions) == 2 and all(f"clang version {want}." in v for v in versions), out
