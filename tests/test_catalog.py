@@ -296,3 +296,15 @@ def test_an_expired_release_is_recognised_in_apt_output() -> None:
     streamed = ["\x1b[91mE:\x1b[0m", "\x1b[91m \x1b[0m", "\x1b[91m" + lines[1][3:] + "\x1b[0m"]
     found = expired_release(streamed)
     assert found is not None and found.suite == "sid"
+
+
+def test_space_needed_for_a_first_build_and_for_a_rebuild_over_an_existing_image() -> None:
+    from moatbridge.commands.image_build import GB, required_bytes
+
+    flavour = load_catalog(SHIPPED).flavour("open")
+    plan = _plan(targets=("gfx1201",), distro="sid")
+    sid_devel = flavour.distro("sid").size_gb(flavour.variant("devel"))
+    assert sid_devel is not None
+    assert required_bytes(plan, flavour) == int(sid_devel * 2.4 * GB)  # package stage, prune, slim
+    assert required_bytes(plan, flavour, rebuild=True) == int(sid_devel * GB)  # layers cached
+    assert required_bytes(_plan(distro="sid"), flavour) == int(sid_devel * 1.2 * GB)

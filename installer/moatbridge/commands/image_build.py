@@ -124,8 +124,12 @@ def _find_by_digest(client: Any, digest: str) -> dict[str, Any] | None:
     return found[0] if found else None
 
 
-def required_bytes(plan: BuildPlan, flavour: Flavour) -> int:
+def required_bytes(plan: BuildPlan, flavour: Flavour, rebuild: bool = False) -> int:
     size = plan.distro.size_gb(flavour.variant(plan.variant)) or 1.0
+    if rebuild:
+        # A new recipe for an image that exists (say, its CUDA layer changed): the engine's
+        # layer cache usually keeps the package and pruning stages; allow for one new copy.
+        return int(size * 1.0 * GB)
     # Per-target builds hold the shared package stage, the files pruning rewrote and the slim
     # image: measured 2.0x (trixie) and 2.1x (sid) of the package stage.
     return int(size * (2.4 if plan.stage == "slim" else 1.2) * GB)
@@ -307,9 +311,10 @@ def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
         result["text"] = f"{plan.reference} is up to date (recipe {plan.recipe_digest[:12]})"
         _check_pinned(client, plan.distro, str(existing["Id"]), result, say)
         return result
-    if not options.no_space_check:
-        check_space(client, required_bytes(plan, flavour), f"Building {plan.reference}")
     previous = docker_api.inspect_image(client, plan.reference)
+    if not options.no_space_check:
+        needed = required_bytes(plan, flavour, rebuild=previous is not None)
+        check_space(client, needed, f"Building {plan.reference}")
     credentials = _credentials(options) if plan.flavour == "scale" else None
     with ExitStack() as stack:
         buildargs = dict(plan.buildargs)
