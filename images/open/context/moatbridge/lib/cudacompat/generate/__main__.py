@@ -41,7 +41,9 @@ def main(argv: list[str] | None = None) -> int:
 
     found = stack.detect(args.clang_version, args.rocm_version, args.system_include)
     if not found.rocm_version:
-        found = stack.Stack(found.clang_version, found.hip_version, found.hip_version, found.hipblaslt, found.rccl)
+        found = stack.Stack(
+            found.clang_version, found.hip_version, found.hip_version, found.hipblaslt, found.rccl
+        )
     clangxx = args.clang or found.clangxx
     print(
         f"stack: clang {found.clang_version}, ROCm {found.rocm_version}, HIP {found.hip_version}, "
@@ -56,7 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     # before anything is generated into include/: what the image context brought
     libraries = [name for name in ("hipblaslt", "rccl") if getattr(found, name)]
     header_plans = headers.plan(
-        inventory.load(), toolkit.hand_written_headers(include), cuda_version, libraries, f"HIP {found.hip_version}"
+        inventory.load(),
+        toolkit.hand_written_headers(include),
+        cuda_version,
+        libraries,
+        f"HIP {found.hip_version}",
     )
     rows = mappings.parse_hipify(args.hipify.read_text(encoding="utf-8"))
     kept, dropped = mappings.select(rows)
@@ -103,8 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     shadowed = toolkit.write_shadow_tree(include, args.system_include / "thrust", "thrust")
     cub = toolkit.write_cub_headers(include, args.system_include / "hipcub")
     shadow_results = shadows.write_vector_shadows(include, args.system_include, clangxx)
-    for result in shadow_results:
-        print(f"shadow {result.probe} (hip/{result.header}): {result.outcome}", flush=True)
+    for shadow in shadow_results:
+        print(f"shadow {shadow.probe} (hip/{shadow.header}): {shadow.outcome}", flush=True)
     print(f"thrust shadow headers: {shadowed}; cub headers: {cub}")
     toolkit.write_libraries(shared / "lib64", found)
     toolkit.write_text(

@@ -215,7 +215,8 @@ def generated_header(header: HeaderPlan) -> str:
         family = LIBRARY_HEADERS[header.path][2]
         return (
             "/* moatbridge CUDA compatibility header (generated at image build): this CUDA library is\n"
-            f"   {header.target.split('/')[0]} in this stack; its names are mapped in moatbridge/generated/{family}.h. */\n"
+            f"   {header.target.split('/')[0]} in this stack; its names are mapped in "
+            f"moatbridge/generated/{family}.h. */\n"
             "#pragma once\n"
             "#include <moatbridge/runtime.h>\n"
             "#include <moatbridge/hide_cuda_macros.h>\n"

@@ -24,8 +24,8 @@ FAMILIES = ("runtime", "cublas", "cublaslt", "cusparse", "curand", "cufft", "cus
 # Families only some stacks have the library for (stack.env): family -> the library.
 OPTIONAL_FAMILIES = {"cublaslt": "hipblaslt"}
 _LIBRARY_PREFIXES = (
-    ("cublaslt", "cublaslt"), ("cublas", "cublas"), ("cusparse", "cusparse"), ("curand", "curand"), ("cufft", "cufft"),
-    ("cusolver", "cusolver"), ("nvrtc", "nvrtc"),
+    ("cublaslt", "cublaslt"), ("cublas", "cublas"), ("cusparse", "cusparse"), ("curand", "curand"),
+    ("cufft", "cufft"), ("cusolver", "cusolver"), ("nvrtc", "nvrtc"),
 )  # fmt: skip
 _DROPPED_PREFIXES = ("cudnn", "caffe2", "cub_", "thrust")
 

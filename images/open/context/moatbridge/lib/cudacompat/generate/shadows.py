@@ -72,9 +72,7 @@ _TILE_CLASS = re.compile(
     r"\s*public parent_group_info<tileSize, ParentCGTy> \{\n"
     r"\s*_CG_STATIC_CONST_DECL_ unsigned int numThreads = tileSize;\n)"
 )
-_TILE_USINGS = re.compile(
-    r"using tbtBase::size;\s*using tbtBase::sync;\s*using tbtBase::thread_rank;"
-)
+_TILE_USINGS = re.compile(r"using tbtBase::size;\s*using tbtBase::sync;\s*using tbtBase::thread_rank;")
 _TILE_BASE_SYNC = re.compile(
     r"(class thread_block_tile_base : public tile_base<size> \{.*?\n public:\n)", re.S
 )
@@ -222,7 +220,9 @@ def _with_partitions(text: str, binary: bool, labeled: bool) -> str | None:
     friend = "  friend struct ::moatbridge_cg::coalesced_access;\n"
     text = text.replace(_COALESCED_FRIEND, _COALESCED_FRIEND + friend)
     end = text.rfind(_CG_END) + len(_CG_END)
-    added = _PARTITION_HELPERS + (_BINARY_PARTITION if binary else "") + (_LABELED_PARTITION if labeled else "")
+    added = (
+        _PARTITION_HELPERS + (_BINARY_PARTITION if binary else "") + (_LABELED_PARTITION if labeled else "")
+    )
     text = text[:end] + added + text[end:]
     forward = "\nnamespace moatbridge_cg {\nstruct coalesced_access;\n}"
     return text.replace(_CG_NAMESPACE, forward + _CG_NAMESPACE, 1)
@@ -382,7 +382,10 @@ def without_nodiscard_errors(text: str) -> str | None:
 # apply and the probe must compile with the shadow in front, or the build fails (never a
 # silently missing behaviour). Probes run with the stack's clang (`--cuda-host-only` off:
 # host and device sides both).
-_CG = "#include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+_CG = (
+    "#include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\n"
+    "namespace cg = cooperative_groups;\n"
+)
 _HELPER_MATH = """#include <hip/hip_runtime.h>
 inline __host__ __device__ float2 operator-(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
 inline __host__ __device__ float2 operator+(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
@@ -390,8 +393,12 @@ inline __host__ __device__ float2 operator*(float2 a, float2 b) { return make_fl
 inline __host__ __device__ float2 operator/(float2 a, float2 b) { return make_float2(a.x / b.x, a.y / b.y); }
 inline __host__ __device__ void operator+=(float2& a, float2 b) { a.x += b.x; a.y += b.y; }
 inline __host__ __device__ void operator*=(float2& a, float2 b) { a.x *= b.x; a.y *= b.y; }
-inline __host__ __device__ double2 operator-(double2 a, double2 b) { return make_double2(a.x - b.x, a.y - b.y); }
-inline __host__ __device__ double2 operator*(double2 a, double2 b) { return make_double2(a.x * b.x, a.y * b.y); }
+inline __host__ __device__ double2 operator-(double2 a, double2 b) {
+  return make_double2(a.x - b.x, a.y - b.y);
+}
+inline __host__ __device__ double2 operator*(double2 a, double2 b) {
+  return make_double2(a.x * b.x, a.y * b.y);
+}
 """
 _USE_HELPER_MATH = """__host__ __device__ float2 use(float2 a, float2 b, double2 c, double2 d) {
   a += b; a *= b; float2 e = (a - b) * (a + b) / b; double2 f = (c - d) * d; return e + make_float2(f.x, f.y);
@@ -403,33 +410,39 @@ PROBES: dict[str, str] = {
 #include <hip/hip_complex.h>
 inline __host__ __device__ float2 operator-(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
 inline __host__ __device__ float2 operator+(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
-inline __host__ __device__ double2 operator-(double2 a, double2 b) { return make_double2(a.x - b.x, a.y - b.y); }
+inline __host__ __device__ double2 operator-(double2 a, double2 b) {
+  return make_double2(a.x - b.x, a.y - b.y);
+}
 __host__ __device__ float2 use(float2 a, float2 b, double2 c, double2 d) {
   double2 f = c - d; return (a - b) + make_float2(f.x, f.y);
 }
 """,
     "vector_friends": _HELPER_MATH + _USE_HELPER_MATH,
-    "tiles": _CG + """__global__ void k(unsigned* out) {
+    "tiles": _CG
+    + """__global__ void k(unsigned* out) {
   auto tile = cg::tiled_partition<16>(cg::this_thread_block());
   tile.sync();
   out[0] = tile.thread_rank() + tile.size() + tile.num_threads();
 }
 """,
-    "shuffles": _CG + """struct pair { int a; float b; };
+    "shuffles": _CG
+    + """struct pair { int a; float b; };
 __global__ void k(uint4* out, pair* p) {
   auto tile = cg::tiled_partition<16>(cg::this_thread_block());
   out[0] = tile.shfl_xor(out[0], 1);
   p[0] = tile.shfl(p[0], 0);
 }
 """,
-    "binary_partition": _CG + """__global__ void k(int* out) {
+    "binary_partition": _CG
+    + """__global__ void k(int* out) {
   auto tile = cg::tiled_partition<32>(cg::this_thread_block());
   auto part = cg::binary_partition(tile, out[0] > 0);
   auto again = cg::binary_partition(cg::coalesced_threads(), out[1] > 0);
   out[0] = part.size() + again.size();
 }
 """,
-    "labeled_partition": _CG + """__global__ void k(int* out) {
+    "labeled_partition": _CG
+    + """__global__ void k(int* out) {
   auto tile = cg::tiled_partition<32>(cg::this_thread_block());
   auto part = cg::labeled_partition(tile, out[0]);
   auto again = cg::labeled_partition(cg::coalesced_threads(), out[1]);
@@ -470,7 +483,10 @@ SHADOWS: tuple[Shadow, ...] = (
     Shadow("amd_detail/amd_hip_cooperative_groups.h", with_shuffles_of_any_type, "shuffles"),
     Shadow("amd_detail/amd_hip_cooperative_groups.h", with_partitions, "binary_partition"),
     Shadow(
-        "amd_detail/amd_hip_cooperative_groups.h", with_labeled_partition, "labeled_partition", "binary_partition"
+        "amd_detail/amd_hip_cooperative_groups.h",
+        with_labeled_partition,
+        "labeled_partition",
+        "binary_partition",
     ),
     Shadow("amd_detail/amd_hip_bf16.h", with_bfloat16_class, "bfloat16_class"),
     Shadow("hip_runtime_api.h", without_nodiscard_errors, "no_nodiscard"),
@@ -494,7 +510,9 @@ HIP_CONFIG = (
 )
 
 
-def compiles(clangxx: str, source: str, include_first: Path | None = None, extra: tuple[str, ...] = ()) -> str:
+def compiles(
+    clangxx: str, source: str, include_first: Path | None = None, extra: tuple[str, ...] = ()
+) -> str:
     """'' when the probe compiles (host and device side, for gfx1030), else clang's error."""
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch, "probe.hip")
@@ -516,7 +534,9 @@ def write_vector_shadows(include: Path, system_include: Path, clangxx: str) -> l
     shadow_root = include / "moatbridge" / "shadow"
     for shadow in SHADOWS:
         extra = _PROBE_FLAGS.get(shadow.probe, ())
-        if shadow.covered_by and any(r.probe == shadow.covered_by and r.outcome == "applied" for r in results):
+        if shadow.covered_by and any(
+            r.probe == shadow.covered_by and r.outcome == "applied" for r in results
+        ):
             results.append(ShadowResult(shadow.probe, shadow.header, "applied", f"with {shadow.covered_by}"))
             continue
         # with the shadows decided so far in front: each probe judges what code will see
@@ -539,7 +559,7 @@ def write_vector_shadows(include: Path, system_include: Path, clangxx: str) -> l
     for header, text in texts.items():
         write_text(shadow_root / "hip" / header, text)
     failures = []
-    for i, result in enumerate(results):
+    for result in results:
         if result.outcome != "applied":
             continue
         error = compiles(clangxx, PROBES[result.probe], shadow_root, _PROBE_FLAGS.get(result.probe, ()))

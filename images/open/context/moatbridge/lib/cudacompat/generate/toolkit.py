@@ -11,8 +11,8 @@ from pathlib import Path
 
 from ..nvcc.config import CONFIG_RELATIVE, ToolkitConfig
 from . import headers, signatures
-from .stack import Stack
 from .mappings import Dropped, Mapping
+from .stack import Stack
 
 # lib64 entries: CUDA library name -> what it really is here.
 _EMPTY_ARCHIVE = "!<arch>\n"
@@ -160,7 +160,11 @@ def report_markdown(
     lines += [f"| {family} | {count} |" for family, count in sorted(resolved.items())]
     shadows = list(shadows)
     if shadows:
-        lines += ["", "## HIP behaviour changed to CUDA's (shadowed HIP headers, each decided by a probe)", ""]
+        lines += [
+            "",
+            "## HIP behaviour changed to CUDA's (shadowed HIP headers, each decided by a probe)",
+            "",
+        ]
         lines += [f"- {probe} (`hip/{header}`): {outcome}" for probe, header, outcome in shadows]
     lines += ["", "## HIP name not declared by this image's headers (compile probe failed)", ""]
     lines += [f"- `{m.cuda}` -> `{m.hip}` ({m.family})" for m in unresolved]
@@ -204,7 +208,9 @@ def write_report(
             "hipblaslt": stack.hipblaslt, "rccl": stack.rccl,
         }  # fmt: skip
     if shadows:
-        data["shadows"] = {probe: {"header": header, "outcome": outcome} for probe, header, outcome in shadows}
+        data["shadows"] = {
+            probe: {"header": header, "outcome": outcome} for probe, header, outcome in shadows
+        }
     write_text(shared / "compat-report.json", json.dumps(data, indent=1, sort_keys=True) + "\n")
     write_text(
         shared / "compat-report.md",
@@ -280,8 +286,10 @@ def write_target(prefix: Path, shared: Path, config: ToolkitConfig) -> Path:
     components = {
         name: {"name": label, "version": config.cuda_version}
         for name, label in (
-            ("cuda", "CUDA SDK"), ("cuda_nvcc", f"CUDA NVCC (moatbridge, clang-{config.clang_version} HIP)"),
-            ("cuda_cudart", f"CUDA Runtime (HIP {config.hip_version})"), ("libcublas", "CUDA cuBLAS (hipBLAS)"),
+            ("cuda", "CUDA SDK"),
+            ("cuda_nvcc", f"CUDA NVCC (moatbridge, clang-{config.clang_version} HIP)"),
+            ("cuda_cudart", f"CUDA Runtime (HIP {config.hip_version})"),
+            ("libcublas", "CUDA cuBLAS (hipBLAS)"),
         )
     }  # fmt: skip
     write_text(root / "version.json", json.dumps(components, indent=2, sort_keys=True) + "\n")

@@ -144,9 +144,5 @@ def fatbin_wrapper_assembly(fatbin_path: str, symbols: Iterable[str] = ()) -> st
 def wrapper_symbols(nm_output: str) -> list[str]:
     """The per-object fatbin and handle names in `nm -u -j` output."""
     return sorted(
-        {
-            word
-            for word in nm_output.split()
-            if word.startswith(("__hip_fatbin_", "__hip_gpubin_handle_"))
-        }
+        {word for word in nm_output.split() if word.startswith(("__hip_fatbin_", "__hip_gpubin_handle_"))}
     )

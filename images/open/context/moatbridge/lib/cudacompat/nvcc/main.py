@@ -19,9 +19,9 @@ HELP = """\
 Usage  : nvcc [options] <inputs>
 
 moatbridge's nvcc compiles CUDA for the AMD target of this toolkit directory with the
-image's clang (HIP; `nvcc --version` names both). It accepts nvcc's options; those with no AMD meaning (-Xptxas, -maxrregcount, ...)
-are accepted and ignored, and every -arch/-gencode value compiles for this directory's
-target. See /opt/moatbridge/share/doc/nvcc.md.
+image's clang (HIP; `nvcc --version` names both). It accepts nvcc's options; those with no
+AMD meaning (-Xptxas, -maxrregcount, ...) are accepted and ignored, and every -arch/-gencode
+value compiles for this directory's target. See /opt/moatbridge/share/doc/nvcc.md.
 """
 # Modes that write only their named outputs: no scratch directory needed.
 _NO_SCRATCH = ("compile", "device-c", "device-w", "preprocess", "generate-dependencies",

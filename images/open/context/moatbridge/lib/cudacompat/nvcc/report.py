@@ -17,7 +17,8 @@ def version_text(config: ToolkitConfig) -> str:
     return (
         "nvcc: NVIDIA (R) Cuda compiler driver\n"
         "Copyright (c) 2005-2023 NVIDIA Corporation (interface); moatbridge open toolkit\n"
-        f"Built on moatbridge for AMD {config.gfx} with clang {config.clang_version} (HIP {config.hip_version})\n"
+        f"Built on moatbridge for AMD {config.gfx} with clang {config.clang_version} "
+        f"(HIP {config.hip_version})\n"
         f"Cuda compilation tools, release {major_minor}, V{config.cuda_version}\n"
         f"Build cuda_{major_minor}.r{major_minor}/compiler.moatbridge_0\n"
     )
