@@ -92,15 +92,22 @@ def list_images(args: Namespace) -> int:
     from rich.table import Table
 
     table = Table(title="moatbridge images", title_justify="left")
-    for column in ("reference", "flavour", "variant", "stack", "targets", "CUDA", "size"):
+    for column in ("reference", "flavour", "variant", "targets", "CUDA", "size"):
         table.add_column(column, overflow="fold")
     for row in rows:  # tags and labels are whatever a loaded image carries: text, not markup
         cells = (
             "\n".join(row["references"]) or row["id"][7:19],
             row["flavour"] or "base",
-            row["variant"] or "-",
-            " ".join(x for x in (row["distro"], row["rocm_version"] and f"(ROCm {row['rocm_version']})") if x)
-            or "-",
+            # the stack under the variant: a column of its own pushed references onto two lines
+            "\n".join(
+                x
+                for x in (
+                    row["variant"] or "-",
+                    row["distro"],
+                    row["rocm_version"] and f"ROCm {row['rocm_version']}",
+                )
+                if x
+            ),
             ",".join(row["targets"]) or "-",
             row["cuda_version"] or "-",
             f"{(row['size'] or 0) / GB:.2f} GB",
