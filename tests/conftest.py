@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -35,6 +36,14 @@ SCRUBBED = (
 def pytest_configure(config: pytest.Config) -> None:
     """Under CI=true a skipped or deselected test fails the run (tests/support/ci_policy.py)."""
     ci_policy.pytest_configure(config)
+    # A runner that starts the suite in the background without job control (`cmd &` from a
+    # script) hands SIGINT and SIGQUIT down ignored, and every process the tests start would
+    # inherit that: the Ctrl-C tests would then fail for the runner's sake (measured: a CI
+    # check started with nohup ... &). Give this process, and so its children, the defaults.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if signal.getsignal(signal.SIGQUIT) is signal.SIG_IGN:
+        signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
 @pytest.fixture(autouse=True)
