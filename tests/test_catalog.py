@@ -10,6 +10,7 @@ import yaml
 
 from moatbridge.adapters.records import load_catalog
 from moatbridge.core.catalog import CatalogError, parse_catalog
+from moatbridge.core.gfx import generic_of, served_by
 from moatbridge.core.recipes import BuildRequest, normalise_targets, plan_open_build
 
 SHIPPED = Path(__file__).resolve().parent.parent / "images" / "catalog.yaml"
@@ -77,7 +78,10 @@ def test_generic_code_objects_serve_their_members() -> None:
     assert rocsolver.serves("gfx1201") and rocsolver.serves("gfx1151") and not rocsolver.serves("gfx1250")
     rocblas = next(c for c in sid.components if c.name == "rocblas")
     assert not rocblas.serves("gfx1201")
-    assert sid.code_targets_for("gfx1201") == ("gfx1201", "gfx12-generic")
+    assert (
+        generic_of("gfx1201") == "gfx12-generic"
+        and served_by(rocsolver.targets, "gfx1201") == "gfx12-generic"
+    )
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from moatbridge.core.stacks import TargetCoverage, coverage
 
 def run(args: Namespace) -> int:
     report = detect(host_from_args(args), os.environ)
-    targets = _targets(report)
+    targets = report.amd_targets
     # The catalog (and PyYAML) only when there is a GPU to advise on: `detect --json` stays quick.
     flavour = open_flavour() if targets else None
     covers = [coverage(flavour, t) for t in targets] if flavour is not None else []
@@ -26,10 +26,6 @@ def run(args: Namespace) -> int:
     else:
         render(report, {c.target: c for c in covers})
     return 0
-
-
-def _targets(report: HostReport) -> list[str]:
-    return list(dict.fromkeys(g.gfx_target for g in report.amd_gpus if g.gfx_target))
 
 
 def _yes_no(value: bool) -> str:

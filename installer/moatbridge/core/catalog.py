@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from moatbridge.core.gfx import concrete_targets, generic_of, is_gfx_name, served_by
+from moatbridge.core.gfx import concrete_targets, is_gfx_name, served_by
 from moatbridge.errors import MoatbridgeError
 
 CATALOG_SCHEMA = 1
@@ -128,11 +128,6 @@ class Distro:
         ]
         return frozenset(set.intersection(*sets)) if sets else frozenset(self.compiler_targets)
 
-    def code_targets_for(self, target: str) -> tuple[str, ...]:
-        """The code-object targets that load on ``target``: itself and its generic processor."""
-        generic = generic_of(target)
-        return (target,) if generic is None else (target, generic)
-
 
 @dataclass(frozen=True)
 class Flavour:
@@ -157,10 +152,6 @@ class Flavour:
         if name is None:
             return self.distros[0]
         return _named(self.distros, name, f"The {self.name} flavour has no distro {name!r}.")
-
-    @property
-    def rocm(self) -> str:
-        return self.distros[0].rocm
 
     @property
     def compiler_targets(self) -> tuple[str, ...]:

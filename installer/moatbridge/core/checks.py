@@ -283,8 +283,7 @@ def security_checks(report: HostReport) -> Iterator[Check]:
 
 def stack_checks(report: HostReport, open_flavour: Flavour) -> Iterator[Check]:
     """Which of the open flavour's stacks serves each detected GPU (core/stacks.py's table)."""
-    targets = dict.fromkeys(g.gfx_target for g in report.amd_gpus if g.gfx_target)
-    for target in targets:
+    for target in report.amd_targets:
         cover = coverage(open_flavour, target)
         title = f"Open flavour stack for {target}"
         default = open_flavour.distros[0]

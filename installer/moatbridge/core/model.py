@@ -143,6 +143,11 @@ class HostReport:
         return tuple(g for g in self.gpus if g.vendor == "amd")
 
     @property
+    def amd_targets(self) -> tuple[str, ...]:
+        """Each AMD GPU's gfx target once, in detection order (the stack advice's subjects)."""
+        return tuple(dict.fromkeys(g.gfx_target for g in self.amd_gpus if g.gfx_target))
+
+    @property
     def physical_amd_gpus(self) -> int:
         slots = {g.pci_slot or f"kfd:{g.kfd_node}" for g in self.amd_gpus}
         return len(slots)
