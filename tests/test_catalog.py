@@ -213,7 +213,7 @@ def test_targets_the_libraries_lack_warn_and_keep_nothing() -> None:
 
 @pytest.mark.parametrize(
     ("targets", "message"),
-    [(("gfx1201",), "cannot compile for gfx1201"), (("sm_86",), "not a gfx target"),
+    [(("gfx1201",), "cannot compile for gfx1201"), (("sm_86",), "no NVIDIA mode"), (("sm_8x",), "not a gfx target"),
      (("all", "gfx1030"), "cannot be combined")],
 )  # fmt: skip
 def test_bad_targets(targets: tuple[str, ...], message: str) -> None:

@@ -30,14 +30,16 @@ from moatbridge.core.recipes import (
     BuildRequest,
     pinned_drift,
     plan_open_build,
-    plan_scale_build,
 )
 from moatbridge.core.redact import has_secret, is_secret_name, redact_text, redact_url
 from moatbridge.core.references import parse_reference
+from moatbridge.core.scale_recipes import plan_scale_build, repository_url
 from moatbridge.errors import InputError, MoatbridgeError
 from moatbridge.paths import Paths
 
 GB = 1_000_000_000
+# The path segment of nonfree-pkgs.scale-lang.com/<customer>/...: it reaches a URL.
+_CUSTOMER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", re.ASCII)
 
 
 class InsufficientSpace(MoatbridgeError):
@@ -215,21 +217,16 @@ def _extra_build_args(values: tuple[str, ...] | None) -> tuple[tuple[str, str], 
 def _plan_scale(
     options: BuildOptions, catalog: Catalog, flavour: Flavour, request: BuildRequest, client: Any, say: Any
 ) -> BuildPlan:
-    distro = flavour.distro(options.distro or "ubuntu24.04")
+    distro = flavour.distro(options.distro)  # the first is the vendor's default (ubuntu24.04)
     request = BuildRequest(
         request.flavour, request.variant, request.targets, request.cuda_version, distro.name
     )
-    repositories = dict(flavour.repositories)
-    if options.repo_url:
-        upstream = options.repo_url
-    elif options.commercial:
-        if not options.customer:
-            raise InputError(
-                "The commercial SCALE repository needs your customer name.", "pass --customer NAME"
-            )
-        upstream = repositories["commercial"].format(customer=options.customer)
-    else:
-        upstream = repositories["free"]
+    if options.customer is not None and not _CUSTOMER.fullmatch(options.customer):
+        raise InputError(
+            f"--customer {options.customer!r} is not a customer name.",
+            "use the name in your repository URL (letters, digits, '.', '_', '-')",
+        )
+    upstream = options.repo_url or repository_url(flavour, distro, options.commercial, options.customer)
     parts = urlsplit(upstream)
     if parts.username or parts.password:
         raise InputError(
@@ -298,6 +295,8 @@ def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
         )
         if existing is not None:
             result["id"] = existing["Id"]
+        if plan.aliases:
+            result["aliases"] = list(plan.aliases)
         result["text"] = (
             f"Would build {plan.reference} (stage {plan.stage})" if existing is None
             else f"{plan.reference} is up to date"
@@ -307,6 +306,7 @@ def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
         if plan.reference not in (existing.get("RepoTags") or []):
             repository, _, tag = plan.reference.rpartition(":")
             docker_api.tag_image(client, existing["Id"], repository, tag)
+        _tag_aliases(client, plan, str(existing["Id"]))
         result.update(action="up-to-date", id=existing["Id"])
         result["text"] = f"{plan.reference} is up to date (recipe {plan.recipe_digest[:12]})"
         _check_pinned(client, plan.distro, str(existing["Id"]), result, say)
@@ -351,10 +351,18 @@ def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
         # The image this tag used to name is now unnamed: drop it rather than leave
         # gigabytes behind (kept while a container or an installed toolchain uses it).
         docker_api.remove_unused_image(client, str(previous["Id"]))
+    _tag_aliases(client, plan, image_id)
     result.update(action="built", id=image_id, size=image.get("Size"))
     _check_pinned(client, plan.distro, image_id, result, say)
     result["text"] = f"Built {plan.reference} ({image_id[7:19]}, {int(image.get('Size') or 0) / GB:.2f} GB)"
     return result
+
+
+def _tag_aliases(client: Any, plan: BuildPlan, image_id: str) -> None:
+    """The vendor's moving tags (``latest``, ``latest-<version>``) for the default image."""
+    for alias in plan.aliases:
+        repository, _, tag = alias.rpartition(":")
+        docker_api.tag_image(client, image_id, repository, tag)
 
 
 def _explain_build_failure(exc: docker_api.ImageBuildFailed, plan: BuildPlan) -> None:

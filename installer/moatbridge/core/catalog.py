@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from moatbridge.core.gfx import concrete_targets, is_gfx_name, served_by
+from moatbridge.core.gfx import concrete_targets, is_gfx_name, is_nvidia_target, served_by
 from moatbridge.errors import MoatbridgeError
 
 CATALOG_SCHEMA = 1
@@ -101,6 +101,12 @@ class Distro:
     pinned: tuple[tuple[str, str], ...] = ()
     compiler_targets: tuple[str, ...] = ()
     components: tuple[Component, ...] = ()
+    nvidia_targets: tuple[str, ...] = ()  # SCALE's NVIDIA mode: sm_NN, NVIDIA's own libraries
+    package_format: str | None = None  # "deb" | "rpm": which of the flavour's repositories
+
+    @property
+    def package_format_or_default(self) -> str:
+        return self.package_format or "deb"
 
     def packages_for(self, variant: Variant) -> tuple[str, ...]:
         return dict(self.packages).get(variant.name, variant.packages)
@@ -112,10 +118,13 @@ class Distro:
         return tuple(c.name for c in self.components if (optional or not c.optional) and not c.serves(target))
 
     def compiles_for(self, target: str) -> bool:
-        return target in self.compiler_targets
+        return target in self.compiler_targets or target in self.nvidia_targets
 
     def serves(self, target: str) -> bool:
-        """Its compiler builds for ``target`` and every required library has code that loads there."""
+        """Its compiler builds for ``target`` and every required library has code that loads
+        there (NVIDIA targets use NVIDIA's libraries: compiling is all this stack does)."""
+        if is_nvidia_target(target):
+            return target in self.nvidia_targets
         return self.compiles_for(target) and not self.components_lacking(target, optional=False)
 
     @property
@@ -141,9 +150,20 @@ class Flavour:
     default_variant: str
     tag: str
     registries: tuple[str, ...]
-    repositories: tuple[tuple[str, str], ...]
+    repositories: tuple[tuple[str, str], ...]  # ("deb/free", url), ("rpm/commercial", url with {customer})
     distros: tuple[Distro, ...]  # the first is the default
     variants: tuple[Variant, ...]
+    vendor_hosts: tuple[str, ...] = ()  # whose repository lines a build may point elsewhere
+
+    def repository(self, package_format: str, channel: str) -> str:
+        """The vendor's repository URL for a package format and channel (free/commercial)."""
+        try:
+            return dict(self.repositories)[f"{package_format}/{channel}"]
+        except KeyError:
+            raise CatalogError(
+                f"The {self.name} flavour has no {channel} {package_format} repository.",
+                "use --repo-url URL",
+            ) from None
 
     def variant(self, name: str) -> Variant:
         return _named(self.variants, name, f"The {self.name} flavour has no variant {name!r}.")

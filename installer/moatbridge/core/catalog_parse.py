@@ -23,7 +23,7 @@ from moatbridge.core.catalog import (
     Flavour,
     Variant,
 )
-from moatbridge.core.gfx import is_code_target_name, is_gfx_name
+from moatbridge.core.gfx import is_code_target_name, is_gfx_name, is_nvidia_target
 
 # --- validation helpers --------------------------------------------------------------
 
@@ -108,6 +108,37 @@ def _component_targets(data: Mapping[str, Any], path: str) -> tuple[tuple[str, .
         header_only = set(ctargets) == set(compiler)
         components.append(Component(cname, ctargets, optional=optional, header_only=header_only))
     return compiler, tuple(components)
+
+
+def _nvidia_targets(data: Mapping[str, Any], path: str) -> tuple[str, ...]:
+    targets = _mapping(data, "targets", path)
+    values = _strings(targets, "nvidia", f"{path}.targets", required=False)
+    for index, value in enumerate(values):
+        if not is_nvidia_target(value):
+            raise _fail(f"{path}.targets.nvidia[{index}]", f"{value!r} is not an NVIDIA target name (sm_89)")
+    return values
+
+
+_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~/{}-]*)?", re.ASCII)
+_HOST = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*", re.ASCII)
+
+
+def _repositories(data: Mapping[str, Any], path: str) -> tuple[tuple[str, str], ...]:
+    """``{deb: {free: URL, commercial: URL-with-{customer}}, rpm: {...}}``, flattened."""
+    found = []
+    for fmt, channels in _mapping(data, "repositories", path, required=False).items():
+        fpath = f"{path}.repositories.{fmt}"
+        if fmt not in ("deb", "rpm") or not isinstance(channels, dict):
+            raise _fail(fpath, "expected deb: or rpm:, each a mapping of free:/commercial: URLs")
+        for channel, url in channels.items():
+            where = f"{fpath}.{channel}"
+            if channel not in ("free", "commercial") or not isinstance(url, str) or not _URL.fullmatch(url):
+                raise _fail(where, "expected free: or commercial: with an http(s) URL")
+            placeholders_ok = url.count("{") == url.count("{customer}")
+            if ("{customer}" in url) != (channel == "commercial") or not placeholders_ok:
+                raise _fail(where, "only the commercial URL holds {customer}, and nothing else in braces")
+            found.append((f"{fmt}/{channel}", url))
+    return tuple(found)
 
 
 def _apt(data: Mapping[str, Any], path: str) -> AptSources | None:
@@ -199,7 +230,16 @@ def _distro(
         pinned=_pinned(*where["pinned"]),
         compiler_targets=compiler,
         components=components,
+        nvidia_targets=_nvidia_targets(*where["targets"]),
+        package_format=_package_format(data, path),
     )
+
+
+def _package_format(data: Mapping[str, Any], path: str) -> str | None:
+    if "codename" in data:
+        return "deb"
+    recipe = str(data.get("recipe", ""))
+    return "rpm" if recipe.endswith(".dnf") else None
 
 
 def _flavour(name: str, data: Any, path: str) -> Flavour:
@@ -246,7 +286,10 @@ def _flavour(name: str, data: Any, path: str) -> Flavour:
     default_variant = _get(data, "default_variant", path, str)
     if default_variant not in {v.name for v in variants}:
         raise _fail(f"{path}.default_variant", f"{default_variant!r} is not a variant")
-    repositories = _mapping(data, "repositories", path, required=False)
+    vendor_hosts = _strings(data, "vendor_hosts", path, required=False)
+    for index, host in enumerate(vendor_hosts):
+        if not _HOST.fullmatch(host):
+            raise _fail(f"{path}.vendor_hosts[{index}]", f"{host!r} is not a host name")
     return Flavour(
         name=name,
         description=" ".join(_get(data, "description", path, str).split()),
@@ -258,9 +301,10 @@ def _flavour(name: str, data: Any, path: str) -> Flavour:
         default_variant=default_variant,
         tag=_get(data, "tag", path, str),
         registries=_strings(data, "registries", path, required=False),
-        repositories=tuple((k, str(v)) for k, v in repositories.items()),
+        repositories=_repositories(data, path),
         distros=distros,
         variants=tuple(variants),
+        vendor_hosts=vendor_hosts,
     )
 
 

@@ -31,6 +31,19 @@ def is_gfx_name(text: str) -> bool:
     return bool(_GFX_RE.fullmatch(text))
 
 
+# NVIDIA processors as LLVM and nvcc name them (sm_89, sm_90a, sm_120f): SCALE's NVIDIA mode.
+_NVIDIA_RE = re.compile(r"sm_[1-9][0-9]{1,2}[af]?", re.ASCII)
+
+
+def is_nvidia_target(text: str) -> bool:
+    return bool(_NVIDIA_RE.fullmatch(text))
+
+
+def is_target_name(text: str) -> bool:
+    """An AMD processor (gfx1100) or an NVIDIA one (sm_89)."""
+    return is_gfx_name(text) or is_nvidia_target(text)
+
+
 # Generic processors (LLVM's AMDGPUUsage, "Generic Processors"; clang 19+, code object v6):
 # one code object that loads on every member. Debian's newer ROCm libraries ship them instead
 # of one object per chip. The offload bundler and the ROCm loader accept a generic object for

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from moatbridge import __version__
 from moatbridge.core.catalog import CatalogError, Distro, Flavour, Variant
-from moatbridge.core.gfx import is_gfx_name
+from moatbridge.core.gfx import is_gfx_name, is_nvidia_target, is_target_name
 
 LABEL_PREFIX = "io.moatbridge."
 MANAGED_LABEL = f"{LABEL_PREFIX}managed"
@@ -49,6 +49,7 @@ class BuildPlan:
     labels: tuple[tuple[str, str], ...]
     recipe_digest: str
     warnings: tuple[str, ...]
+    aliases: tuple[str, ...] = ()  # more references for the same image (the vendor's `latest`)
 
 
 def normalise_targets(
@@ -64,8 +65,21 @@ def normalise_targets(
         )
     warnings: list[str] = []
     for target in requested:
-        if not is_gfx_name(target):
+        if not is_target_name(target):
             raise CatalogError(f"{target!r} is not a gfx target name.", "targets look like gfx1030 or gfx90a")
+        if is_nvidia_target(target):
+            if target not in distro.nvidia_targets:
+                raise CatalogError(
+                    f"The {flavour.name} flavour has no NVIDIA mode for {target}.",
+                    "SCALE's NVIDIA mode takes --flavour scale --target sm_NN (e.g. sm_89)"
+                    if not distro.nvidia_targets
+                    else f"NVIDIA targets: {', '.join(distro.nvidia_targets)}",
+                )
+            warnings.append(
+                f"{target}: SCALE's NVIDIA mode - only the compiler is SCALE's; NVIDIA's CUDA "
+                "libraries and driver must be there at run time (--gpus needs the NVIDIA container toolkit)"
+            )
+            continue
         if not distro.compiles_for(target):
             raise CatalogError(
                 f"The {flavour.name} flavour on {distro.name} (clang {distro.clang or '?'}) "
@@ -83,6 +97,11 @@ def normalise_targets(
             )
         if optional:
             warnings.append(f"{target}: {_carry(optional)} no code for it on {distro.name}")
+    if any(is_nvidia_target(t) for t in requested) and any(is_gfx_name(t) for t in requested):
+        raise CatalogError(
+            "A toolchain is either for AMD GPUs (gfx...) or for NVIDIA ones (sm_...), not both.",
+            "set up one toolchain for each",
+        )
     return tuple(sorted(set(requested), key=_target_key)), tuple(warnings)
 
 
@@ -99,10 +118,18 @@ def _other_stacks_hint(flavour: Flavour, distro: Distro, target: str) -> str | N
     return f"the {' or '.join(others)} stack serves it: --distro {others[0]}" if others else None
 
 
-def image_tag(flavour: Flavour, cuda: str, variant: str, distro: str, targets: tuple[str, ...]) -> str:
+def image_tag(
+    flavour: Flavour,
+    cuda: str,
+    variant: str,
+    distro: str,
+    targets: tuple[str, ...],
+    version: str | None = None,
+) -> str:
     return flavour.tag.format(
-        cuda=cuda, variant=variant, distro=distro, targets="_".join(targets), version=flavour.version or ""
-    )
+        cuda=cuda, variant=variant, distro=distro, targets="_".join(targets),
+        version=version or flavour.version or "",
+    )  # fmt: skip
 
 
 def _library_targets(distro: Distro, variant: Variant, per_target: bool, keep: tuple[str, ...]) -> list[str]:
@@ -249,80 +276,6 @@ def plan_open_build(
         labels=tuple(sorted(labels.items())),
         recipe_digest=digest,
         warnings=warnings,
-    )
-
-
-def plan_scale_build(
-    flavour: Flavour,
-    request: BuildRequest,
-    images_dir: Path,
-    local_repository: str,
-    base_image: str,
-    base_image_id: str,
-    context_digest: str,
-    repo_url: str,
-    commercial: bool,
-    extra_args: tuple[tuple[str, str], ...] = (),
-) -> BuildPlan:
-    """Plan a build of SCALE from the vendor's repository (apt recipes).
-
-    ``repo_url`` is the repository as the user knows it; a commercial build is later
-    pointed at a loopback proxy instead, which must not change the digest.
-    """
-    variant = flavour.variant(request.variant or flavour.default_variant)
-    if variant.name != "devel":
-        raise CatalogError(
-            f"Building SCALE's {variant.name} variant from packages is not supported.",
-            f"pull the vendor's image instead: {flavour.registries[0]}:<cuda>-{variant.name}-<distro>",
-        )
-    distro = flavour.distro(request.distro)
-    if distro.codename is None:
-        raise CatalogError(
-            f"The {distro.name} recipe ({distro.recipe}) cannot be built here (no apt codename).",
-            "use --distro ubuntu22.04 or ubuntu24.04",
-        )
-    cuda = flavour.cuda(request.cuda_version, distro)
-    if request.targets not in ((), (ALL_TARGETS,)):
-        raise CatalogError(
-            "SCALE images carry every target's toolkit (/opt/scale/targets/<gfx>); --target does not apply.",
-            "drop --target; pick the target when activating: scaleenv gfx1100",
-        )
-    buildargs = dict(extra_args)
-    buildargs.update(
-        BASE_IMAGE=base_image,
-        DISTRO_CODENAME=distro.codename,
-        CUDA_VERSION=cuda,
-        SCALE_REPO_SOURCE="remove" if commercial else "restore",
-    )
-    licence = (flavour.commercial_licence or flavour.licence) if commercial else flavour.licence
-    digest = compute_digest(
-        {"buildargs": buildargs, "repo": repo_url, "base_id": base_image_id, "recipe": distro.recipe},
-        context_digest,
-    )
-    tag = image_tag(flavour, cuda, variant.name, distro.name, (ALL_TARGETS,))
-    labels = _moatbridge_labels(
-        flavour, variant, distro, ",".join(distro.compiler_targets), cuda, licence, base_image, digest
-    )
-    labels.update({
-        "org.opencontainers.image.title": f"SCALE {flavour.version} {variant.name} ({distro.name})",
-        "org.opencontainers.image.vendor": "moatbridge (SCALE by Spectral Compute)",
-        "org.opencontainers.image.version": tag,
-        "org.opencontainers.image.licenses": f"LicenseRef-{licence}",
-    })  # fmt: skip
-    return BuildPlan(
-        reference=f"{local_repository}/{flavour.name}:{tag}",
-        flavour=flavour.name,
-        variant=variant.name,
-        distro=distro,
-        targets=(ALL_TARGETS,),
-        cuda_version=cuda,
-        recipe_dir=images_dir / Path(distro.recipe).parent,
-        dockerfile=Path(distro.recipe).name,
-        stage=None,
-        buildargs=tuple(sorted({**buildargs, "SCALE_REPO_URL": repo_url}.items())),
-        labels=tuple(sorted(labels.items())),
-        recipe_digest=digest,
-        warnings=(),
     )
 
 
