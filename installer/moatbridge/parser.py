@@ -183,6 +183,14 @@ def _add_toolchain_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     setup.add_argument("--registry", metavar="HOST/PATH", help="team registry to pull from")
     setup.add_argument("--use", choices=("non-commercial", "commercial"), help="intended use (licence)")
     setup.add_argument("--accept-license", action="store_true", help="accept the flavour's licence")
+    setup.add_argument(
+        "--customer", metavar="NAME", help="scale, commercial use: the customer name in its repository URL"
+    )
+    setup.add_argument(
+        "--credentials-file", metavar="FILE",
+        help='scale, commercial use: JSON {"username","password"}, mode 600 (default: '
+        "$MOATBRIDGE_HOME/credentials/scale.json); only the path is saved, never the content",
+    )  # fmt: skip
     setup.add_argument("--shell", action="append", choices=("bash", "zsh", "fish", "dash"), help="repeatable")
     setup.add_argument("--no-modify-rc", action="store_true", help="do not add a block to shell rc files")
     setup.add_argument("--name", metavar="NAME", help="toolchain name (default: <flavour>-<targets>)")

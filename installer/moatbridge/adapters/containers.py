@@ -40,6 +40,10 @@ def create_warm_container(client: Any, runtime: Any) -> None:
         group_add=[str(g) for g in runtime.group_adds],
         init=True,
         security_opt=["label=disable"] if runtime.devices else None,
+        # SCALE's NVIDIA mode: every NVIDIA GPU, as `docker run --gpus all` asks for them.
+        device_requests=[docker.types.DeviceRequest(count=-1, capabilities=[["gpu"]])]
+        if getattr(runtime, "gpus", False)
+        else None,
     )
     for _ in range(100):
         try:

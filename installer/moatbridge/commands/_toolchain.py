@@ -21,12 +21,12 @@ from moatbridge.adapters.toolchain_files import (
     write_owned,
 )
 from moatbridge.core.activation import activation_plan, rc_block, render_fish, render_posix
+from moatbridge.core.answers import is_sm_target
 from moatbridge.core.detection import detect_devices
 from moatbridge.core.licences import LicenceNote
 from moatbridge.core.shims import (
-    SCALE_TOOLS,
-    TOOLS,
     ToolchainRuntime,
+    candidate_tools,
     render_runner,
     render_shim,
     render_toolchain_env,
@@ -35,7 +35,12 @@ from moatbridge.core.toolchains import State, Toolchain, find_pin
 from moatbridge.errors import InputError, MoatbridgeError
 from moatbridge.paths import Paths
 
-ACTIVATORS = {"open": ". /opt/moatbridge/bin/activate", "scale": ". /opt/scale/bin/scaleenv"}
+ACTIVATORS = {
+    "open": ". /opt/moatbridge/bin/activate",
+    # scaleenv leaves /opt/scale/bin (scaleinfo, scalediag, hsakmtsysinfo) off PATH: appended
+    # first, so the target's own bin, which scaleenv prepends, still wins.
+    "scale": 'PATH="$PATH:/opt/scale/bin"; . /opt/scale/bin/scaleenv',
+}
 LICENCE_ENV = {"scale": ("SCALE_LICENSE_ACCEPT=1",)}
 
 
@@ -60,8 +65,34 @@ def host_gpu_access() -> tuple[tuple[str, ...], tuple[int, ...]]:
     return devices, groups
 
 
+def nvidia_container_toolkit() -> str | None:
+    """What gives containers NVIDIA GPUs here: the toolkit's CLI on PATH, or the engine's
+    'nvidia' runtime (`docker info`); None when neither is found."""
+    for tool in ("nvidia-container-runtime", "nvidia-ctk", "nvidia-container-cli"):
+        found = shutil.which(tool)
+        if found:
+            return found
+    try:
+        from moatbridge.adapters import docker_api
+
+        client = docker_api.connect()
+        try:
+            runtimes = client.info().get("Runtimes") or {}
+        finally:
+            client.close()
+    except Exception:  # noqa: BLE001 - no engine: nothing found (doctor says why elsewhere)
+        return None
+    return "the engine's nvidia runtime" if "nvidia" in runtimes else None
+
+
+def nvidia_gpu_access() -> bool:
+    """Runs get --gpus all: an NVIDIA device node is here and the container toolkit serves it."""
+    return os.path.exists("/dev/nvidiactl") and nvidia_container_toolkit() is not None
+
+
 def runtime_for(toolchain: Toolchain, paths: Paths, licence_required: bool) -> ToolchainRuntime:
-    devices, groups = host_gpu_access()
+    nvidia = is_sm_target(toolchain.target)  # SCALE's NVIDIA mode: docker's NVIDIA path, not KFD
+    devices, groups = ((), ()) if nvidia else host_gpu_access()
     return ToolchainRuntime(
         name=toolchain.name,
         image=toolchain.image_id or toolchain.image,
@@ -75,6 +106,7 @@ def runtime_for(toolchain: Toolchain, paths: Paths, licence_required: bool) -> T
         licence=toolchain.licence if licence_required else None,
         licence_records=str(default_licences_dir()),
         licence_env=LICENCE_ENV.get(toolchain.flavour, ()),
+        gpus=nvidia and nvidia_gpu_access(),
     )
 
 
@@ -87,7 +119,8 @@ def install_files(
 ) -> list[Written]:
     """Runner, shims, toolchain.env, default pointer, env files: everything but rc edits."""
     home = Path(paths.home)
-    tools = SCALE_TOOLS if toolchain.flavour == "scale" else TOOLS
+    # Shims only for the commands its image has (setup probes them); all for older state.
+    tools = toolchain.tools if toolchain.tools is not None else candidate_tools(toolchain.flavour)
     written = [
         write_owned(
             home / "libexec" / "moatbridge-exec",

@@ -23,13 +23,14 @@ from moatbridge.adapters.hostfs import HostFS
 from moatbridge.adapters.records import load_catalog, load_licences
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._consent import consents, new_consent
-from moatbridge.core.answers import Answers, merge, parse_answers
+from moatbridge.core.answers import Answers, is_sm_target, merge, parse_answers, validate_customer
 from moatbridge.core.checks import engine_checks
 from moatbridge.core.detection import detect
 from moatbridge.core.licences import LicenceError, check_use, consent_status
 from moatbridge.core.setup_plan import SetupPlan, defaults, make_plan
+from moatbridge.core.shims import candidate_tools, probe_script, probed_tools
 from moatbridge.core.toolchains import Toolchain
-from moatbridge.errors import MoatbridgeError, UsageError
+from moatbridge.errors import InputError, MoatbridgeError, UsageError
 from moatbridge.paths import Paths
 
 SAMPLE_CUDA = r"""
@@ -55,6 +56,8 @@ def _flags(args: Namespace) -> Answers:
         registry=args.registry,
         use=args.use,
         accept_license=True if args.accept_license else None,
+        customer=validate_customer(args.customer) if getattr(args, "customer", None) else None,
+        credentials_file=getattr(args, "credentials_file", None),
         shells=tuple(args.shell) if args.shell else None,
         modify_rc=False if args.no_modify_rc else None,
         name=args.name,
@@ -138,6 +141,7 @@ def _ensure_image(
             return reference, "", "would pull", None
         image_id, digest = pull_reference(client, reference, retries=4, stall_timeout=60, quiet=args.json)
         return reference, image_id, "pulled", digest
+    commercial = plan.flavour == "scale" and plan.use == "commercial"
     options = image_build.BuildOptions(
         flavour=plan.flavour, variant=plan.variant, cuda_version=plan.cuda_version, distro=plan.distro,
         check_valid_until=getattr(args, "check_valid_until", None),
@@ -146,57 +150,126 @@ def _ensure_image(
         base=args.base, mirror=args.mirror, dry_run=dry_run, json=True, no_cache=rebuild,
         base_image=getattr(args, "base_image", None), repo_url=getattr(args, "repo_url", None),
         build_arg=tuple(getattr(args, "build_arg", None) or ()),
+        commercial=commercial, customer=plan.customer,
+        credentials_file=str(credentials_path(plan, Paths.from_environ(os.environ))) if commercial else None,
     )  # fmt: skip
     result = image_build.build(options, quiet=args.json or dry_run)  # the summary says it all
     return str(result["reference"]), str(result.get("id", "")), str(result["action"]), None
 
 
-def _in_image(reference: str, script: str, gpu_args: tuple[str, ...] = ()) -> tuple[int, str]:
+def credentials_path(plan: SetupPlan, paths: Paths) -> Path:
+    return Path(plan.credentials_file) if plan.credentials_file else paths.credentials / "scale.json"
+
+
+def check_commercial(plan: SetupPlan, args: Namespace, paths: Paths) -> None:
+    """A commercial SCALE build needs the customer repository (its name, or --repo-url for a
+    mirror of it) and readable credentials for it: one clear error (exit 2) before any build.
+    A pull from the customer's own registry needs neither (the engine's login serves it)."""
+    from moatbridge.adapters.credentials import load_credentials
+
+    if plan.source == "pull":
+        return
+    if not plan.customer and not getattr(args, "repo_url", None):
+        raise LicenceError(
+            "Commercial use of SCALE needs your customer repository, whose URL has your customer name.",
+            "pass --customer NAME and --credentials-file FILE, or choose the open flavour "
+            "(free for commercial use)",
+        )
+    try:
+        load_credentials(credentials_path(plan, paths))  # checked now; the build reads it again
+    except InputError as exc:
+        raise InputError(
+            f"{exc.message.rstrip('.')}; commercial use of SCALE needs it to reach your customer repository.",
+            f"{exc.hint}; or pass --credentials-file FILE" if exc.hint else "pass --credentials-file FILE",
+        ) from None
+
+
+def _in_image(
+    reference: str, script: str, gpu_args: tuple[str, ...] = (), argv: tuple[str, ...] = ()
+) -> tuple[int, str]:
     import subprocess
 
     result = subprocess.run(
         ["docker", "run", "--rm", "--network", "host", *gpu_args, "--entrypoint", "bash",
-         "-e", "SCALE_LICENSE_ACCEPT=1", reference, "-c", script],
+         "-e", "SCALE_LICENSE_ACCEPT=1", reference, "-c", script, *argv],
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     return result.returncode, result.stdout + result.stderr
 
 
 def gpu_run_args(report: Any, target: str) -> tuple[str, ...]:
-    """Device and group flags when a usable GPU of this target is present, else nothing."""
+    """Device and group flags when a usable GPU of this target is present, else nothing.
+    SCALE's NVIDIA mode (sm_NN) takes docker's NVIDIA path: --gpus all."""
+    if is_sm_target(target):
+        usable = any(g.vendor == "nvidia" and g.usable for g in report.gpus)
+        return ("--gpus", "all") if usable and tc.nvidia_gpu_access() else ()
     if not any(g.usable and g.gfx_target == target for g in report.amd_gpus) or not report.kfd.accessible:
         return ()
     groups = sorted({n.gid for n in (report.kfd, *report.render_nodes) if n.exists and n.gid is not None})
     return ("--device", "/dev/kfd", "--device", "/dev/dri", *(f"--group-add={g}" for g in groups))
 
 
-def verify(reference: str, plan: SetupPlan, gpu_args: tuple[str, ...] = ()) -> None:
-    """Compile a sample for the target inside the image, and run it when the GPU is
-    here (``gpu_args``); images without a compiler must carry the HIP runtime library."""
-    target = plan.targets[0]
-    if plan.variant != "devel":
-        code, output = _in_image(reference, "ldconfig -p | grep -q libamdhip64 && command -v rocminfo")
-        what = "does not carry the HIP runtime"
-    elif plan.flavour == "scale":
-        code, output = _in_image(
-            reference,
-            f". /opt/scale/bin/scaleenv {target} >/dev/null && echo 'int main(){{}}' > /tmp/s.cu && "
-            "nvcc /tmp/s.cu -o /tmp/s",
+def probe_tools(reference: str, plan: SetupPlan) -> tuple[str, ...]:
+    """The shim commands the image really has after activation (one container for all)."""
+    tools = candidate_tools(plan.flavour)
+    activate = tc.ACTIVATORS.get(plan.flavour, tc.ACTIVATORS["open"])
+    code, output = _in_image(reference, probe_script(activate, tools), argv=(plan.targets[0],))
+    if code != 0:
+        raise MoatbridgeError(
+            f"Could not ask the toolchain image {reference} which commands it has.",
+            "its output:\n" + output[-2000:],
         )
-        what = f"could not compile a sample for {target}"
+    return probed_tools(output, tools)
+
+
+def verify(reference: str, plan: SetupPlan, gpu_args: tuple[str, ...] = ()) -> str | None:
+    """Check the image per flavour and variant; returns a note when a check was skipped.
+
+    scale devel: scaleenv activates the target, `nvcc --version` says SCALE and a sample
+    compiles; scale runtime/base: the target's libredscale.so is where the vendor keeps it
+    (an sm_NN target has no AMD runtime: skipped, said so); open devel: the sample compiles
+    through its nvcc (and runs when the GPU is here, ``gpu_args``); open runtime/base:
+    the HIP runtime library and rocminfo."""
+    target = plan.targets[0]
+    failures = {1: f"could not compile a sample for {target}"}
+    if plan.flavour == "scale" and plan.variant != "devel":
+        if is_sm_target(target):
+            return (
+                f"{target} is SCALE's NVIDIA mode: the image's AMD runtime was not checked "
+                "(NVIDIA's CUDA libraries run the programs)"
+            )
+        library = f"/opt/scale/targets/{target}/lib/libredscale.so"
+        script = f"test -e {library}"
+        failures = {1: f"has no {library} (SCALE's runtime for {target})"}
+    elif plan.flavour == "scale":
+        script = (
+            f". /opt/scale/bin/scaleenv {target} >/dev/null || exit 3\n"
+            "nvcc --version | grep -q SCALE || exit 4\n"
+            "echo 'int main(){}' > /tmp/s.cu && nvcc /tmp/s.cu -o /tmp/s"
+        )
+        failures = {
+            1: f"could not compile a sample for {target}",
+            3: f"could not activate {target} with /opt/scale/bin/scaleenv",
+            4: "has an nvcc whose --version does not mention SCALE",
+        }
+        gpu_args = ()
+    elif plan.variant != "devel":
+        script = "ldconfig -p | grep -q libamdhip64 && command -v rocminfo"
+        failures = {1: "does not carry the HIP runtime"}
+        gpu_args = ()
     else:
-        code, output = _in_image(
-            reference,
-            # The toolchain's promise: unmodified CUDA through its nvcc, for this target.
+        # The toolchain's promise: unmodified CUDA through its nvcc, for this target.
+        script = (
             f"cat > /tmp/moatbridge-sample.cu <<'EOF'\n{SAMPLE_CUDA}\nEOF\n"
             f". /opt/moatbridge/bin/activate {target} && "
             "nvcc -o /tmp/moatbridge-sample /tmp/moatbridge-sample.cu"
-            + (" && /tmp/moatbridge-sample" if gpu_args else ""),
-            gpu_args,
+            + (" && /tmp/moatbridge-sample" if gpu_args else "")
         )
-        what = f"could not compile a sample for {target}"
+    code, output = _in_image(reference, script, gpu_args)
     if code != 0:
+        what = failures.get(code, failures[1])
         raise MoatbridgeError(f"The toolchain image {reference} {what}.", "its output:\n" + output[-2000:])
+    return None
 
 
 def run(args: Namespace) -> int:
@@ -225,13 +298,7 @@ def run(args: Namespace) -> int:
         licence = load_licences()[plan.licence]
         check_use(licence, plan.use)
         if plan.flavour == "scale" and plan.use == "commercial":
-            credentials = paths.credentials / "scale.json"
-            if not credentials.exists():
-                raise LicenceError(
-                    "Commercial use of SCALE needs your customer repository credentials.",
-                    f'put {{"username": ..., "password": ...}} in {credentials} (chmod 600), '
-                    "or choose the open flavour (free for commercial use)",
-                )
+            check_commercial(plan, args, paths)
         store = tc.store(paths)
         state = store.read()
         status = consent_status(licence, consents(paths).read(licence.id))
@@ -272,8 +339,10 @@ def run(args: Namespace) -> int:
         reference, image_id, action, digest = _ensure_image(plan, args, dry_run=False)
         toolchain = replace(toolchain, image=reference, image_id=image_id, digest=digest)
         faults.point("setup.image-ready", reference)
-        verify(reference, plan, gpu_run_args(report, plan.targets[0]))
+        note = verify(reference, plan, gpu_run_args(report, plan.targets[0]))
         faults.point("setup.verified", reference)
+        tools = probe_tools(reference, plan)
+        toolchain = replace(toolchain, tools=tools)
         state = store.read()
         runtime = tc.runtime_for(toolchain, paths, licence.acceptance_required)
         written = tc.install_files(paths, toolchain, runtime, make_default, dry_run=False)
@@ -288,6 +357,12 @@ def run(args: Namespace) -> int:
             consents(paths).write(new_consent(licence, plan.use))
         _save_answers(paths, answers)
     env = Path(paths.home) / "env"
+    if note:
+        print(safe(f"  note: {note}"))
+    missing = [t for t in candidate_tools(plan.flavour) if t not in tools]
+    if missing:
+        print(safe(f"  no shims for {', '.join(missing)}: the image does not have them"))
+        print("  hint: install them in an image derived from it (FROM it; RUN apt-get install ...)")
     print(safe(f"Ready: toolchain {plan.name} ({action} {reference})."))
     print(
         f"Next: open a new shell, or run  . {env}  - then nvcc, hipcc, cmake and make run in the toolchain."

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from argparse import Namespace
+from pathlib import Path
 from typing import Any
 
 from moatbridge.adapters.console import ask_prompt, safe
@@ -74,7 +75,7 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
         )
         if args.use == "commercial":
             print("Commercial use is outside SCALE's free tier: it needs Spectral's customer repository")
-            print("(credentials in a private file: moatbridge image build --flavour scale --commercial ...),")
+            print("(your customer name, and its credentials in a private file),")
             if ask_prompt(q.confirm("or use the open flavour instead?", default=True)):
                 args.flavour, args.use = "open", None
         if args.flavour == "scale":
@@ -87,6 +88,8 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
                 raise MoatbridgeError("The licence was not accepted; nothing changed.",
                                       "choose the open flavour, or accept to use SCALE")  # fmt: skip
             args.accept_license = True
+    if args.flavour == "scale" and args.use == "commercial":
+        _ask_customer(args, paths)
     flavour = catalog.flavour(args.flavour)
     if not getattr(args, "distro", None) and len(flavour.distros) > 1 and flavour.name == "open":
         choice = choose_stack(flavour, tuple(args.target))
@@ -115,6 +118,39 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
         args.shell = picked or list(preselected)
         args.no_modify_rc = not ask_prompt(q.confirm("Add moatbridge to their rc files?", default=True))
     return args
+
+
+def _ask_customer(args: Namespace, paths: Paths) -> None:
+    """The customer repository's name and its credentials file (a path: the content is read
+    to check it, never kept). Asked until the file is usable; Ctrl-C or Ctrl-D stop."""
+    from moatbridge.adapters.credentials import load_credentials
+    from moatbridge.core.answers import validate_customer
+
+    q = _q()
+    while not getattr(args, "customer", None):
+        name = str(ask_prompt(q.text("Customer name (as in your customer repository's URL):"))).strip()
+        try:
+            args.customer = validate_customer(name)
+        except MoatbridgeError as exc:
+            print(safe(f"  {exc.message} ({exc.hint})"))
+    default = str(paths.credentials / "scale.json")
+    while True:
+        path = (
+            getattr(args, "credentials_file", None)
+            or str(
+                ask_prompt(
+                    q.path('Credentials file (JSON {"username", "password"}, mode 600):', default=default)
+                )
+            ).strip()
+        )
+        try:
+            load_credentials(Path(os.path.expanduser(path)))
+        except MoatbridgeError as exc:
+            print(safe(f"  {exc.message} ({exc.hint})"))
+            args.credentials_file = None
+            continue
+        args.credentials_file = os.path.expanduser(path)
+        return
 
 
 def confirm_plan() -> str:

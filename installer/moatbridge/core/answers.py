@@ -6,6 +6,7 @@ Precedence: command-line flags > answers file > saved answers > defaults > promp
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -14,6 +15,28 @@ from moatbridge.core.toolchains import validate_name
 from moatbridge.errors import InputError
 
 SHELLS = ("bash", "zsh", "fish", "dash")
+# SCALE's NVIDIA mode (1.6.1+): sm_NN[a|f], e.g. sm_89, sm_90a; the catalog says which exist.
+_SM = re.compile(r"sm_[1-9][0-9]{1,2}[af]?", re.ASCII)
+# The customer's part of the commercial repository's URL path: one plain path segment.
+_CUSTOMER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}", re.ASCII)
+
+
+def is_target_name(text: str) -> bool:
+    """An AMD gfx target, or an NVIDIA sm_NN one (SCALE's NVIDIA mode)."""
+    return is_gfx_name(text) or bool(_SM.fullmatch(text))
+
+
+def is_sm_target(text: str) -> bool:
+    return bool(_SM.fullmatch(text))
+
+
+def validate_customer(name: str) -> str:
+    if not _CUSTOMER.fullmatch(name) or ".." in name:
+        raise InputError(
+            f"{name!r} is not a customer name.",
+            "use the name from Spectral's customer repository URL (letters, digits, '.', '_', '-')",
+        )
+    return name
 
 
 @dataclass(frozen=True)
@@ -28,6 +51,9 @@ class Answers:
     registry: str | None = None
     use: str | None = None  # "non-commercial" | "commercial"
     accept_license: bool | None = None
+    customer: str | None = None  # SCALE commercial use: the customer repository's name
+    # SCALE commercial use: the path of the credentials file (saved); its content never is.
+    credentials_file: str | None = None
     shells: tuple[str, ...] | None = None
     modify_rc: bool | None = None
     name: str | None = None
@@ -80,10 +106,11 @@ def parse_answers(data: Any, where: str) -> Answers:
             if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
                 raise InputError(f"{where}: {key} must be a list of names.", f"e.g.  {key}: [gfx1100]")
             if name == "targets":  # checked here, even when a flag overrides them
-                bad = [v for v in value if not is_gfx_name(v)]
+                bad = [v for v in value if not is_target_name(v)]
                 if bad:
                     raise InputError(
-                        f"{where}: {bad[0]!r} is not a gfx target name.", "e.g.  targets: [gfx1100]"
+                        f"{where}: {bad[0]!r} is not a gfx (or, for scale, sm_NN) target name.",
+                        "e.g.  targets: [gfx1100]",
                     )
             if name == "shells":
                 bad = [v for v in value if v not in SHELLS]
@@ -107,5 +134,7 @@ def parse_answers(data: Any, where: str) -> Answers:
                 )
             if name == "name":
                 validate_name(value)
+            if name == "customer":
+                validate_customer(value)
             values[name] = value
     return Answers(**values)

@@ -58,6 +58,8 @@ class SetupPlan:
     shells: tuple[str, ...]
     modify_rc: bool
     warnings: tuple[str, ...]
+    customer: str | None = None  # SCALE commercial use: the customer repository's name
+    credentials_file: str | None = None  # its credentials file (a path; the content is never kept)
 
 
 def make_plan(answers: Answers, catalog: Catalog) -> SetupPlan:
@@ -86,8 +88,10 @@ def make_plan(answers: Answers, catalog: Catalog) -> SetupPlan:
         warnings = (*warnings, valid_until_note(choice.distro, answers.check_valid_until))
     # SCALE's distributions differ in their base, not in what they serve: keep its own default.
     distro = choice.distro.name if flavour.name == "open" or answers.distro else None
-    source = answers.source or ("pull" if answers.registry else flavour.source)
     use = answers.use or "non-commercial"
+    commercial = flavour.name == "scale" and use == "commercial"
+    # Commercial SCALE comes from the customer repository: built here unless a registry is named.
+    source = answers.source or ("pull" if answers.registry else "build" if commercial else flavour.source)
     licence = flavour.licence
     if flavour.name == "scale" and use == "commercial":
         licence = flavour.commercial_licence or licence
@@ -100,9 +104,17 @@ def make_plan(answers: Answers, catalog: Catalog) -> SetupPlan:
                 f"{answers.registry!r} is not a registry (HOST[:PORT]/PATH, lower case).",
                 "e.g. --registry registry.example:5000/team",
             ) from None
+    if commercial and source == "pull" and answers.registry is None:
+        raise UsageError(
+            "Commercial use of SCALE cannot come from the vendor's public images: they are the free product.",
+            "build from your customer repository (--source build --customer NAME --credentials-file FILE), "
+            "or pull your own build with --registry HOST/PATH",
+        )
     return SetupPlan(
         name=name, flavour=flavour.name, variant=variant.name, targets=targets, cuda_version=cuda,
         distro=distro, stack_reason=choice.reason, check_valid_until=answers.check_valid_until,
         source=source, registry=answers.registry, licence=licence, use=use,
         shells=answers.shells or ("bash",), modify_rc=bool(answers.modify_rc), warnings=warnings,
+        customer=answers.customer if use == "commercial" else None,
+        credentials_file=answers.credentials_file if use == "commercial" else None,
     )  # fmt: skip

@@ -26,12 +26,34 @@ TOOLS = (
     "make", "ninja", "ccache", "rocminfo", "rocm-smi",
 )  # fmt: skip
 SCALE_TOOLS = ("nvcc", "scaleinfo", "cmake", "ctest", "cpack", "make", "ninja", "clang", "clang++")
+
+
+def candidate_tools(flavour: str) -> tuple[str, ...]:
+    """The commands a toolchain of this flavour may get shims for (setup keeps those its
+    image really has: the vendor's SCALE images lack ninja, and cmake/make on Rocky)."""
+    return SCALE_TOOLS if flavour == "scale" else TOOLS
+
+
+def probe_script(activate: str, tools: tuple[str, ...]) -> str:
+    """bash -c text (target as $0) printing each of ``tools`` the image resolves after the
+    toolchain's activation, one a line; `command -v` is a builtin, so one container does it."""
+    names = " ".join(_q(t) for t in tools)
+    return f'{activate} "$0" >/dev/null 2>&1; for t in {names}; do command -v "$t" >/dev/null && echo "$t"; done; true'
+
+
+def probed_tools(output: str, tools: tuple[str, ...]) -> tuple[str, ...]:
+    """The probe's answer, in ``tools``' order; lines that are not one of them are ignored."""
+    found = set(output.split())
+    return tuple(t for t in tools if t in found)
+
+
 # Variables a build reads, passed from the host into the container when set.
 PASS_ENV = (
     "HOME", "TERM", "LANG", "LC_ALL", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS",
     "CMAKE_BUILD_TYPE", "CMAKE_GENERATOR", "CMAKE_BUILD_PARALLEL_LEVEL", "CUDAARCHS",
     "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "CCACHE_DIR", "HIP_VISIBLE_DEVICES",
     "ROCR_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "HSA_OVERRIDE_GFX_VERSION", "SOURCE_DATE_EPOCH",
+    "SCALE_CCMAP", "SCALE_EXCEPTIONS", "SCALE_AMD_XNACK", "SCALE_CUDA_VERSION",
 )  # fmt: skip
 
 
@@ -55,6 +77,7 @@ class ToolchainRuntime:
     licence: str | None  # a licence whose recorded consent the runner requires
     licence_records: str  # the shipped licence records (MOATBRIDGE_LICENSES overrides, as in Python)
     licence_env: tuple[str, ...]  # e.g. ("SCALE_LICENSE_ACCEPT=1",), passed only with consent
+    gpus: bool = False  # NVIDIA GPUs through docker's --gpus (SCALE's NVIDIA mode, sm_NN targets)
 
     @property
     def container(self) -> str:
@@ -66,6 +89,8 @@ class ToolchainRuntime:
         import hashlib
 
         text = repr((self.image, self.uid, self.gid, self.group_adds, self.devices, self.roots))
+        if self.gpus:  # appended only when set: existing warm containers keep their digest
+            text += " gpus"
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -85,7 +110,13 @@ def render_toolchain_env(rt: ToolchainRuntime) -> str:
         # Word-split on purpose: the values hold no spaces (numbers, device paths, NAME=VALUE).
         "MB_RUN_ARGS="
         + _q(
-            " ".join([*(f"--group-add {g}" for g in rt.group_adds), *(f"--device {d}" for d in rt.devices)])
+            " ".join(
+                [
+                    *(f"--group-add {g}" for g in rt.group_adds),
+                    *(f"--device {d}" for d in rt.devices),
+                    *(["--gpus all"] if rt.gpus else []),
+                ]
+            )
         ),
         "MB_LICENCE_ARGS=" + _q(" ".join(f"-e {e}" for e in rt.licence_env)),
         "MB_PASS_ENV=" + _q(" ".join(f"-e {v}" for v in PASS_ENV)),

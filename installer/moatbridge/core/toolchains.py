@@ -54,6 +54,16 @@ def _distro_name(value: Any) -> str | None:
     return value if isinstance(value, str) and _DISTRO.fullmatch(value) else None
 
 
+def _tool_names(value: Any) -> tuple[str, ...] | None:
+    """A recorded list of shim commands, or None (older state, or not a list of names)."""
+    if not isinstance(value, list) or not all(isinstance(v, str) and _TOOL.fullmatch(v) for v in value):
+        return None
+    return tuple(value)
+
+
+_TOOL = re.compile(r"[a-z0-9][a-z0-9+._-]{0,63}", re.ASCII)
+
+
 def default_name(flavour: str, targets: tuple[str, ...]) -> str:
     return validate_name(f"{flavour}-{'_'.join(targets)}")
 
@@ -71,6 +81,7 @@ class Toolchain:
     digest: str | None = None  # registry digest, for pulled images
     created: str = ""
     distro: str | None = None  # the stack it stands on (open: trixie/sid/experimental); None: the default
+    tools: tuple[str, ...] | None = None  # commands its image has, probed by setup (shims); None: all
 
     @property
     def target(self) -> str:
@@ -83,7 +94,7 @@ class Toolchain:
             "targets": list(self.targets), "cuda_version": self.cuda_version, "image": self.image,
             "image_id": self.image_id,
             "licence": self.licence, "digest": self.digest, "created": self.created,
-            "distro": self.distro,
+            "distro": self.distro, "tools": list(self.tools) if self.tools is not None else None,
         }  # fmt: skip
 
     @classmethod
@@ -93,6 +104,7 @@ class Toolchain:
             targets=tuple(data["targets"]), cuda_version=str(data["cuda_version"]), image=str(data["image"]),
             image_id=str(data["image_id"]), licence=str(data["licence"]), digest=data.get("digest"),
             created=str(data.get("created", "")), distro=_distro_name(data.get("distro")),
+            tools=_tool_names(data.get("tools")),
         )  # fmt: skip
 
 
