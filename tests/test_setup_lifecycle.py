@@ -117,7 +117,11 @@ def test_full_lifecycle(home: Path) -> None:
         (["--flavour", "open", "--target", "gfx1030", "--name", "x;rm -rf ~"], "is not a usable toolchain name"),
         (["--flavour", "scale", "--target", "gfx1030"], "must be accepted first"),
         (["--flavour", "scale", "--target", "gfx1030", "--use", "commercial", "--accept-license"],
-         "needs your customer repository credentials"),
+         "needs your customer repository, whose URL has your customer name"),
+        (["--flavour", "scale", "--target", "gfx1030", "--use", "commercial", "--accept-license",
+          "--customer", "acme"], "commercial use of SCALE needs it to reach your customer repository"),
+        (["--flavour", "scale", "--target", "gfx1030", "--use", "commercial", "--accept-license",
+          "--customer", "acme/../x"], "is not a customer name"),
     ],
 )  # fmt: skip
 def test_bad_input_writes_nothing(home: Path, args: list[str], message: str) -> None:

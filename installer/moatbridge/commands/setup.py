@@ -27,7 +27,7 @@ from moatbridge.core.answers import Answers, is_sm_target, merge, parse_answers,
 from moatbridge.core.checks import engine_checks
 from moatbridge.core.detection import detect
 from moatbridge.core.licences import LicenceError, check_use, consent_status
-from moatbridge.core.setup_plan import SetupPlan, defaults, make_plan
+from moatbridge.core.setup_plan import NVIDIA_MODE_REASON, SetupPlan, defaults, make_plan
 from moatbridge.core.shims import candidate_tools, probe_script, probed_tools
 from moatbridge.core.toolchains import Toolchain
 from moatbridge.errors import InputError, MoatbridgeError, UsageError
@@ -52,7 +52,7 @@ def _flags(args: Namespace) -> Answers:
         cuda_version=args.cuda_version,
         distro=getattr(args, "distro", None),
         check_valid_until=getattr(args, "check_valid_until", None),
-        source=args.source,
+        source=args.source or ("build" if getattr(args, "tarball", None) else None),  # a tarball is built
         registry=args.registry,
         use=args.use,
         accept_license=True if args.accept_license else None,
@@ -113,6 +113,7 @@ def summary(plan: SetupPlan, image: str, action: str, files: list[str], rcs: lis
         f"  image   {image} ({action})",
         f"  stack   {plan.stack_reason}",
         f"  licence {plan.licence} ({plan.use} use)",
+        *([f"  mode    {NVIDIA_MODE_REASON}"] if any(is_sm_target(t) for t in plan.targets) else []),
         "  write   " + ("\n          ".join(group_by_directory(files)) if files else "(nothing new)"),
         "  rc      " + ("\n          ".join(rcs) if rcs else "(not modified)"),
     ]
@@ -149,6 +150,7 @@ def _ensure_image(
         target=None if plan.flavour == "scale" else plan.targets,
         base=args.base, mirror=args.mirror, dry_run=dry_run, json=True, no_cache=rebuild,
         base_image=getattr(args, "base_image", None), repo_url=getattr(args, "repo_url", None),
+        tarball=getattr(args, "tarball", None),
         build_arg=tuple(getattr(args, "build_arg", None) or ()),
         commercial=commercial, customer=plan.customer,
         credentials_file=str(credentials_path(plan, Paths.from_environ(os.environ))) if commercial else None,

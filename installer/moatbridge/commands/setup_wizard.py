@@ -16,9 +16,14 @@ from moatbridge.adapters.console import ask_prompt, safe
 from moatbridge.adapters.hostfs import HostFS
 from moatbridge.adapters.records import load_catalog, load_licences
 from moatbridge.adapters.toolchain_files import rc_files_for
-from moatbridge.core.answers import SHELLS
+from moatbridge.core.answers import SHELLS, is_sm_target
 from moatbridge.core.detection import detect
-from moatbridge.core.setup_plan import default_shells, detected_targets
+from moatbridge.core.setup_plan import (
+    NVIDIA_MODE_REASON,
+    default_shells,
+    detected_nvidia_targets,
+    detected_targets,
+)
 from moatbridge.core.stacks import choose_stack, describe
 from moatbridge.errors import MoatbridgeError
 from moatbridge.paths import Paths
@@ -53,12 +58,24 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
             print(safe(f"  GPU: {gpu.name or gpu.pci_device_id} - {gpu.gfx_target}{notes}"))
     else:
         print("  No AMD GPU detected: you can still set up a toolchain to build for any target.")
+    nvidia = () if found else detected_nvidia_targets(report)
+    if nvidia:
+        for gpu in (g for g in report.gpus if g.vendor == "nvidia" and g.usable):
+            cc = gpu.compute_capability
+            print(
+                safe(
+                    f"  NVIDIA GPU: {gpu.name or gpu.pci_device_id}"
+                    + (f" - sm_{cc.replace('.', '')}" if cc else "")
+                )
+            )
+        print(safe(f"  Offered: the scale flavour for {nvidia[0]} ({NVIDIA_MODE_REASON})."))
     driver = report.amdgpu_driver.kind or "not loaded"
     print(safe(f"  amdgpu driver: {driver}; host ROCm: {report.rocm.version or 'none'}") + "\n")
 
     if not args.target:
         every = sorted({t for f in catalog.flavours for t in f.compiler_targets}, key=lambda t: (len(t), t))
-        choices = [q.Choice(t, checked=t in found) for t in every]
+        every = [*nvidia, *every]  # SCALE's NVIDIA mode first, when that is what is here
+        choices = [q.Choice(t, checked=t in found or t in nvidia[:1]) for t in every]
         picked = ask_prompt(q.checkbox("Targets to build for (space to toggle):", choices=choices))
         if not picked:
             raise MoatbridgeError(
@@ -67,7 +84,9 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
         args.target = picked
     if not args.flavour:
         print(COMPARISON)
-        args.flavour = ask_prompt(q.select("Flavour:", choices=["open", "scale"], default="open"))
+        nvidia_mode = any(is_sm_target(t) for t in args.target)
+        default = "scale" if nvidia_mode else "open"
+        args.flavour = ask_prompt(q.select("Flavour:", choices=["open", "scale"], default=default))
     flavour = catalog.flavour(args.flavour)
     if flavour.name == "scale" and not args.accept_license:
         args.use = args.use or ask_prompt(

@@ -22,6 +22,16 @@ def detected_targets(report: HostReport) -> tuple[str, ...]:
     return tuple(dict.fromkeys(g.gfx_target for g in ordered if g.gfx_target))
 
 
+def detected_nvidia_targets(report: HostReport) -> tuple[str, ...]:
+    """sm_NN of the usable NVIDIA GPUs (for SCALE's NVIDIA mode), newest first."""
+    ccs = {g.compute_capability for g in report.gpus if g.vendor == "nvidia" and g.usable}
+    ordered = sorted((cc for cc in ccs if cc), key=lambda cc: tuple(map(int, cc.split("."))), reverse=True)
+    return tuple(f"sm_{cc.replace('.', '')}" for cc in ordered)
+
+
+NVIDIA_MODE_REASON = "SCALE's NVIDIA mode; NVIDIA's own CUDA libraries are needed in the image"
+
+
 def default_shells(environ: dict[str, str], existing_rc: dict[str, bool]) -> tuple[str, ...]:
     """The login shell plus every supported shell whose rc file already exists."""
     login = os.path.basename(environ.get("SHELL", ""))
@@ -32,9 +42,11 @@ def default_shells(environ: dict[str, str], existing_rc: dict[str, bool]) -> tup
 
 def defaults(report: HostReport, environ: dict[str, str], existing_rc: dict[str, bool]) -> Answers:
     targets = detected_targets(report)
+    nvidia = () if targets else detected_nvidia_targets(report)
     return Answers(
-        flavour="open",
-        targets=targets[:1] or None,  # no GPU: the user must say which target to build for
+        # Only NVIDIA GPUs here: the scale flavour can serve them (NVIDIA_MODE_REASON).
+        flavour="scale" if nvidia else "open",
+        targets=(targets or nvidia)[:1] or None,  # no GPU: the user must say which target
         modify_rc=True,
         shells=default_shells(environ, existing_rc),
         accept_license=False,
