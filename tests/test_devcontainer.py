@@ -196,4 +196,5 @@ def test_toolkit_env_matches_what_the_activate_script_exports(open_devel_gfx1030
     for key, value in env.variables:
         assert exported.get(key) == value, key
     assert exported["PATH"].split(":")[0] == env.path_prepend
-    assert exported["LIBRARY_PATH"].split(":")[0] == env.library_path
+    assert exported["LIBRARY_PATH"].split(":")[0] == env.library_path[0]
+    assert "LD_LIBRARY_PATH" not in exported and env.ld_library_path == ()

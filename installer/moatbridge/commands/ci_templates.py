@@ -5,6 +5,7 @@ from __future__ import annotations
 from argparse import Namespace
 
 from moatbridge.adapters.console import safe
+from moatbridge.adapters.scaleenv_probe import environment_of
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._project_files import project_directory, write_project_file
 from moatbridge.core.ci_templates import DEFAULT_BUILD, DEFAULT_TEST, CiSpec, github_workflow, gitlab_ci
@@ -24,6 +25,7 @@ def run(args: Namespace) -> int:
         test=(args.test,) if args.test else DEFAULT_TEST,
         gpu_runner=args.gpu_runner,
         licence=tc.licence_note(toolchain, "A CI file for this toolchain"),
+        environment=environment_of(toolchain),
     )
     text = github_workflow(spec) if args.provider == "github" else gitlab_ci(spec)
     target = project / FILES[args.provider]

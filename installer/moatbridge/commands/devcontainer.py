@@ -6,6 +6,7 @@ import os
 from argparse import Namespace
 
 from moatbridge.adapters.console import safe
+from moatbridge.adapters.scaleenv_probe import environment_of
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._project_files import project_directory, write_project_file
 from moatbridge.core.devcontainer import DevcontainerSpec, devcontainer_json, dockerfile
@@ -27,6 +28,7 @@ def run(args: Namespace) -> int:
         devices=devices,
         group_adds=groups,
         licence=tc.licence_note(toolchain, "A devcontainer for this toolchain"),
+        environment=environment_of(toolchain),
     )
     outcomes = []
     docker_text = dockerfile(spec)

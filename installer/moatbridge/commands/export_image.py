@@ -7,6 +7,7 @@ from argparse import Namespace
 from pathlib import Path
 
 from moatbridge.adapters.console import safe
+from moatbridge.adapters.scaleenv_probe import environment_of
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._project_files import write_project_file
 from moatbridge.core.apptainer import ApptainerSpec, conversion_commands, definition
@@ -18,6 +19,7 @@ def run(args: Namespace) -> int:
         toolchain=toolchain.name, flavour=toolchain.flavour, target=toolchain.target, image=toolchain.image,
         image_id=toolchain.image_id,
         licence=tc.licence_note(toolchain, "An Apptainer definition for this toolchain"),
+        environment=environment_of(toolchain),
     )  # fmt: skip
     text = definition(spec)
     if args.output is None:

@@ -8,10 +8,18 @@ into the container; nothing else (no --privileged, no fakeroot) is needed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from moatbridge.core.licences import LicenceNote
-from moatbridge.core.toolkit_env import toolkit_env
+from moatbridge.core.toolkit_env import ToolkitEnv, toolkit_env
+
+_PLAIN = re.compile(r"[A-Za-z0-9_./:+=,@%-]*", re.ASCII)
+
+
+def _sh(value: str) -> str:
+    """A value for %environment (sh): as is when nothing in it is special, else quoted."""
+    return value if _PLAIN.fullmatch(value) else "'" + value.replace("'", "'\"'\"'") + "'"
 
 
 @dataclass(frozen=True)
@@ -22,11 +30,12 @@ class ApptainerSpec:
     image: str  # a tag the docker daemon knows (docker-daemon bootstrap needs a name)
     image_id: str
     licence: LicenceNote | None
+    environment: ToolkitEnv | None = None  # measured (SCALE's scaleenv); None: the documented one
 
 
 def definition(spec: ApptainerSpec) -> str:
-    env = toolkit_env(spec.flavour, spec.target)
-    exports = "\n".join(f"    export {key}={value}" for key, value in env.variables)
+    env = spec.environment or toolkit_env(spec.flavour, spec.target)
+    exports = "\n".join(f"    export {key}={_sh(value)}" for key, value in env.variables)
     licence = f"    moatbridge.licence {spec.licence.id}\n" if spec.licence else ""
     exports += "".join(f"\n    export {item}" for item in (spec.licence.env if spec.licence else ()))
     return (
@@ -44,9 +53,12 @@ def definition(spec: ApptainerSpec) -> str:
         "\n"
         "%environment\n"
         f"{exports}\n"
-        f"    export PATH={env.path_prepend}:$PATH\n"
-        f"    export LIBRARY_PATH={env.library_path}${{LIBRARY_PATH:+:$LIBRARY_PATH}}\n"
-        "\n"
+        f"    export PATH={''.join(_sh(entry) + ':' for entry in env.path)}$PATH\n"
+        + "".join(
+            f"    export {name}={_sh(value)}${{{name}:+:${name}}}\n"  # Apptainer's own (--rocm) kept
+            for name, value in env.library_paths()
+        )
+        + "\n"
         "%runscript\n"
         '    exec "$@"\n'
         "\n"

@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from moatbridge.core.licences import LicenceNote
-from moatbridge.core.toolkit_env import toolkit_env
+from moatbridge.core.toolkit_env import ToolkitEnv, toolkit_env
 
 DEFAULT_BUILD = (
     "cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "
@@ -37,14 +37,15 @@ class CiSpec:
     test: tuple[str, ...] = DEFAULT_TEST
     gpu_runner: str | None = None
     licence: LicenceNote | None = None  # a licence that needs acceptance: its env goes in
+    environment: ToolkitEnv | None = None  # measured (SCALE's scaleenv); None: the documented one
 
 
 def job_environment(spec: CiSpec, ccache_dir: str) -> dict[str, str]:
-    env = toolkit_env(spec.flavour, spec.target)
+    env = spec.environment or toolkit_env(spec.flavour, spec.target)
     variables = dict(env.variables)
     # Container jobs skip the image's entrypoint and login shell: spell the activation out.
-    variables["PATH"] = f"{env.path_prepend}:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-    variables["LIBRARY_PATH"] = env.library_path
+    variables["PATH"] = env.path_before("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+    variables.update(env.library_paths())
     variables["CCACHE_DIR"] = ccache_dir
     variables["CCACHE_BASEDIR"] = ccache_dir.rsplit("/", 1)[0]
     for item in spec.licence.env if spec.licence else ():

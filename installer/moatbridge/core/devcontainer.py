@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 
 from moatbridge.core.licences import LicenceNote
-from moatbridge.core.toolkit_env import toolkit_env
+from moatbridge.core.toolkit_env import ToolkitEnv, toolkit_env
 
 USER_NAME = "dev"
 EXTENSIONS = ("ms-vscode.cpptools", "ms-vscode.cmake-tools", "ms-vscode.makefile-tools")
@@ -31,6 +31,7 @@ class DevcontainerSpec:
     devices: tuple[str, ...]  # /dev/kfd, /dev/dri: only those present on this host
     group_adds: tuple[int, ...]  # numeric groups owning /dev/kfd and the render nodes
     licence: LicenceNote | None
+    environment: ToolkitEnv | None = None  # measured (SCALE's scaleenv); None: the documented one
 
 
 def _jsonc(value: object, indent: int) -> str:
@@ -66,7 +67,7 @@ def run_args(spec: DevcontainerSpec) -> list[str]:
 
 
 def devcontainer_json(spec: DevcontainerSpec) -> str:
-    env = toolkit_env(spec.flavour, spec.target)
+    env = spec.environment or toolkit_env(spec.flavour, spec.target)
     container_env = dict(env.variables)
     container_env["MOATBRIDGE_TOOLCHAIN"] = spec.toolchain
     licence_lines: list[str] = []
@@ -75,10 +76,7 @@ def devcontainer_json(spec: DevcontainerSpec) -> str:
         for item in spec.licence.env:
             key, _, value = item.partition("=")
             container_env[key] = value
-    remote_env = {
-        "PATH": f"{env.path_prepend}:${{containerEnv:PATH}}",
-        "LIBRARY_PATH": f"{env.library_path}",
-    }
+    remote_env = {"PATH": env.path_before("${containerEnv:PATH}"), **dict(env.library_paths())}
     remote_user = "root" if spec.uid == 0 else USER_NAME
     customizations = {
         "vscode": {
@@ -87,9 +85,11 @@ def devcontainer_json(spec: DevcontainerSpec) -> str:
                 "files.associations": {"*.cu": "cuda-cpp", "*.cuh": "cuda-cpp"},
                 "C_Cpp.default.includePath": [
                     "${workspaceFolder}/**",
-                    f"{container_env['CUDA_HOME']}/include",
+                    f"{container_env.get('CUDA_HOME', '/usr/local/cuda')}/include",
                 ],
-                "cmake.configureSettings": {"CMAKE_CUDA_ARCHITECTURES": container_env["CUDAARCHS"]},
+                "cmake.configureSettings": {
+                    "CMAKE_CUDA_ARCHITECTURES": container_env.get("CUDAARCHS", "native")
+                },
             },
         }
     }

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from moatbridge.core.licences import LicenceNote
-from moatbridge.core.toolkit_env import toolkit_env
+from moatbridge.core.toolkit_env import ToolkitEnv, toolkit_env
 
 GPU_RESOURCE = "amd.com/gpu"
 BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -32,6 +32,7 @@ class JobSpec:
     licence: LicenceNote | None
     uid: int = 1000
     gid: int = 1000
+    environment: ToolkitEnv | None = None  # measured (SCALE's scaleenv); None: the documented one
 
 
 def job_name(candidate: str) -> str:
@@ -45,11 +46,11 @@ def valid_name(name: str) -> bool:
 
 
 def job_manifest(spec: JobSpec) -> dict[str, Any]:
-    env = toolkit_env(spec.flavour, spec.target)
+    env = spec.environment or toolkit_env(spec.flavour, spec.target)
     variables = [{"name": k, "value": v} for k, v in env.variables]
     variables += [
-        {"name": "PATH", "value": f"{env.path_prepend}:{BASE_PATH}"},
-        {"name": "LIBRARY_PATH", "value": env.library_path},
+        {"name": "PATH", "value": env.path_before(BASE_PATH)},
+        *({"name": k, "value": v} for k, v in env.library_paths()),
         {"name": "HOME", "value": "/work"},
         {"name": "MOATBRIDGE_TOOLCHAIN", "value": spec.toolchain},
     ]

@@ -1,0 +1,364 @@
+"""SCALE's environment in every generated file and in activation (issue 13, items 1 and 7).
+
+SCALE's `scaleenv` is not public: the generated files (devcontainer, Kubernetes, CI,
+Apptainer) carry the vendor's documented layout (targets/<gfx>/lib holds libredscale.so,
+/opt/scale/lib64 the CUDA API libraries, /opt/scale/bin the tools) unless the toolchain's
+image is here, when what scaleenv really sets is measured in it. The engine tests build a
+tiny stand-in SCALE image (moatbridge's Debian base, a stand-in /opt/scale tree with a real
+libredscale.so and a program linked against it, both compiled here with the host's gcc),
+measure it, and run the program with and without the generated LD_LIBRARY_PATH.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from moatbridge.core.apptainer import ApptainerSpec, definition
+from moatbridge.core.ci_templates import CiSpec, github_workflow, gitlab_ci
+from moatbridge.core.devcontainer import DevcontainerSpec, devcontainer_json, strip_jsonc
+from moatbridge.core.k8s import JobSpec, job_manifest
+from moatbridge.core.scale_env import MeasurementRefused, difference, measured_env, parse_env0, split_dumps
+from moatbridge.core.shims import PASS_ENV
+from moatbridge.core.toolkit_env import SCALE_ACTIVATE, ToolkitEnv, toolkit_env
+from moatbridge.errors import InputError
+
+TARGET = "gfx1100"
+ROOT = f"/opt/scale/targets/{TARGET}"
+LIBS = f"{ROOT}/lib:/opt/scale/lib64"
+BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def _devcontainer(
+    env: ToolkitEnv | None = None, flavour: str = "scale", target: str = TARGET
+) -> dict[str, Any]:
+    spec = DevcontainerSpec(
+        toolchain=f"{flavour}-{target}", flavour=flavour, target=target, image="sha256:" + "ab" * 32,
+        image_tag="example/scale:1", uid=0, gid=0, devices=(), group_adds=(), licence=None, environment=env,
+    )  # fmt: skip
+    return dict(json.loads(strip_jsonc(devcontainer_json(spec))))
+
+
+def _k8s(env: ToolkitEnv | None = None, flavour: str = "scale", target: str = TARGET) -> dict[str, str]:
+    spec = JobSpec(name="job", namespace=None, toolchain=f"{flavour}-{target}", flavour=flavour, target=target,
+                   image="example/scale:1", command=("make",), gpus=0, licence=None, environment=env)  # fmt: skip
+    container = job_manifest(spec)["spec"]["template"]["spec"]["containers"][0]
+    return {item["name"]: item["value"] for item in container["env"]}
+
+
+def _ci(env: ToolkitEnv | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    spec = CiSpec(toolchain="scale-gfx1100", flavour="scale", target=TARGET, image="example/scale:1",
+                  gpu_runner="amd", environment=env)  # fmt: skip
+    github = yaml.safe_load(github_workflow(spec))
+    gitlab = yaml.safe_load(gitlab_ci(spec))
+    return github, gitlab
+
+
+def _apptainer(env: ToolkitEnv | None = None, target: str = TARGET) -> str:
+    return definition(ApptainerSpec(toolchain="scale-x", flavour="scale", target=target, image="example/scale:1",
+                                    image_id="sha256:" + "cd" * 32, licence=None, environment=env))  # fmt: skip
+
+
+# --- the documented layout, in every generated file --------------------------------------------
+
+
+def test_scale_layout_puts_libredscale_on_both_library_paths() -> None:
+    env = toolkit_env("scale", TARGET)
+    assert env.path == (f"{ROOT}/bin", "/opt/scale/bin")
+    assert env.library_path == env.ld_library_path == (f"{ROOT}/lib", "/opt/scale/lib64")
+    assert env.as_dict()["SCALE_ENV"] == TARGET and env.as_dict()["CUDA_HOME"] == ROOT
+    assert "lib64" not in f"{ROOT}/lib"  # no targets/<gfx>/lib64: the vendor has none
+
+
+def test_open_flavour_output_is_unchanged() -> None:
+    env = toolkit_env("open", "gfx1030")
+    assert env.path_prepend == "/opt/moatbridge/targets/gfx1030/bin"
+    assert env.library_paths() == (("LIBRARY_PATH", "/opt/moatbridge/targets/gfx1030/lib64"),)
+    assert "LD_LIBRARY_PATH" not in _devcontainer(flavour="open", target="gfx1030")["remoteEnv"]
+    assert "LD_LIBRARY_PATH" not in _k8s(flavour="open", target="gfx1030")
+
+
+def test_devcontainer_for_scale_carries_ld_library_path() -> None:
+    config = _devcontainer()
+    assert config["remoteEnv"] == {
+        "PATH": f"{ROOT}/bin:/opt/scale/bin:${{containerEnv:PATH}}",
+        "LIBRARY_PATH": LIBS,
+        "LD_LIBRARY_PATH": LIBS,
+    }
+    assert config["containerEnv"]["SCALE_ENV"] == TARGET
+
+
+def test_kubernetes_job_for_scale_carries_ld_library_path() -> None:
+    env = _k8s()
+    assert env["PATH"] == f"{ROOT}/bin:/opt/scale/bin:{BASE_PATH}"
+    assert env["LIBRARY_PATH"] == env["LD_LIBRARY_PATH"] == LIBS
+
+
+def test_ci_files_for_scale_carry_ld_library_path() -> None:
+    github, gitlab = _ci()
+    for variables in (github["jobs"]["build"]["env"], github["jobs"]["test-gpu"]["env"],
+                      gitlab["build"]["variables"], gitlab["test-gpu"]["variables"]):  # fmt: skip
+        assert variables["LD_LIBRARY_PATH"] == variables["LIBRARY_PATH"] == LIBS
+        assert variables["PATH"].startswith(f"{ROOT}/bin:/opt/scale/bin:")
+
+
+def test_apptainer_definition_for_scale_carries_ld_library_path() -> None:
+    text = _apptainer()
+    assert f"    export PATH={ROOT}/bin:/opt/scale/bin:$PATH\n" in text
+    # Apptainer's own LD_LIBRARY_PATH (the --rocm/--nv binds) is kept after ours.
+    assert f"    export LD_LIBRARY_PATH={LIBS}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}\n" in text
+    assert f"    export LIBRARY_PATH={LIBS}${{LIBRARY_PATH:+:$LIBRARY_PATH}}\n" in text
+
+
+def test_nvidia_targets_are_refused_without_a_measurement() -> None:
+    with pytest.raises(InputError) as refused:
+        toolkit_env("scale", "sm_89")
+    assert "not documented" in refused.value.message and "sm_89" in refused.value.message
+    assert refused.value.hint and "image" in refused.value.hint
+    with pytest.raises(InputError):
+        _k8s(target="sm_89")
+
+
+def test_runner_passes_scale_variables_through() -> None:
+    for name in (
+        "SCALE_CCMAP",
+        "SCALE_EXCEPTIONS",
+        "SCALE_AMD_XNACK",
+        "SCALE_CUDA_VERSION",
+        "NVCC_APPEND_FLAGS",
+    ):
+        assert name in PASS_ENV, name
+
+
+# --- the measurement, pure ------------------------------------------------------------------------
+
+
+def _dump(env: dict[str, str]) -> bytes:
+    return b"".join(f"{k}={v}".encode() + b"\0" for k, v in env.items())
+
+
+BEFORE = {
+    "PATH": BASE_PATH,
+    "HOME": "/root",
+    "SHLVL": "1",
+    "_": "/usr/bin/env",
+    "SCALE_CUDA_VERSION": "13.0.2",
+}
+
+
+def test_difference_keeps_what_scaleenv_set_and_nothing_of_the_shell() -> None:
+    after = dict(BEFORE, SHLVL="2", _="/usr/bin/env", SCALE_ENV=TARGET, PATH=f"{ROOT}/bin:{BASE_PATH}",
+                 LD_LIBRARY_PATH=f"{ROOT}/lib", CUDA_HOME=ROOT)  # fmt: skip
+    assert difference(BEFORE, after) == (
+        ("PATH", f"{ROOT}/bin:{BASE_PATH}"), ("SCALE_ENV", TARGET), ("LD_LIBRARY_PATH", f"{ROOT}/lib"),
+        ("CUDA_HOME", ROOT),
+    )  # fmt: skip
+    env = measured_env(BEFORE, after, "img")
+    assert env.path == (f"{ROOT}/bin", "/opt/scale/bin")  # /opt/scale/bin added: scaleenv leaves it off
+    assert env.ld_library_path == (f"{ROOT}/lib",) and env.library_path == ()
+    assert env.as_dict() == {"SCALE_ENV": TARGET, "CUDA_HOME": ROOT}
+    assert env.source == "measured in img"
+
+
+def test_library_paths_keep_what_the_image_had_and_drop_empty_entries() -> None:
+    before = dict(BEFORE, LD_LIBRARY_PATH="/usr/local/lib")
+    after = dict(before, LD_LIBRARY_PATH=f"{ROOT}/lib::/usr/local/lib:")
+    assert measured_env(before, after, "img").ld_library_path == (f"{ROOT}/lib", "/usr/local/lib")
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [b"BAD-NAME=1", b"1X=1", b"X=line\nbreak", b"X=\x1b[2J", b"X=\xff\xfe", "X=right\u202eleft".encode(),
+     b"NOEQUALS"],
+)  # fmt: skip
+def test_odd_entries_refuse_the_measurement(entry: bytes) -> None:
+    with pytest.raises(MeasurementRefused) as refused:
+        parse_env0(b"PATH=/bin\0" + entry + b"\0", "img")
+    assert "img" in refused.value.message and "\x1b" not in refused.value.message
+    assert refused.value.hint
+
+
+def test_exported_functions_are_left_out_and_expansions_refused() -> None:
+    parsed = parse_env0(b"A=1\0BASH_FUNC_deactivate%%=() {  unset A\n}\0", "img")
+    assert parsed == {"A": "1"}
+    with pytest.raises(MeasurementRefused):
+        measured_env(BEFORE, dict(BEFORE, CUDA_HOME="$(id)"), "img")
+    with pytest.raises(MeasurementRefused):
+        split_dumps(_dump(BEFORE), "img")  # no separator: cut short
+
+
+# --- against the engine: a stand-in SCALE image -----------------------------------------------
+
+STANDIN_SCALEENV = """\
+# TEST STAND-IN for SCALE's scaleenv (tests/test_scale_env.py); not Spectral Compute's.
+_t="${1:-}"
+case "$_t" in
+    gfx*) _d=/opt/scale/targets/$_t; _home=$_d; _libs="$_d/lib:/opt/scale/lib64"; _arch=86 ;;
+    sm_*) _d=/opt/scale/targets/$_t; _home=/usr/local/cuda; _libs="$_d/lib:/usr/local/cuda/lib64"; _arch=${_t#sm_} ;;
+    *) echo "scaleenv (stand-in): usage: . scaleenv <target>" >&2; return 1 ;;
+esac
+if [ ! -d "$_d" ]; then echo "scaleenv (stand-in): unknown target $_t" >&2; unset _t _d _home _libs _arch; return 1; fi
+export SCALE_ENV="$_t" CUDA_HOME="$_home" CUDA_PATH="$_home" CUDA_DIR="$_home" CUDA_ROOT="$_home"
+export CUDACXX="$_d/bin/nvcc" CUDA_CXX="$_d/bin/nvcc" CUCC="$_d/bin/nvcc" CUDAARCHS="$_arch"
+export PATH="$_d/bin:$PATH" CPATH="$_d/include"
+export LD_LIBRARY_PATH="$_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LIBRARY_PATH="$_libs${LIBRARY_PATH:+:$LIBRARY_PATH}"
+deactivate() { :; }
+export -f deactivate
+unset _t _d _home _libs _arch
+"""
+
+
+def _expected(target: str) -> dict[str, str]:
+    root = f"/opt/scale/targets/{target}"
+    home = root if target.startswith("gfx") else "/usr/local/cuda"
+    return {"SCALE_ENV": target, "CUDA_HOME": home, "CUDA_PATH": home, "CUDA_DIR": home, "CUDA_ROOT": home,
+            "CUDACXX": f"{root}/bin/nvcc", "CUDA_CXX": f"{root}/bin/nvcc", "CUCC": f"{root}/bin/nvcc",
+            "CUDAARCHS": "86" if target.startswith("gfx") else target[3:], "CPATH": f"{root}/include"}  # fmt: skip
+
+
+def _write(path: Path, text: str, mode: int = 0o644) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(mode)
+
+
+def _gcc(*args: str) -> None:
+    result = subprocess.run(["gcc", *args], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture(scope="module")
+def standin_image(debian_base: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A stand-in SCALE image: /opt/scale with scaleenv, scaleinfo, targets/gfx1100 and sm_89,
+    a real libredscale.so in targets/gfx1100/lib, and /opt/app/hello linked against it
+    without an rpath. The entrypoint refuses everything, as the vendor's gate does unaccepted."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed on this host (Debian package gcc)")
+    context = tmp_path_factory.mktemp("scale-env-image")
+    scale = context / "opt" / "scale"
+    _write(scale / "bin" / "scaleenv", STANDIN_SCALEENV, 0o755)
+    _write(scale / "bin" / "scaleinfo", "#!/bin/sh\necho 'scaleinfo (stand-in)'\n", 0o755)
+    _write(scale / "lib64" / "README", "stand-in: the CUDA API libraries live here in SCALE\n")
+    for target in (TARGET, "sm_89"):
+        _write(scale / "targets" / target / "bin" / "nvcc", "#!/bin/sh\necho 'nvcc (stand-in)'\n", 0o755)
+        (scale / "targets" / target / "include").mkdir()
+    library = scale / "targets" / TARGET / "lib"
+    library.mkdir()
+    _write(
+        context / "src" / "redscale.c",
+        'const char *redscale_hello(void) { return "hello from libredscale"; }\n',
+    )
+    _write(context / "src" / "main.c", "#include <stdio.h>\nconst char *redscale_hello(void);\n"
+                                       "int main(void) { puts(redscale_hello()); return 0; }\n")  # fmt: skip
+    _gcc("-shared", "-fPIC", "-o", str(library / "libredscale.so"), str(context / "src" / "redscale.c"))
+    (context / "opt" / "app").mkdir()
+    _gcc(
+        "-o",
+        str(context / "opt" / "app" / "hello"),
+        str(context / "src" / "main.c"),
+        f"-L{library}",
+        "-lredscale",
+    )
+    _write(context / "Dockerfile", f"FROM {debian_base}\nCOPY opt /opt\nENV SCALE_CUDA_VERSION=13.0.2\n"
+                                   'ENTRYPOINT ["/bin/false"]\n')  # fmt: skip
+    tag = f"moatbridge-test/scale-env:{secrets.token_hex(4)}"
+    build = subprocess.run(["docker", "build", "-q", "--network", "none", "-t", tag, str(context)],
+                           capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert build.returncode == 0, build.stderr
+    try:
+        yield tag
+    finally:
+        subprocess.run(["docker", "rmi", "-f", tag], capture_output=True, check=False)
+
+
+def _measure(image: str, target: str) -> ToolkitEnv | None:
+    from moatbridge.adapters import docker_api
+    from moatbridge.adapters.scaleenv_probe import measure
+
+    client = docker_api.connect()
+    try:
+        return measure(client, image, target)
+    finally:
+        client.close()
+
+
+def _run(image: str, program: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    flags = [item for key, value in env.items() for item in ("-e", f"{key}={value}")]
+    return subprocess.run(["docker", "run", "--rm", "--network", "none", *flags, "--entrypoint", program, image],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+
+
+@pytest.mark.engine
+def test_measured_env_is_what_scaleenv_exported(standin_image: str) -> None:
+    measured = _measure(standin_image, TARGET)
+    assert measured is not None
+    assert measured.as_dict() == _expected(TARGET)  # no SCALE_CUDA_VERSION: the image's, not scaleenv's
+    assert measured.path == (f"{ROOT}/bin", "/opt/scale/bin")
+    assert measured.ld_library_path == measured.library_path == (f"{ROOT}/lib", "/opt/scale/lib64")
+    assert measured.source == f"measured in {standin_image}"
+
+
+@pytest.mark.engine
+def test_program_runs_with_the_generated_ld_library_path_and_not_without(standin_image: str) -> None:
+    measured = _measure(standin_image, TARGET)
+    for env in (measured, toolkit_env("scale", TARGET)):  # measured, and the documented fallback
+        generated = _k8s(env)
+        ran = _run(standin_image, "/opt/app/hello", {"LD_LIBRARY_PATH": generated["LD_LIBRARY_PATH"]})
+        assert ran.returncode == 0 and ran.stdout == "hello from libredscale\n", ran.stderr
+    without = _run(standin_image, "/opt/app/hello", {})
+    assert without.returncode != 0
+    assert "libredscale.so: cannot open shared object file" in without.stderr
+    # What the old files set (targets/<gfx>/lib64 on LIBRARY_PATH only) fails the same way.
+    old = _run(standin_image, "/opt/app/hello", {"LIBRARY_PATH": f"{ROOT}/lib64"})
+    assert "libredscale.so: cannot open shared object file" in old.stderr
+
+
+@pytest.mark.engine
+def test_nvidia_target_is_served_from_the_measurement(standin_image: str) -> None:
+    from moatbridge.adapters.scaleenv_probe import toolchain_environment
+
+    env = toolchain_environment("scale", "sm_89", standin_image)
+    assert env.as_dict() == _expected("sm_89")
+    assert env.ld_library_path == ("/opt/scale/targets/sm_89/lib", "/usr/local/cuda/lib64")
+    assert _k8s(env, target="sm_89")["CUDAARCHS"] == "89"
+    with pytest.raises(InputError):  # not here: refused, not guessed
+        toolchain_environment("scale", "sm_89", f"moatbridge-test/absent:{secrets.token_hex(4)}")
+
+
+@pytest.mark.engine
+def test_a_target_scaleenv_refuses_is_one_clear_error(standin_image: str) -> None:
+    from moatbridge.adapters.scaleenv_probe import ProbeFailed
+
+    with pytest.raises(ProbeFailed) as failed:
+        _measure(standin_image, "gfx9999")
+    assert (
+        "did not activate gfx9999" in failed.value.message
+        and "unknown target gfx9999" in failed.value.message
+    )
+
+
+@pytest.mark.engine
+def test_activation_guards_nvcc_and_puts_scale_tools_on_path(standin_image: str) -> None:
+    """The sh prefix shims, `moatbridge run` and Slurm scripts run in the container."""
+    script = f'{SCALE_ACTIVATE} "$0" >/dev/null && exec "$@"'
+    probe = 'printf "%s\\n" "${NVCC_APPEND_FLAGS-}" "$PATH"; command -v scaleinfo; /opt/app/hello'
+    for given, expected in ((None, "--require-scale"), ("-Wno-deprecated-gpu-targets", "-Wno-deprecated-gpu-targets --require-scale"),
+                            ("--require-scale -O2", "--require-scale -O2")):  # fmt: skip
+        extra = ["-e", f"NVCC_APPEND_FLAGS={given}"] if given is not None else []
+        result = subprocess.run(["docker", "run", "--rm", "--network", "none", *extra, "--entrypoint", "bash",
+                                 standin_image, "-c", script, TARGET, "sh", "-c", probe],
+                                capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        flags, path, scaleinfo, hello = result.stdout.splitlines()
+        assert flags == expected
+        assert path.startswith(f"{ROOT}/bin:/opt/scale/bin:")
+        assert scaleinfo == "/opt/scale/bin/scaleinfo" and hello == "hello from libredscale"
