@@ -8,19 +8,24 @@ debootstrapped Debian base standing in for Ubuntu. Every build goes through
 `moatbridge image build --flavour scale`, so its output is moatbridge's own log.
 
 Covered: the vendor's install procedure and the licence gate (package and image
-entrypoint), the build arg that points apt at another repository, apt state left in
-the image, and the commercial path: credentials go only to moatbridge's loopback
+entrypoint), the vendor's layout and LD_LIBRARY_PATH resolution of libredscale.so, the
+build arg that points apt at another repository (only the vendor's own source entries
+are rewritten, signed-by keys still verify them, the AMD entries stay untouched, and the
+files end byte-identical), the version pin and its record, the dkms clean-up, apt state
+left in the image, and the commercial path: credentials go only to moatbridge's loopback
 proxy and must appear nowhere in the image, its history, its metadata or the build
-output.
+output. The awk program that edits the sources is unit-tested in test_scale_apt_sources.py.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
 import secrets
+import shutil
 import subprocess
 import sys
 import time
@@ -34,8 +39,12 @@ import pytest
 from moatbridge.adapters.repo_proxy import Credentials
 
 from support.scale_standin import (
+    AMDGPU_URL,
+    KEYRING,
     LICENSE_TEXT,
     NOTICES_TEXT,
+    REPOS_VERSION,
+    ROCM_URL,
     TARGET,
     ImageBuild,
     ImageBuildError,
@@ -45,6 +54,7 @@ from support.scale_standin import (
     build_standin_repo,
     missing_tools,
 )
+from support.scale_standin_layout import LOADER_ERROR
 from support.secret_scan import scan_saved_image
 
 pytestmark = pytest.mark.engine
@@ -138,6 +148,8 @@ def _build(
         sys.executable, "-m", "moatbridge", "image", "build", "--flavour", "scale", "--distro", "ubuntu24.04",
         "--base-image", janitor.base, "--repo-url", repo_url, "--cuda-version", CUDA_VERSION,
         "--build-arg", f"SCALE_PREREQS={MINIMAL_PREREQS}", "--no-space-check", "--verbose", "--json",
+        # The stand-in's scale-repos names its own vendor host, not pkgs.scale-lang.com.
+        "--build-arg", f"SCALE_VENDOR_HOSTS={standin.vendor_host}",
     ]  # fmt: skip
     for name, value in extra.items():
         argv += ["--build-arg", f"{name}={value}"]
@@ -199,10 +211,31 @@ def test_free_build_installs_the_standin_with_the_vendor_layout(free: Built, sta
     assert result.stdout == LICENSE_TEXT  # Spectral's file is installed untouched
     result = _run(image, "cat", "/opt/scale/NOTICES.txt", env=ACCEPT)
     assert result.stdout == NOTICES_TEXT
-    result = _run(
-        image, "dpkg-query", "-W", "-f", "${Package} ${Version}\n", "scale", "scale-repos", env=ACCEPT
-    )
-    assert result.stdout.splitlines() == [f"scale {standin.scale_version}", "scale-repos 1.0-standin"]
+    layout = [
+        *(f"/opt/scale/bin/{tool}" for tool in ("scaleenv", "scaleinfo", "scalediag", "hsakmtsysinfo")),
+        *(f"/opt/scale/targets/{t}/{f}" for t in ("gfx1030", "gfx1100")
+          for f in ("bin/nvcc", "lib/libredscale.so", "share/scale/ccmap.conf")),
+        "/opt/scale/lib/libcublas.so", "/opt/scale/lib64/libcublas.so", "/opt/rocm-scale/lib/librocblas.so",
+    ]  # fmt: skip
+    result = _run(image, "ls", "-d", *layout, "/opt/scale/targets/gfx1100/include", env=ACCEPT)
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_pinned_version_is_installed_and_recorded(free: Built, standin: StandinRepo) -> None:
+    # The repository's newest is 1.7.3; the recipe's (and the catalog's) pin is 1.7.2.
+    assert (standin.scale_version, standin.newest_version) == ("1.7.2", "1.7.3")
+    result = _run(free.build.image_id, "cat", "/opt/moatbridge/packages.tsv", env=ACCEPT)
+    assert result.returncode == 0, result.stderr
+    assert sorted(result.stdout.splitlines()) == ["scale\t1.7.2", f"scale-repos\t{REPOS_VERSION}"]
+    result = _run(free.build.image_id, "dpkg-query", "-W", "-f", "${Version}", "scale", env=ACCEPT)
+    assert result.stdout == "1.7.2"
+
+
+def test_an_empty_version_installs_the_newest(janitor: Janitor, standin: StandinRepo) -> None:
+    with StandinRepoServer(standin.root) as server:
+        build = _build(janitor, server.url, standin, SCALE_VERSION="")
+    result = _run(build.image_id, "cat", "/opt/moatbridge/packages.tsv", env=ACCEPT)
+    assert sorted(result.stdout.splitlines()) == ["scale\t1.7.3", f"scale-repos\t{REPOS_VERSION}"]
 
 
 def test_scaleenv_activates_a_target(free: Built) -> None:
@@ -211,15 +244,85 @@ def test_scaleenv_activates_a_target(free: Built) -> None:
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == f"/opt/scale/targets/{TARGET}"
-    assert "TEST STAND-IN" in lines[1]
+    assert "SCALE stand-in" in lines[1]
     assert lines[2] == f"Cuda compilation tools, release {CUDA_VERSION}"
+
+
+def test_programs_need_the_target_lib_on_ld_library_path(free: Built) -> None:
+    """The vendor's troubleshooting case: libredscale.so is found only through targets/<t>/lib."""
+    script = (
+        ". /opt/scale/bin/scaleenv gfx1100 && nvcc --require-scale -o /tmp/app app.cu && deactivate"
+        ' && { /tmp/app; echo "status=$?"; }'
+        ' && LD_LIBRARY_PATH=/opt/scale/lib64 /tmp/app; echo "status=$?"'
+        " && LD_LIBRARY_PATH=/opt/scale/targets/gfx1100/lib /tmp/app"
+        " && . /opt/scale/bin/scaleenv gfx1030 && /tmp/app"
+    )
+    result = _run(free.build.image_id, "bash", "-c", script, env=ACCEPT)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "status=127",
+        "status=127",
+        "stand-in program: libredscale gfx1100",
+        "stand-in program: libredscale gfx1030",
+    ]
+    assert result.stderr.count(LOADER_ERROR) == 2
+
+
+def test_scaleenv_accepts_nvidia_targets(free: Built) -> None:
+    script = ". /opt/scale/bin/scaleenv sm_89 && echo $SCALE_ENV $CUDAARCHS && nvcc --version | head -1"
+    result = _run(free.build.image_id, "bash", "-uec", script, env=ACCEPT)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == "sm_89 89"
+    assert "SCALE stand-in" in result.stdout
+    result = _run(free.build.image_id, "bash", "-c", ". /opt/scale/bin/scaleenv gfx9999", env=ACCEPT)
+    assert result.returncode == 1
+    assert "unknown target gfx9999" in result.stderr
+
+
+def test_dkms_leftovers_are_removed(free: Built) -> None:
+    image = free.build.image_id
+    shipped = _run(image, "dpkg-query", "-L", "scale", env=ACCEPT).stdout.splitlines()
+    assert {"/usr/src/amdgpu-standin", "/var/lib/dkms/amdgpu-standin", "/boot/standin-initrd"} <= set(shipped)
+    result = _run(image, "sh", "-c", "ls -A /usr/src /boot; ls -d /var/lib/dkms /etc/dkms 2>&1", env=ACCEPT)
+    assert "standin" not in result.stdout
+    assert result.stdout.count("No such file or directory") == 2, result.stdout
 
 
 def test_the_build_used_the_repository_from_the_build_arg(free: Built, standin: StandinRepo) -> None:
     paths = [r.path for r in free.requests if r.status == 200]
     assert f"/dists/{standin.codename}/main/binary-all/scale-repos.deb" in paths
-    assert any(p.startswith("/pool/main/s/scale/scale_") for p in paths)
+    assert f"/pool/main/s/scale/scale_1.7.2_{standin.arch}.deb" in paths
+    # Signed metadata, for the one-line entry and for the deb822 one (its own suite).
+    assert f"/dists/{standin.codename}/InRelease" in paths
+    assert f"/dists/{standin.codename}-extra/InRelease" in paths
     assert all(r.authorization is None for r in free.requests)
+    # The AMD entries were not redirected: apt still tried their own (unresolvable) host.
+    for url in (AMDGPU_URL, ROCM_URL):
+        assert f"{url} {standin.codename} InRelease" in free.build.log
+
+
+def test_a_wrong_key_fails_the_build(janitor: Janitor, standin: StandinRepo, tmp_path: Path) -> None:
+    """signed-by is enforced: metadata signed by another key is refused."""
+    other = build_standin_repo(tmp_path, standin.codename, standin.arch)  # a fresh throwaway key
+    mixed = tmp_path / "mixed"
+    shutil.copytree(standin.root, mixed)
+    shutil.copy2(other.root / "dists" / standin.codename / "main" / "binary-all" / "scale-repos.deb",
+                 mixed / "dists" / standin.codename / "main" / "binary-all" / "scale-repos.deb")  # fmt: skip
+    with StandinRepoServer(mixed) as server, pytest.raises(ImageBuildError) as info:
+        _build(janitor, server.url, standin)
+    assert "NO_PUBKEY" in info.value.log or "not signed" in info.value.log, info.value.log[-3000:]
+
+
+def test_the_default_url_rewrites_nothing(janitor: Janitor, standin: StandinRepo) -> None:
+    """SCALE_REPO_URL == SCALE_DEFAULT_REPO_URL: apt uses the package's own (here unresolvable) entries."""
+    with StandinRepoServer(standin.root) as server:
+        with pytest.raises(ImageBuildError) as info:
+            _build(janitor, server.url, standin, SCALE_DEFAULT_REPO_URL=server.url + "/")
+        requests = server.requests
+    log = info.value.log
+    assert f"Could not resolve '{standin.vendor_host}'" in log
+    assert "Unable to locate package scale" in log or "'1.7.2' for 'scale' was not found" in log, log[-3000:]
+    assert not any("InRelease" in r.path for r in requests)  # only scale-repos.deb came from it
 
 
 @pytest.mark.parametrize("value", [None, "", "0", "no", "true", "YES"])
@@ -265,14 +368,19 @@ def test_image_metadata(free: Built) -> None:
     assert result.stdout == f"{CUDA_VERSION}\n"
 
 
-def test_free_build_leaves_only_the_packaged_apt_source(free: Built, standin: StandinRepo) -> None:
-    script = (
-        "cat /etc/apt/sources.list.d/scale.list; find /var/lib/apt/lists /var/cache/apt -type f ! -name lock"
+def test_free_build_leaves_the_sources_as_installed(free: Built, standin: StandinRepo) -> None:
+    image = free.build.image_id
+    for path, text in standin.sources:  # rewritten during the build, then restored byte for byte
+        result = _run(image, "cat", path, env=ACCEPT)
+        assert (result.returncode, result.stdout) == (0, text), result.stderr
+    assert standin.repos_list_line in dict(standin.sources)["/etc/apt/sources.list.d/scale.list"]
+    keyring = _run(image, "sha256sum", KEYRING, env=ACCEPT).stdout.split()[0]
+    assert keyring == hashlib.sha256(standin.keyring).hexdigest()
+    # No package lists or caches (apt-get clean).
+    result = _run(
+        image, "find", "/var/lib/apt/lists", "/var/cache/apt", "-type", "f", "!", "-name", "lock", env=ACCEPT
     )
-    result = _run(free.build.image_id, "sh", "-c", script, env=ACCEPT)
-    assert result.returncode == 0, result.stderr
-    # The source as scale-repos installed it, and no package lists or caches (apt-get clean).
-    assert result.stdout.splitlines() == [standin.repos_list_line]
+    assert (result.returncode, result.stdout) == (0, ""), result.stderr
     sources = _run(
         free.build.image_id,
         "sh",
@@ -363,15 +471,23 @@ def test_credentials_appear_nowhere_in_history_metadata_or_build_output(commerci
     assert findings == []
 
 
-def test_the_proxy_url_does_not_remain_in_apt_sources(commercial: Commercial, tmp_path: Path) -> None:
+def test_the_proxy_url_does_not_remain_in_apt_sources(
+    commercial: Commercial, standin: StandinRepo, tmp_path: Path
+) -> None:
     image = commercial.build.image_id
     script = (
         "ls -A /etc/apt/sources.list.d; cat /etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null; true"
     )
     result = _run(image, "sh", "-c", script, env=ACCEPT)
     assert result.returncode == 0, result.stderr
-    assert "scale.list" not in result.stdout  # SCALE_REPO_SOURCE=remove
     assert "127.0.0.1" not in result.stdout
+    # SCALE_REPO_SOURCE=remove: the vendor's entries are gone, the AMD ones stay as installed.
+    assert standin.vendor_host not in result.stdout
+    listing = _run(image, "cat", "/etc/apt/sources.list.d/scale.list", env=ACCEPT).stdout.splitlines()
+    assert listing == [line for line in dict(standin.sources)["/etc/apt/sources.list.d/scale.list"].splitlines()
+                       if standin.vendor_host not in line]  # fmt: skip
+    stanzas = _run(image, "cat", "/etc/apt/sources.list.d/scale-extra.sources", env=ACCEPT).stdout
+    assert f"URIs: {ROCM_URL}\n" in stanzas
     # Stronger: the proxy's URL (its random token) is in no file of the image at all.
     token = commercial.proxy_url.rsplit("/", 1)[1]
     findings, _ = scan_saved_image(image, {"proxy token": token.encode()}, tmp_path)

@@ -1,15 +1,19 @@
 """A local STAND-IN for SCALE's apt repository, to test moatbridge's SCALE image recipes.
 
 We cannot reach Spectral Compute's servers, so the recipe mechanics (scale-repos.deb,
-apt source rewriting, the licence gate in the package and the image, credentials
-through the loopback proxy) are tested against packages built here with the same
-names and layout as the real ones. Nothing here is SCALE: the ``scale`` package
-holds a few shell stubs and a LICENSE.txt that says it is a test stand-in.
+the narrow rewrite of the vendor's apt entries, signed-by keys, version pins, the
+licence gate in the package and the image, credentials through the loopback proxy,
+dkms clean-up) are tested against packages built here with the same names and layout
+as the real ones. Nothing here is SCALE: the ``scale`` package holds stubs (the tree
+comes from scale_standin_layout.py, shared with the rpm and tarball stand-ins) and a
+LICENSE.txt that says it is a test stand-in.
 
-Needs ``dpkg-deb`` (dpkg) and ``apt-ftparchive`` (Debian package ``apt-utils``).
+The repository is signed with a throwaway key generated per build_standin_repo() call
+(gpg --batch, no passphrase, a temporary GNUPGHOME that is deleted afterwards); the
+stand-in scale-repos installs its public key and names it with ``signed-by=``.
 
-Also holds ``build_image``, a thin wrapper around the Docker SDK's low-level build
-API that the recipe tests use until moatbridge has its own build engine.
+Needs ``dpkg-deb`` (dpkg), ``apt-ftparchive`` (apt-utils) and ``gpg``; gcc optionally
+(real shared objects, see scale_standin_layout).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import base64
 import shutil
 import subprocess
+import tempfile
 import textwrap
 import threading
 from dataclasses import dataclass
@@ -26,91 +31,27 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-STANDIN_VERSION = "1.7.2-standin"
+from support.scale_standin_layout import LICENSE_TEXT as LICENSE_TEXT  # re-exported
+from support.scale_standin_layout import NOTICES_TEXT as NOTICES_TEXT  # re-exported
+from support.scale_standin_layout import write_dkms_leftovers, write_scale_tree
+
+STANDIN_VERSION = "1.7.2"  # the version the catalog pins
+NEWER_VERSION = "1.7.3"  # also published, so an unpinned build gets something else
 REPOS_VERSION = "1.0-standin"
 # Where the stand-in scale-repos.deb points apt: a name that can never resolve, so a
 # build that forgets to rewrite the source fails instead of reaching anything real.
-STANDIN_PUBLIC_URL = "http://scale-standin.invalid/deb"
+STANDIN_VENDOR_HOST = "scale-standin.invalid"
+STANDIN_PUBLIC_URL = f"http://{STANDIN_VENDOR_HOST}/deb"
+# A second, unrelated repository in scale-repos' source files (the real package's
+# amdgpu-dkms dependency comes from AMD's). The build must leave its entries alone. It is
+# not served: apt-get update only warns about a host it cannot resolve, and nothing is
+# installed from it.
+AMDGPU_URL = "http://amdgpu-standin.invalid/amdgpu/30.10/ubuntu"
+ROCM_URL = "http://amdgpu-standin.invalid/rocm/apt/6.4"
+KEYRING = "/usr/share/keyrings/scale-standin.gpg"
+AMDGPU_KEYRING = "/usr/share/keyrings/amdgpu-standin.gpg"
 TARGET = "gfx1030"
-REQUIRED_TOOLS = {"dpkg-deb": "dpkg", "apt-ftparchive": "apt-utils"}
-
-LICENSE_TEXT = """\
-TEST STAND-IN -- NOT SPECTRAL COMPUTE'S LICENCE
-
-This file belongs to a stand-in package named "scale" that moatbridge's test
-suite builds to exercise its image recipes. It is not SCALE, contains no part of
-SCALE, and this text is not the SCALE licence. The real licence is at
-https://docs.scale-lang.com/stable/licensing/ and in /opt/scale/LICENSE.txt of a
-real SCALE installation.
-"""
-
-NOTICES_TEXT = """\
-TEST STAND-IN -- third-party notices placeholder for moatbridge's recipe tests.
-The stand-in package contains only shell scripts written for those tests.
-"""
-
-SCALEENV = """\
-# scaleenv -- TEST STAND-IN for SCALE's environment script (moatbridge recipe tests).
-# Usage: . /opt/scale/bin/scaleenv <target>    e.g. gfx1030;  `deactivate` undoes it.
-# Sets the variables the real one is known to set (see docs/ and the anchors).
-_scale_target="${1:-${SCALE_TARGET:-}}"
-if [ -z "$_scale_target" ]; then
-    echo "scaleenv (stand-in): usage: . scaleenv <gfxNNNN>" >&2
-    return 1 2>/dev/null || exit 1
-fi
-_scale_dir="/opt/scale/targets/$_scale_target"
-if [ ! -d "$_scale_dir" ]; then
-    echo "scaleenv (stand-in): unknown target $_scale_target" >&2
-    unset _scale_target _scale_dir
-    return 1 2>/dev/null || exit 1
-fi
-_SCALE_OLD_PATH="$PATH"
-_SCALE_OLD_LD_LIBRARY_PATH="${LD_LIBRARY_PATH-}"
-export SCALE_ENV="$_scale_target"
-export CUDA_HOME="$_scale_dir" CUDA_PATH="$_scale_dir" CUDA_DIR="$_scale_dir" CUDA_ROOT="$_scale_dir"
-export CUDA_BIN_PATH="$_scale_dir/bin" CUDA_INC_DIR="$_scale_dir/include"
-export CUDACXX="$_scale_dir/bin/nvcc" CUDA_CXX="$_scale_dir/bin/nvcc" CUCC="$_scale_dir/bin/nvcc"
-export CUDAARCHS=86
-export PATH="$_scale_dir/bin:$PATH"
-export LD_LIBRARY_PATH="$_scale_dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-deactivate() {
-    PATH="$_SCALE_OLD_PATH"
-    LD_LIBRARY_PATH="$_SCALE_OLD_LD_LIBRARY_PATH"
-    unset SCALE_ENV CUDA_HOME CUDA_PATH CUDA_DIR CUDA_ROOT CUDA_BIN_PATH CUDA_INC_DIR \\
-        CUDACXX CUDA_CXX CUCC CUDAARCHS _SCALE_OLD_PATH _SCALE_OLD_LD_LIBRARY_PATH
-    unset -f deactivate
-}
-unset _scale_target _scale_dir
-"""
-
-SCALEINFO = """\
-#!/bin/sh
-echo "scaleinfo: TEST STAND-IN for SCALE (moatbridge recipe tests); no GPU is queried."
-"""
-
-NVCC = """\
-#!/bin/sh
-case "${1-}" in
-    --version | -V)
-        echo "nvcc: TEST STAND-IN for SCALE's nvcc (moatbridge recipe tests)"
-        echo "Cuda compilation tools, release ${SCALE_CUDA_VERSION:-unknown}"
-        exit 0 ;;
-esac
-# "Compiles" by writing a stub program to the -o target, so install checks that
-# build a sample succeed; it never translates any CUDA.
-out=
-while [ "$#" -gt 0 ]; do
-    if [ "$1" = -o ]; then out=${2-}; shift; fi
-    shift
-done
-if [ -z "$out" ]; then
-    echo "nvcc (stand-in): cannot compile anything; this is not SCALE" >&2
-    exit 1
-fi
-printf '#!/bin/sh\necho "stand-in program built by the stand-in nvcc"\n' > "$out"
-chmod +x "$out"
-echo "nvcc (stand-in): wrote a stub $out; this is not SCALE" >&2
-"""
+REQUIRED_TOOLS = {"dpkg-deb": "dpkg", "apt-ftparchive": "apt-utils", "gpg": "gpg"}
 
 # Mirrors the vendor gate: the real package refuses to install without acceptance.
 PREINST = """\
@@ -135,14 +76,17 @@ def host_architecture() -> str:
     return result.stdout.strip()
 
 
-def _write(path: Path, text: str, mode: int = 0o644) -> None:
+def _write(path: Path, data: str | bytes, mode: int = 0o644) -> None:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
-    path.write_text(text)
+    if isinstance(data, bytes):
+        path.write_bytes(data)
+    else:
+        path.write_text(data)
     path.chmod(mode)
 
 
 def _dpkg_deb(tree: Path, output: Path) -> Path:
-    for directory in [tree, *(p for p in tree.rglob("*") if p.is_dir())]:
+    for directory in [tree, *(p for p in tree.rglob("*") if p.is_dir() and not p.is_symlink())]:
         directory.chmod(0o755)
     output.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run(
@@ -166,36 +110,88 @@ def _control(package: str, version: str, arch: str, description: str) -> str:
 
 
 def build_scale_deb(workdir: Path, arch: str, version: str = STANDIN_VERSION) -> Path:
-    """The stand-in ``scale`` package, with the real one's layout under /opt/scale."""
-    tree = workdir / "scale-tree"
-    opt = tree / "opt" / "scale"
-    _write(opt / "bin" / "scaleenv", SCALEENV, 0o755)
-    _write(opt / "bin" / "scaleinfo", SCALEINFO, 0o755)
-    _write(opt / "targets" / TARGET / "bin" / "nvcc", NVCC, 0o755)
-    (opt / "targets" / TARGET / "lib").mkdir(parents=True)
-    (opt / "targets" / TARGET / "include").mkdir(parents=True)
-    _write(opt / "LICENSE.txt", LICENSE_TEXT)
-    _write(opt / "NOTICES.txt", NOTICES_TEXT)
+    """The stand-in ``scale`` package: the vendor's /opt/scale and /opt/rocm-scale layout, and
+    the files amdgpu-dkms (a dependency of the real one) leaves under /usr/src, /var/lib/dkms
+    and /boot, which the recipe must clean up."""
+    tree = workdir / f"scale-{version}-tree"
+    write_scale_tree(tree, version)
+    write_dkms_leftovers(tree)
     _write(tree / "DEBIAN" / "control", _control("scale", version, arch, "SCALE (test stand-in)"))
     _write(tree / "DEBIAN" / "preinst", PREINST, 0o755)
     return _dpkg_deb(tree, workdir / f"scale_{version}_{arch}.deb")
 
 
-def build_scale_repos_deb(workdir: Path, codename: str, public_url: str = STANDIN_PUBLIC_URL) -> Path:
-    """The stand-in ``scale-repos`` package: it installs /etc/apt/sources.list.d/scale.list."""
+def sources_files(codename: str, public_url: str = STANDIN_PUBLIC_URL) -> dict[str, str]:
+    """The apt source files the stand-in scale-repos installs: the vendor's entries (signed-by
+    the stand-in key) next to unrelated AMD ones, in both formats apt reads."""
+    return {
+        "/etc/apt/sources.list.d/scale.list": (
+            f"# TEST STAND-IN for SCALE's apt source (moatbridge tests)\n"
+            f"deb [signed-by={KEYRING}] {public_url} {codename} main\n"
+            f"deb [arch=amd64 signed-by={AMDGPU_KEYRING}] {AMDGPU_URL} {codename} main\n"
+        ),
+        "/etc/apt/sources.list.d/scale-extra.sources": textwrap.dedent(f"""\
+            # TEST STAND-IN: deb822 entries, so that the recipe's URIs: handling is exercised
+            Types: deb
+            URIs: {public_url}
+            Suites: {codename}-extra
+            Components: main
+            Signed-By: {KEYRING}
+
+            Types: deb
+            URIs: {ROCM_URL}
+            Suites: {codename}
+            Components: main
+            Signed-By: {AMDGPU_KEYRING}
+            """),
+    }
+
+
+def build_scale_repos_deb(
+    workdir: Path, codename: str, keyring: bytes, public_url: str = STANDIN_PUBLIC_URL
+) -> Path:
+    """The stand-in ``scale-repos`` package: its apt sources and the repository's signing key."""
     tree = workdir / "scale-repos-tree"
-    # [trusted=yes]: the stand-in repository is unsigned. Acceptable for a test
-    # stand-in only; the real scale-repos.deb ships Spectral's signing key instead.
-    _write(
-        tree / "etc" / "apt" / "sources.list.d" / "scale.list",
-        f"deb [trusted=yes] {public_url} {codename} main\n",
-    )
+    files = sources_files(codename, public_url)
+    for path, text in files.items():
+        _write(tree / path.lstrip("/"), text)
+    # The stand-in key, dearmored. The AMD entries name their own keyring (the same
+    # throwaway key: nothing is ever fetched from that repository).
+    _write(tree / KEYRING.lstrip("/"), keyring)
+    _write(tree / AMDGPU_KEYRING.lstrip("/"), keyring)
     _write(
         tree / "DEBIAN" / "control",
         _control("scale-repos", REPOS_VERSION, "all", "SCALE apt source (test stand-in)"),
     )
-    _write(tree / "DEBIAN" / "conffiles", "/etc/apt/sources.list.d/scale.list\n")
+    _write(tree / "DEBIAN" / "conffiles", "".join(f"{path}\n" for path in files))
     return _dpkg_deb(tree, workdir / f"scale-repos_{REPOS_VERSION}_all.deb")
+
+
+class SigningKey:
+    """A throwaway OpenPGP key in a temporary GNUPGHOME (no passphrase); ``close()`` removes it."""
+
+    def __init__(self) -> None:
+        # A short path under /tmp: gpg-agent's socket path must fit in sun_path.
+        self.home = Path(tempfile.mkdtemp(prefix="mb-gpg-"))
+        self._gpg("--quick-generate-key", "moatbridge SCALE stand-in <standin@moatbridge.invalid>",
+                  "ed25519", "sign", "never")  # fmt: skip
+        self.public = self._gpg("--export").stdout
+
+    def _gpg(self, *argv: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            ["gpg", "--homedir", str(self.home), "--batch", "--quiet", "--pinentry-mode", "loopback",
+             "--passphrase", "", "--digest-algo", "SHA512", *argv],
+            check=True, capture_output=True,
+        )  # fmt: skip
+
+    def sign_release(self, dist: Path) -> None:
+        """InRelease (clear-signed) and Release.gpg (detached) next to ``dist``/Release."""
+        self._gpg("--clearsign", "-o", str(dist / "InRelease"), str(dist / "Release"))
+        self._gpg("--armor", "--detach-sign", "-o", str(dist / "Release.gpg"), str(dist / "Release"))
+
+    def close(self) -> None:
+        subprocess.run(["gpgconf", "--homedir", str(self.home), "--kill", "all"], capture_output=True)
+        shutil.rmtree(self.home, ignore_errors=True)
 
 
 @dataclass(frozen=True)
@@ -203,40 +199,27 @@ class StandinRepo:
     root: Path
     codename: str
     arch: str
-    scale_version: str
+    scale_version: str  # the pinned version (the catalog's)
+    newest_version: str
     public_url: str
-    repos_list_line: str
+    repos_list_line: str  # the vendor's line in scale.list, as installed
+    sources: tuple[tuple[str, str], ...]  # (path, text) of every source file scale-repos installs
+    keyring: bytes  # the repository's public key, dearmored, as installed at KEYRING
+    vendor_host: str = STANDIN_VENDOR_HOST
 
     @property
     def license_text(self) -> str:
         return LICENSE_TEXT
 
 
-def build_standin_repo(workdir: Path, codename: str = "noble", arch: str | None = None) -> StandinRepo:
-    """Lay out an apt repository the way pkgs.scale-lang.com/deb is laid out.
-
-    ``dists/<codename>/main/binary-<arch>/Packages(.gz)``, ``dists/<codename>/Release``,
-    ``pool/main/s/...`` and ``dists/<codename>/main/binary-all/scale-repos.deb``.
-    """
-    arch = arch or host_architecture()
-    root = workdir / "repo"
-    build = workdir / "build"
-    scale = build_scale_deb(build, arch)
-    repos = build_scale_repos_deb(build, codename)
-    pool = root / "pool" / "main" / "s"
-    (pool / "scale").mkdir(parents=True)
-    (pool / "scale-repos").mkdir(parents=True)
-    shutil.copy2(scale, pool / "scale" / scale.name)
-    shutil.copy2(repos, pool / "scale-repos" / repos.name)
-    dist = root / "dists" / codename
+def _index_dist(root: Path, dist: Path, codename: str, arch: str, pool: str | None, key: SigningKey) -> None:
     binary = dist / "main" / f"binary-{arch}"
-    binary.mkdir(parents=True)
-    (dist / "main" / "binary-all").mkdir()
-    shutil.copy2(repos, dist / "main" / "binary-all" / "scale-repos.deb")
-
-    packages = subprocess.run(
-        ["apt-ftparchive", "packages", "pool/main"], cwd=root, check=True, capture_output=True
-    ).stdout
+    binary.mkdir(parents=True, exist_ok=True)
+    packages = b""
+    if pool is not None:
+        packages = subprocess.run(
+            ["apt-ftparchive", "packages", pool], cwd=root, check=True, capture_output=True
+        ).stdout
     (binary / "Packages").write_bytes(packages)
     subprocess.run(["gzip", "-9kn", str(binary / "Packages")], check=True)
     options = {
@@ -249,15 +232,46 @@ def build_standin_repo(workdir: Path, codename: str = "noble", arch: str | None 
         "Description": "TEST STAND-IN for SCALE's apt repository",
     }
     argv = ["apt-ftparchive"]
-    for key, value in options.items():
-        argv += ["-o", f"APT::FTPArchive::Release::{key}={value}"]
+    for name, value in options.items():
+        argv += ["-o", f"APT::FTPArchive::Release::{name}={value}"]
     release = subprocess.run([*argv, "release", "."], cwd=dist, check=True, capture_output=True).stdout
     (dist / "Release").write_bytes(release)
+    key.sign_release(dist)
+
+
+def build_standin_repo(workdir: Path, codename: str = "noble", arch: str | None = None) -> StandinRepo:
+    """Lay out a signed apt repository the way pkgs.scale-lang.com/deb is laid out.
+
+    ``dists/<codename>/{InRelease,Release,Release.gpg}``, ``dists/<codename>/main/binary-<arch>/
+    Packages(.gz)`` (scale STANDIN_VERSION and NEWER_VERSION, scale-repos), ``pool/main/s/...``,
+    ``dists/<codename>/main/binary-all/scale-repos.deb``, and an empty signed
+    ``dists/<codename>-extra`` (the suite of the deb822 entry in scale-repos).
+    """
+    arch = arch or host_architecture()
+    root = workdir / "repo"
+    build = workdir / "build"
+    key = SigningKey()
+    try:
+        debs = [build_scale_deb(build, arch, version) for version in (STANDIN_VERSION, NEWER_VERSION)]
+        repos = build_scale_repos_deb(build, codename, key.public)
+        for deb in [*debs, repos]:
+            package = deb.name.split("_")[0]
+            (root / "pool" / "main" / "s" / package).mkdir(parents=True, exist_ok=True)
+            shutil.copy2(deb, root / "pool" / "main" / "s" / package / deb.name)
+        dist = root / "dists" / codename
+        (dist / "main" / "binary-all").mkdir(parents=True)
+        shutil.copy2(repos, dist / "main" / "binary-all" / "scale-repos.deb")
+        _index_dist(root, dist, codename, arch, "pool/main", key)
+        _index_dist(root, root / "dists" / f"{codename}-extra", f"{codename}-extra", arch, None, key)
+    finally:
+        key.close()
     for path in root.rglob("*"):
         path.chmod(0o755 if path.is_dir() else 0o644)
+    files = sources_files(codename)
     return StandinRepo(
-        root=root, codename=codename, arch=arch, scale_version=STANDIN_VERSION,
-        public_url=STANDIN_PUBLIC_URL, repos_list_line=f"deb [trusted=yes] {STANDIN_PUBLIC_URL} {codename} main",
+        root=root, codename=codename, arch=arch, scale_version=STANDIN_VERSION, newest_version=NEWER_VERSION,
+        public_url=STANDIN_PUBLIC_URL, repos_list_line=f"deb [signed-by={KEYRING}] {STANDIN_PUBLIC_URL} {codename} main",
+        sources=tuple(files.items()), keyring=key.public,
     )  # fmt: skip
 
 
