@@ -113,3 +113,65 @@ def test_hidden_gpu_and_unusable_pci_gpu(machine: Any) -> None:
     found = verdicts(detect(HostFS(str(root)), {}))
     assert found["gpu"] == "fail"
     assert found["amdgpu-driver"] == "fail"
+
+
+# --- per-flavour advice: HSA_OVERRIDE_GFX_VERSION is the open flavour's need ------------------
+
+
+def _scale_targets() -> frozenset[str]:
+    from moatbridge.adapters.records import load_catalog
+
+    return frozenset(load_catalog().flavour("scale").compiler_targets)
+
+
+def _with_target(report: HostReport, gfx: str, override: str | None) -> HostReport:
+    gpus = tuple(replace(g, gfx_target=gfx, hsa_override_gfx_version=override) for g in report.gpus)
+    return replace(report, gpus=gpus)
+
+
+def test_override_advice_per_flavour() -> None:
+    from moatbridge.core.checks import override_advice
+
+    scale = _scale_targets()
+    assert {"gfx1101", "gfx1102", "gfx1151"} <= scale  # the vendor's table (anchors 1.8)
+    for gfx in ("gfx1101", "gfx1102", "gfx1151"):
+        assert "natively" in override_advice(gfx, "11.0.0", "scale", scale)
+        assert "HSA_OVERRIDE_GFX_VERSION=11.0.0" in override_advice(gfx, "11.0.0", "open", scale)
+    assert "not among SCALE's targets" in override_advice("gfx1031", "10.3.0", "scale", scale)
+    assert "needs no" in override_advice("gfx1100", None, "open", scale)
+
+
+def test_doctor_of_a_scale_toolchain_does_not_ask_for_the_override(machine: Any) -> None:
+    scale = _scale_targets()
+    toolchains = (("scale-gfx1101", "scale", "gfx1101"), ("open-gfx1101", "open", "gfx1101"))
+    base = report_for(machine, "rdna3-desktop")
+    native = {
+        c.id: c for c in run_checks(_with_target(base, "gfx1101", "11.0.0"), HEALTHY, None, toolchains, scale)
+    }
+    check = native["scale-override-scale-gfx1101-gfx1101"]
+    assert check.status == "pass" and "natively" in check.detail and "open-gfx1101" not in " ".join(native)
+    env = replace(base, environment=(("HSA_OVERRIDE_GFX_VERSION", "11.0.0"),))
+    needless = {
+        c.id: c for c in run_checks(_with_target(env, "gfx1101", "11.0.0"), HEALTHY, None, toolchains, scale)
+    }
+    assert needless["scale-override-scale-gfx1101-gfx1101"].status == "warn"
+    assert "not needed" in needless["scale-override-scale-gfx1101-gfx1101"].detail
+    # A chip SCALE does not list: said so, and the open flavour (with its override) suggested.
+    odd = run_checks(
+        report_for(machine, "rdna2-override"), HEALTHY, None, (("s", "scale", "gfx1030"),), scale
+    )
+    (gfx1031,) = [c for c in odd if c.id == "scale-override-s-gfx1031"]
+    assert gfx1031.status == "warn" and "not among SCALE's targets" in gfx1031.detail
+    assert gfx1031.fix is not None and "HSA_OVERRIDE_GFX_VERSION=10.3.0" in gfx1031.fix
+
+
+def test_detect_says_which_flavour_the_override_is_for(machine: Any) -> None:
+    from conftest import cli
+
+    result = cli("detect", "--root", str(machine("rdna2-override")))
+    text = " ".join(result.stdout.split())
+    assert (
+        "open flavour: gfx1031 has no code in trixie's libraries: run with HSA_OVERRIDE_GFX_VERSION=10.3.0"
+        in text
+    )
+    assert "scale flavour: gfx1031 is not among SCALE's targets" in text

@@ -52,3 +52,41 @@ def test_doctor_with_a_gpu_tree_and_the_live_engine(engine_version: str, machine
     assert checks["gpu"]["status"] == "pass"
     assert "gfx1100 (AMD Radeon RX 7900 XTX)" in checks["gpu"]["detail"]
     assert checks["engine-daemon"]["status"] == "pass"
+
+
+def test_scale_tools_report_their_verdicts(engine_version: str, debian_base: str, tmp_path: Any) -> None:
+    """scaleinfo, scalediag and hsakmtsysinfo run in a (stand-in) SCALE image: each one's
+    verdict, a GPU-less failure as a warning with the tool's own words, a missing tool too."""
+    import subprocess
+
+    from moatbridge.commands.doctor_scale import parse_tool_output, run_tools, verdicts
+
+    from support.scale_standin import StandinRepoServer, build_standin_repo
+
+    repo = build_standin_repo(tmp_path / "standin")
+    with StandinRepoServer(repo.root) as server:
+        result = cli(
+            "image", "build", "--flavour", "scale", "--json", "--repo-url", server.url,
+            "--base-image", debian_base, "--build-arg", "SCALE_PREREQS=",
+            "--build-arg", f"SCALE_VERSION={repo.scale_version}",
+            "--build-arg", "SCALE_VENDOR_HOSTS=scale-standin.invalid",
+        )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    image = json.loads(result.stdout)["id"]
+    try:
+        # A stand-in /dev/kfd the stand-in tools can open: they then report success.
+        kfd = tmp_path / "kfd"
+        kfd.write_text("")
+        gpu = ("--mount", f"type=bind,source={kfd},target=/dev/kfd")
+        with_gpu = {c.id: c for c in verdicts("t", parse_tool_output(run_tools(image, gpu)))}
+        assert [c.status for c in with_gpu.values()] == ["pass"] * 3, with_gpu
+        assert "TEST STAND-IN" in with_gpu["scale-scaleinfo-t"].detail
+        without = {c.id: c for c in verdicts("t", parse_tool_output(run_tools(image, ())))}
+        assert [c.status for c in without.values()] == ["warn"] * 3
+        assert without["scale-hsakmtsysinfo-t"].detail == "exit 1: HSAKMT Error 20: Could not open KFD"
+        assert "Error getting device count" in without["scale-scaleinfo-t"].detail
+        # An image without SCALE's tools: warnings, not a crash.
+        bare = {c.id: c for c in verdicts("t", parse_tool_output(run_tools(debian_base, ())))}
+        assert all(c.status == "warn" and "is not in the image" in c.detail for c in bare.values())
+    finally:
+        subprocess.run(["docker", "rmi", "-f", image], capture_output=True, check=False)

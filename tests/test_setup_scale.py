@@ -258,3 +258,20 @@ def test_setup_for_sm_89_against_the_stand_in(engine_version: str, debian_base: 
         subprocess.run(["docker", "rm", "-f", f"moatbridge-scale-sm_89-{os.getuid()}"], capture_output=True)
         if image_id:
             subprocess.run(["docker", "rmi", "-f", image_id], capture_output=True)
+
+
+@pytest.mark.engine
+def test_doctor_of_an_installed_scale_toolchain(commercial: Commercial) -> None:
+    assert commercial.setup.returncode == 0, commercial.setup.stderr
+    doctor = mb(commercial.home, "doctor", "--json")
+    assert "Traceback" not in doctor.stderr
+    checks = {c["id"]: c for c in json.loads(doctor.stdout)["checks"]}
+    if os.path.exists("/dev/kfd"):
+        tools = [checks[f"scale-{t}-scale-gfx1030"] for t in ("scaleinfo", "scalediag", "hsakmtsysinfo")]
+        assert all(c["status"] in ("pass", "warn") for c in tools), tools
+    else:  # the tools could only say they cannot open /dev/kfd: one honest line instead
+        check = checks["scale-tools-scale-gfx1030"]
+        assert (check["status"], check["detail"]) == (
+            "skip",
+            "skipped: no /dev/kfd (scaleinfo, scalediag and hsakmtsysinfo need it)",
+        )

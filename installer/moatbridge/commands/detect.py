@@ -7,7 +7,8 @@ from argparse import Namespace
 
 from moatbridge.adapters.console import markup, print_json, stdout_console
 from moatbridge.commands._common import host_from_args
-from moatbridge.commands.doctor import open_flavour
+from moatbridge.commands.doctor import open_flavour, scale_targets
+from moatbridge.core.checks import override_advice
 from moatbridge.core.detection import detect
 from moatbridge.core.model import DeviceNode, HostReport
 from moatbridge.core.stacks import TargetCoverage, coverage
@@ -57,6 +58,7 @@ def render(report: HostReport, covers: dict[str, TargetCoverage] | None = None) 
     gpus.add_column("target", no_wrap=True)
     gpus.add_column("notes", overflow="fold")
     footnotes: list[str] = []
+    scale = scale_targets() if any(g.hsa_override_gfx_version for g in report.gpus) else frozenset()
     for index, gpu in enumerate(report.gpus):
         where = " · ".join(
             x for x in (gpu.pci_slot, gpu.render_node and gpu.render_node.rsplit("/", 1)[-1]) if x
@@ -68,16 +70,22 @@ def render(report: HostReport, covers: dict[str, TargetCoverage] | None = None) 
         cover = (covers or {}).get(gpu.gfx_target or "")
         if cover is not None:
             notes.append(cover.advice().partition(": ")[2])
-        if gpu.hsa_override_gfx_version:
-            notes.append(f"override {gpu.hsa_override_gfx_version} (below)")
+        if gpu.hsa_override_gfx_version and gpu.gfx_target:
+            notes.append(f"open flavour: override {gpu.hsa_override_gfx_version} (below)")
             native = (
                 f"; or use the {cover.served_by[0]} stack, which has code for it"
                 if cover and cover.served_by
                 else ""
             )
+            # The override is the open flavour's advice (its library table); SCALE has its own.
             footnotes.append(
-                f"GPU {index} ({gpu.gfx_target}) has no code in trixie's libraries: "
-                f"run with HSA_OVERRIDE_GFX_VERSION={gpu.hsa_override_gfx_version}{native}"
+                f"GPU {index}, "
+                + override_advice(gpu.gfx_target, gpu.hsa_override_gfx_version, "open", scale)
+                + native
+            )
+            footnotes.append(
+                f"GPU {index}, "
+                + override_advice(gpu.gfx_target, gpu.hsa_override_gfx_version, "scale", scale)
             )
         if not gpu.usable:
             notes.append("not usable here")

@@ -9,10 +9,13 @@ from moatbridge.adapters.console import print_json, safe, stdout_console
 from moatbridge.adapters.engine import probe_engine
 from moatbridge.adapters.records import load_catalog
 from moatbridge.commands._common import host_from_args
+from moatbridge.commands._toolchain import store
 from moatbridge.core.catalog import Flavour
 from moatbridge.core.checks import Check, run_checks
 from moatbridge.core.detection import detect
+from moatbridge.core.toolchains import Toolchain
 from moatbridge.errors import MoatbridgeError
+from moatbridge.paths import Paths
 
 
 def open_flavour() -> Flavour | None:
@@ -23,13 +26,38 @@ def open_flavour() -> Flavour | None:
         return None
 
 
+def scale_targets() -> frozenset[str]:
+    """The AMD targets SCALE supports natively (the catalog's list); empty if it is unreadable."""
+    try:
+        return frozenset(load_catalog().flavour("scale").compiler_targets)
+    except MoatbridgeError:
+        return frozenset()
+
+
+def installed_toolchains() -> tuple[Toolchain, ...]:
+    try:
+        return store(Paths.from_environ(os.environ)).read().toolchains
+    except MoatbridgeError:
+        return ()  # a damaged state file is another command's error; doctor checks the machine
+
+
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
 
 
 def run(args: Namespace) -> int:
     report = detect(host_from_args(args), os.environ)
     engine = probe_engine(os.environ)
-    checks = run_checks(report, engine, open_flavour())
+    toolchains = installed_toolchains()
+    scale = [t for t in toolchains if t.flavour == "scale"]
+    checks = run_checks(
+        report, engine, open_flavour(), tuple((t.name, t.flavour, t.target) for t in scale),
+        scale_targets() if scale else frozenset(),
+    )  # fmt: skip
+    if scale and engine.reachable:
+        from moatbridge.commands.doctor_scale import scale_tool_checks
+
+        for toolchain in scale:
+            checks += scale_tool_checks(toolchain, report)
     blocking = [c for c in checks if c.status == "fail"]
     if args.json:
         print_json({"ready": not blocking, "checks": [c.to_json() for c in checks]})

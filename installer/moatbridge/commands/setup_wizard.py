@@ -53,8 +53,13 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
     if report.amd_gpus:
         for gpu in report.amd_gpus:
             notes = " (integrated)" if gpu.apu else ""
-            if gpu.hsa_override_gfx_version:
-                notes += f" (needs HSA_OVERRIDE_GFX_VERSION={gpu.hsa_override_gfx_version})"
+            if gpu.hsa_override_gfx_version and gpu.gfx_target:
+                # The override is the open flavour's need; SCALE may support the chip itself.
+                native = gpu.gfx_target in catalog.flavour("scale").compiler_targets
+                notes += (
+                    f" (open flavour: needs HSA_OVERRIDE_GFX_VERSION={gpu.hsa_override_gfx_version}; "
+                    + ("scale: supported natively)" if native else "scale: not among its targets)")
+                )
             print(safe(f"  GPU: {gpu.name or gpu.pci_device_id} - {gpu.gfx_target}{notes}"))
     else:
         print("  No AMD GPU detected: you can still set up a toolchain to build for any target.")

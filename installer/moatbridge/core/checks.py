@@ -315,6 +315,66 @@ def stack_checks(report: HostReport, open_flavour: Flavour) -> Iterator[Check]:
             )  # fmt: skip
 
 
-def run_checks(report: HostReport, engine: EngineFacts, open_flavour: Flavour | None = None) -> list[Check]:
+def override_advice(
+    target: str, open_override: str | None, flavour: str, scale_targets: frozenset[str]
+) -> str:
+    """What one flavour needs for one AMD GPU, as to HSA_OVERRIDE_GFX_VERSION (pure).
+
+    ``open_override`` is detection's suggestion, made from the open flavour's library table;
+    SCALE carries its own code per target (its catalog list), so that table says nothing
+    about it, and SCALE is not documented to honour the override at all."""
+    if flavour == "scale":
+        if target in scale_targets:
+            return f"scale flavour: SCALE supports {target} natively (no HSA_OVERRIDE_GFX_VERSION)"
+        return (
+            f"scale flavour: {target} is not among SCALE's targets (and the override is not known to help it)"
+        )
+    if open_override:
+        return (
+            f"open flavour: {target} has no code in trixie's libraries: run with "
+            f"HSA_OVERRIDE_GFX_VERSION={open_override}"
+        )
+    return f"open flavour: {target} needs no HSA_OVERRIDE_GFX_VERSION"
+
+
+def toolchain_gpu_checks(
+    report: HostReport, toolchains: tuple[tuple[str, str, str], ...], scale_targets: frozenset[str]
+) -> Iterator[Check]:
+    """Per installed SCALE toolchain (name, flavour, target): does SCALE serve this machine's
+    GPUs natively, and is an HSA_OVERRIDE_GFX_VERSION in the environment needless for it."""
+    override = dict(report.environment).get("HSA_OVERRIDE_GFX_VERSION")
+    for name, flavour, target in toolchains:
+        if flavour != "scale" or not target.startswith("gfx"):
+            continue
+        for gpu in (g for g in report.amd_gpus if g.usable and g.gfx_target):
+            gfx = gpu.gfx_target or ""
+            advice = override_advice(gfx, gpu.hsa_override_gfx_version, "scale", scale_targets)
+            native = gfx in scale_targets
+            if native and override is not None:
+                yield Check(
+                    f"scale-override-{name}-{gfx}", f"Toolchain {name} on {gfx}", "warn",
+                    f"{advice}; HSA_OVERRIDE_GFX_VERSION={override} is set and not needed",
+                    "unset HSA_OVERRIDE_GFX_VERSION for SCALE toolchains",
+                )  # fmt: skip
+            elif native:
+                yield Check(f"scale-override-{name}-{gfx}", f"Toolchain {name} on {gfx}", "pass", advice)
+            else:
+                yield Check(
+                    f"scale-override-{name}-{gfx}", f"Toolchain {name} on {gfx}", "warn", advice,
+                    "use the open flavour for this GPU" + (
+                        f" (with HSA_OVERRIDE_GFX_VERSION={gpu.hsa_override_gfx_version})"
+                        if gpu.hsa_override_gfx_version else ""
+                    ),
+                )  # fmt: skip
+
+
+def run_checks(
+    report: HostReport,
+    engine: EngineFacts,
+    open_flavour: Flavour | None = None,
+    toolchains: tuple[tuple[str, str, str], ...] = (),
+    scale_targets: frozenset[str] = frozenset(),
+) -> list[Check]:
     stacks = list(stack_checks(report, open_flavour)) if open_flavour is not None else []
-    return [*engine_checks(engine), *gpu_checks(report), *stacks, *security_checks(report)]
+    per_toolchain = list(toolchain_gpu_checks(report, toolchains, scale_targets))
+    return [*engine_checks(engine), *gpu_checks(report), *stacks, *per_toolchain, *security_checks(report)]
