@@ -175,3 +175,29 @@ def test_detect_says_which_flavour_the_override_is_for(machine: Any) -> None:
         in text
     )
     assert "scale flavour: gfx1031 is not among SCALE's targets" in text
+
+
+def test_nvidia_mode_asks_for_the_container_toolkit(machine: Any) -> None:
+    from moatbridge.core.checks import nvidia_toolkit_check
+
+    nvidia = report_for(machine, "nvidia-only")
+    (missing,) = nvidia_toolkit_check(nvidia, 0, None)
+    assert missing.status == "warn" and "nvidia-ctk" in missing.detail
+    assert missing.fix is not None and "nvidia-container-toolkit" in missing.fix
+    (found,) = nvidia_toolkit_check(nvidia, 1, "/usr/bin/nvidia-ctk")
+    assert found.status == "pass" and "--gpus all" in found.detail
+    assert list(nvidia_toolkit_check(report_for(machine, "rdna3-desktop"), 0, None)) == []
+    assert [c.status for c in nvidia_toolkit_check(report_for(machine, "no-gpu"), 1, None)] == ["warn"]
+
+
+def test_doctor_on_an_nvidia_machine_checks_the_toolkit(machine: Any) -> None:
+    import json
+
+    from moatbridge.commands._toolchain import nvidia_container_toolkit
+
+    from conftest import cli
+
+    result = cli("doctor", "--json", "--root", str(machine("nvidia-only")))
+    checks = {c["id"]: c for c in json.loads(result.stdout)["checks"]}
+    expected = "pass" if nvidia_container_toolkit() else "warn"  # what this host really has
+    assert checks["nvidia-toolkit"]["status"] == expected, checks["nvidia-toolkit"]

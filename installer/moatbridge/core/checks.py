@@ -368,6 +368,25 @@ def toolchain_gpu_checks(
                 )  # fmt: skip
 
 
+def nvidia_toolkit_check(report: HostReport, nvidia_toolchains: int, toolkit: str | None) -> Iterator[Check]:
+    """SCALE's NVIDIA mode runs programs through docker's --gpus, which needs the NVIDIA
+    container toolkit; asked only where NVIDIA GPUs or sm_NN toolchains are."""
+    nvidia = [g for g in report.gpus if g.vendor == "nvidia" and g.usable]
+    if not nvidia and not nvidia_toolchains:
+        return
+    title = "NVIDIA container toolkit (SCALE's NVIDIA mode)"
+    if toolkit:
+        yield Check("nvidia-toolkit", title, "pass", f"found: {toolkit}; runs get --gpus all")
+        return
+    yield Check(
+        "nvidia-toolkit", title, "warn",
+        "neither nvidia-container-runtime nor nvidia-ctk is on PATH, and the engine has no nvidia "
+        "runtime: sm_NN toolchains compile, but their programs cannot reach the GPU",
+        "install nvidia-container-toolkit, then: sudo nvidia-ctk runtime configure --runtime=docker "
+        "and restart docker",
+    )  # fmt: skip
+
+
 def run_checks(
     report: HostReport,
     engine: EngineFacts,
