@@ -595,6 +595,7 @@ def test_a_build_with_credentials_leaves_no_secret_byte_anywhere(
                 sys.executable, "-m", "moatbridge", "image", "build", "--flavour", "scale",
                 "--distro", "ubuntu24.04", "--base-image", debian_base, "--repo-url", repo_url,
                 "--credentials-file", str(creds), "--build-arg", "SCALE_PREREQS=", "--no-space-check",
+                "--build-arg", f"SCALE_VENDOR_HOSTS={standin.vendor_host}",
                 "--json",
             ]  # fmt: skip
             dry = subprocess.run([*common, "--dry-run"], capture_output=True, text=True, env=env, timeout=300)

@@ -50,6 +50,7 @@ def test_scale_toolchain_runs_only_with_recorded_consent(
         setup = mb(
             "setup", "--yes", "--flavour", "scale", "--target", "gfx1030", "--source", "build",
             "--repo-url", server.url, "--base-image", debian_base, "--build-arg", "SCALE_PREREQS=",
+            "--build-arg", f"SCALE_VENDOR_HOSTS={repo.vendor_host}",
             "--accept-license", "--use", "non-commercial", "--no-modify-rc",
         )  # fmt: skip
     assert setup.returncode == 0, setup.stdout + setup.stderr
