@@ -4,16 +4,16 @@ SCALE's `scaleenv` is not public: the generated files (devcontainer, Kubernetes,
 Apptainer) carry the vendor's documented layout (targets/<gfx>/lib holds libredscale.so,
 /opt/scale/lib64 the CUDA API libraries, /opt/scale/bin the tools) unless the toolchain's
 image is here, when what scaleenv really sets is measured in it. The engine tests build a
-tiny stand-in SCALE image (moatbridge's Debian base, a stand-in /opt/scale tree with a real
-libredscale.so and a program linked against it, both compiled here with the host's gcc),
-measure it, and run the program with and without the generated LD_LIBRARY_PATH.
+tiny stand-in SCALE image (moatbridge's Debian base plus the stand-in /opt/scale tree of
+tests/support/scale_standin_layout.py: a real libredscale.so and a program linked against
+it when the host has gcc), measure it, and run the program with and without the generated
+LD_LIBRARY_PATH.
 """
 
 from __future__ import annotations
 
 import json
 import secrets
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,6 +30,8 @@ from moatbridge.core.scale_env import MeasurementRefused, difference, measured_e
 from moatbridge.core.shims import PASS_ENV
 from moatbridge.core.toolkit_env import SCALE_ACTIVATE, ToolkitEnv, toolkit_env
 from moatbridge.errors import InputError
+
+from support.scale_standin_layout import LOADER_ERROR, NVIDIA_TARGET_DIR, write_scale_tree
 
 TARGET = "gfx1100"
 ROOT = f"/opt/scale/targets/{TARGET}"
@@ -197,79 +199,29 @@ def test_exported_functions_are_left_out_and_expansions_refused() -> None:
 
 # --- against the engine: a stand-in SCALE image -----------------------------------------------
 
-STANDIN_SCALEENV = """\
-# TEST STAND-IN for SCALE's scaleenv (tests/test_scale_env.py); not Spectral Compute's.
-_t="${1:-}"
-case "$_t" in
-    gfx*) _d=/opt/scale/targets/$_t; _home=$_d; _libs="$_d/lib:/opt/scale/lib64"; _arch=86 ;;
-    sm_*) _d=/opt/scale/targets/$_t; _home=/usr/local/cuda; _libs="$_d/lib:/usr/local/cuda/lib64"; _arch=${_t#sm_} ;;
-    *) echo "scaleenv (stand-in): usage: . scaleenv <target>" >&2; return 1 ;;
-esac
-if [ ! -d "$_d" ]; then echo "scaleenv (stand-in): unknown target $_t" >&2; unset _t _d _home _libs _arch; return 1; fi
-export SCALE_ENV="$_t" CUDA_HOME="$_home" CUDA_PATH="$_home" CUDA_DIR="$_home" CUDA_ROOT="$_home"
-export CUDACXX="$_d/bin/nvcc" CUDA_CXX="$_d/bin/nvcc" CUCC="$_d/bin/nvcc" CUDAARCHS="$_arch"
-export PATH="$_d/bin:$PATH" CPATH="$_d/include"
-export LD_LIBRARY_PATH="$_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-export LIBRARY_PATH="$_libs${LIBRARY_PATH:+:$LIBRARY_PATH}"
-deactivate() { :; }
-export -f deactivate
-unset _t _d _home _libs _arch
-"""
+PROGRAM = f"{ROOT}/share/scale/standin-program"  # linked against libredscale.so, no rpath
+NVIDIA_ROOT = f"/opt/scale/targets/{NVIDIA_TARGET_DIR}"
 
 
 def _expected(target: str) -> dict[str, str]:
-    root = f"/opt/scale/targets/{target}"
-    home = root if target.startswith("gfx") else "/usr/local/cuda"
-    return {"SCALE_ENV": target, "CUDA_HOME": home, "CUDA_PATH": home, "CUDA_DIR": home, "CUDA_ROOT": home,
-            "CUDACXX": f"{root}/bin/nvcc", "CUDA_CXX": f"{root}/bin/nvcc", "CUCC": f"{root}/bin/nvcc",
-            "CUDAARCHS": "86" if target.startswith("gfx") else target[3:], "CPATH": f"{root}/include"}  # fmt: skip
-
-
-def _write(path: Path, text: str, mode: int = 0o644) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    path.chmod(mode)
-
-
-def _gcc(*args: str) -> None:
-    result = subprocess.run(["gcc", *args], capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
+    """What the stand-in's scaleenv (tests/support/scale_standin_layout.py) exports."""
+    root = f"/opt/scale/targets/{target}" if target.startswith("gfx") else NVIDIA_ROOT
+    return {"SCALE_ENV": target, "CUDA_HOME": root, "CUDA_PATH": root, "CUDA_DIR": root, "CUDA_ROOT": root,
+            "CUDA_BIN_PATH": f"{root}/bin", "CUDA_INC_DIR": f"{root}/include", "CUDACXX": f"{root}/bin/nvcc",
+            "CUDA_CXX": f"{root}/bin/nvcc", "CUCC": f"{root}/bin/nvcc",
+            "CUDAARCHS": "86" if target.startswith("gfx") else target[3:]}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def standin_image(debian_base: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A stand-in SCALE image: /opt/scale with scaleenv, scaleinfo, targets/gfx1100 and sm_89,
-    a real libredscale.so in targets/gfx1100/lib, and /opt/app/hello linked against it
-    without an rpath. The entrypoint refuses everything, as the vendor's gate does unaccepted."""
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc is not installed on this host (Debian package gcc)")
+    """The stand-in /opt/scale tree (the vendor's layout; a real libredscale.so and a program
+    linked against it when the host has gcc) on moatbridge's Debian base. The entrypoint
+    refuses everything, as the vendor's licence gate does unaccepted: the probe replaces it."""
     context = tmp_path_factory.mktemp("scale-env-image")
-    scale = context / "opt" / "scale"
-    _write(scale / "bin" / "scaleenv", STANDIN_SCALEENV, 0o755)
-    _write(scale / "bin" / "scaleinfo", "#!/bin/sh\necho 'scaleinfo (stand-in)'\n", 0o755)
-    _write(scale / "lib64" / "README", "stand-in: the CUDA API libraries live here in SCALE\n")
-    for target in (TARGET, "sm_89"):
-        _write(scale / "targets" / target / "bin" / "nvcc", "#!/bin/sh\necho 'nvcc (stand-in)'\n", 0o755)
-        (scale / "targets" / target / "include").mkdir()
-    library = scale / "targets" / TARGET / "lib"
-    library.mkdir()
-    _write(
-        context / "src" / "redscale.c",
-        'const char *redscale_hello(void) { return "hello from libredscale"; }\n',
+    write_scale_tree(context / "root", "1.7.2-standin", targets=(TARGET,))
+    (context / "Dockerfile").write_text(
+        f'FROM {debian_base}\nCOPY root/ /\nENV SCALE_CUDA_VERSION=13.0.2\nENTRYPOINT ["/bin/false"]\n'
     )
-    _write(context / "src" / "main.c", "#include <stdio.h>\nconst char *redscale_hello(void);\n"
-                                       "int main(void) { puts(redscale_hello()); return 0; }\n")  # fmt: skip
-    _gcc("-shared", "-fPIC", "-o", str(library / "libredscale.so"), str(context / "src" / "redscale.c"))
-    (context / "opt" / "app").mkdir()
-    _gcc(
-        "-o",
-        str(context / "opt" / "app" / "hello"),
-        str(context / "src" / "main.c"),
-        f"-L{library}",
-        "-lredscale",
-    )
-    _write(context / "Dockerfile", f"FROM {debian_base}\nCOPY opt /opt\nENV SCALE_CUDA_VERSION=13.0.2\n"
-                                   'ENTRYPOINT ["/bin/false"]\n')  # fmt: skip
     tag = f"moatbridge-test/scale-env:{secrets.token_hex(4)}"
     build = subprocess.run(["docker", "build", "-q", "--network", "none", "-t", tag, str(context)],
                            capture_output=True, text=True, timeout=600)  # fmt: skip
@@ -302,24 +254,25 @@ def test_measured_env_is_what_scaleenv_exported(standin_image: str) -> None:
     measured = _measure(standin_image, TARGET)
     assert measured is not None
     assert measured.as_dict() == _expected(TARGET)  # no SCALE_CUDA_VERSION: the image's, not scaleenv's
-    assert measured.path == (f"{ROOT}/bin", "/opt/scale/bin")
-    assert measured.ld_library_path == measured.library_path == (f"{ROOT}/lib", "/opt/scale/lib64")
+    assert measured.path == (f"{ROOT}/bin", "/opt/scale/bin")  # /opt/scale/bin: moatbridge's addition
+    assert measured.ld_library_path == (f"{ROOT}/lib",)
+    assert measured.library_path == ()  # the stand-in's scaleenv leaves LIBRARY_PATH alone
     assert measured.source == f"measured in {standin_image}"
 
 
 @pytest.mark.engine
 def test_program_runs_with_the_generated_ld_library_path_and_not_without(standin_image: str) -> None:
     measured = _measure(standin_image, TARGET)
+    assert measured is not None
     for env in (measured, toolkit_env("scale", TARGET)):  # measured, and the documented fallback
         generated = _k8s(env)
-        ran = _run(standin_image, "/opt/app/hello", {"LD_LIBRARY_PATH": generated["LD_LIBRARY_PATH"]})
-        assert ran.returncode == 0 and ran.stdout == "hello from libredscale\n", ran.stderr
-    without = _run(standin_image, "/opt/app/hello", {})
-    assert without.returncode != 0
-    assert "libredscale.so: cannot open shared object file" in without.stderr
-    # What the old files set (targets/<gfx>/lib64 on LIBRARY_PATH only) fails the same way.
-    old = _run(standin_image, "/opt/app/hello", {"LIBRARY_PATH": f"{ROOT}/lib64"})
-    assert "libredscale.so: cannot open shared object file" in old.stderr
+        ran = _run(standin_image, PROGRAM, {"LD_LIBRARY_PATH": generated["LD_LIBRARY_PATH"]})
+        assert ran.returncode == 0 and ran.stdout == f"stand-in program: libredscale {TARGET}\n", ran.stderr
+    without = _run(standin_image, PROGRAM, {})
+    assert without.returncode != 0 and LOADER_ERROR in without.stderr
+    # What the files said before (targets/<gfx>/lib64 on LIBRARY_PATH only) fails the same way.
+    old = _run(standin_image, PROGRAM, {"LIBRARY_PATH": f"{ROOT}/lib64"})
+    assert old.returncode != 0 and LOADER_ERROR in old.stderr
 
 
 @pytest.mark.engine
@@ -328,7 +281,7 @@ def test_nvidia_target_is_served_from_the_measurement(standin_image: str) -> Non
 
     env = toolchain_environment("scale", "sm_89", standin_image)
     assert env.as_dict() == _expected("sm_89")
-    assert env.ld_library_path == ("/opt/scale/targets/sm_89/lib", "/usr/local/cuda/lib64")
+    assert env.ld_library_path == (f"{NVIDIA_ROOT}/lib",)
     assert _k8s(env, target="sm_89")["CUDAARCHS"] == "89"
     with pytest.raises(InputError):  # not here: refused, not guessed
         toolchain_environment("scale", "sm_89", f"moatbridge-test/absent:{secrets.token_hex(4)}")
@@ -348,17 +301,32 @@ def test_a_target_scaleenv_refuses_is_one_clear_error(standin_image: str) -> Non
 
 @pytest.mark.engine
 def test_activation_guards_nvcc_and_puts_scale_tools_on_path(standin_image: str) -> None:
-    """The sh prefix shims, `moatbridge run` and Slurm scripts run in the container."""
+    """The sh prefix that shims, `moatbridge run` and Slurm scripts run in the container:
+    a program its nvcc builds runs there (scaleenv's LD_LIBRARY_PATH), scaleinfo resolves."""
     script = f'{SCALE_ACTIVATE} "$0" >/dev/null && exec "$@"'
-    probe = 'printf "%s\\n" "${NVCC_APPEND_FLAGS-}" "$PATH"; command -v scaleinfo; /opt/app/hello'
-    for given, expected in ((None, "--require-scale"), ("-Wno-deprecated-gpu-targets", "-Wno-deprecated-gpu-targets --require-scale"),
-                            ("--require-scale -O2", "--require-scale -O2")):  # fmt: skip
+    probe = ('printf "%s\\n" "${NVCC_APPEND_FLAGS-}" "$PATH"; command -v scaleinfo; '
+             "nvcc $NVCC_APPEND_FLAGS -o /tmp/app app.cu && /tmp/app")  # fmt: skip
+    cases = ((None, "--require-scale"), ("-Wno-deprecated-gpu-targets", "-Wno-deprecated-gpu-targets --require-scale"),
+             ("--require-scale -O2", "--require-scale -O2"))  # fmt: skip
+    for given, expected in cases:
         extra = ["-e", f"NVCC_APPEND_FLAGS={given}"] if given is not None else []
         result = subprocess.run(["docker", "run", "--rm", "--network", "none", *extra, "--entrypoint", "bash",
                                  standin_image, "-c", script, TARGET, "sh", "-c", probe],
                                 capture_output=True, text=True, timeout=300)  # fmt: skip
         assert result.returncode == 0, result.stderr
-        flags, path, scaleinfo, hello = result.stdout.splitlines()
+        flags, path, scaleinfo, ran = result.stdout.splitlines()
         assert flags == expected
         assert path.startswith(f"{ROOT}/bin:/opt/scale/bin:")
-        assert scaleinfo == "/opt/scale/bin/scaleinfo" and hello == "hello from libredscale"
+        assert scaleinfo == "/opt/scale/bin/scaleinfo" and ran == f"stand-in program: libredscale {TARGET}"
+
+
+def test_the_runner_configuration_keeps_the_activation_word_for_word(tmp_path: Path) -> None:
+    from moatbridge.core.shims import ToolchainRuntime, render_toolchain_env
+
+    runtime = ToolchainRuntime(name="scale-gfx1100", image="sha256:abc", target=TARGET, activate=SCALE_ACTIVATE,
+                               uid=1000, gid=1000, group_adds=(), devices=(), roots=("/home/u",), licence=None,
+                               licence_records="/r", licence_env=())  # fmt: skip
+    (tmp_path / "toolchain.env").write_text(render_toolchain_env(runtime))
+    read = subprocess.run(["sh", "-c", '. "$0"; printf %s "$MB_ACTIVATE"', str(tmp_path / "toolchain.env")],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    assert read.stdout == SCALE_ACTIVATE

@@ -32,15 +32,10 @@ from moatbridge.core.shims import (
     render_toolchain_env,
 )
 from moatbridge.core.toolchains import State, Toolchain, find_pin
+from moatbridge.core.toolkit_env import ACTIVATORS as ACTIVATORS  # SCALE's: nvcc guard, /opt/scale/bin
 from moatbridge.errors import InputError, MoatbridgeError
 from moatbridge.paths import Paths
 
-ACTIVATORS = {
-    "open": ". /opt/moatbridge/bin/activate",
-    # scaleenv leaves /opt/scale/bin (scaleinfo, scalediag, hsakmtsysinfo) off PATH: appended
-    # first, so the target's own bin, which scaleenv prepends, still wins.
-    "scale": 'PATH="$PATH:/opt/scale/bin"; . /opt/scale/bin/scaleenv',
-}
 LICENCE_ENV = {"scale": ("SCALE_LICENSE_ACCEPT=1",)}
 
 

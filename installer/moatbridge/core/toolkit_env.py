@@ -16,15 +16,14 @@ ever served from a measurement.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from moatbridge.core.answers import is_sm_target
 from moatbridge.errors import InputError
 
 MIMIC_ARCHITECTURE = "86"
 SCALE_HOME = "/opt/scale"
 SCALE_TOOLS_DIR = f"{SCALE_HOME}/bin"  # scaleinfo, scalediag: not put on PATH by scaleenv
-_NVIDIA_TARGET = re.compile(r"sm_[0-9]{2,3}[af]?", re.ASCII)
 
 # In-image activation: an sh prefix the shim runner and Slurm scripts follow with the target
 # ("$0") and `>/dev/null && exec "$@"`. For SCALE: /opt/scale/bin on PATH (scaleenv puts
@@ -73,14 +72,10 @@ def toolkit_root(flavour: str, target: str) -> str:
     return f"{SCALE_HOME}/targets/{target}" if flavour == "scale" else f"/opt/moatbridge/targets/{target}"
 
 
-def is_nvidia_target(target: str) -> bool:
-    return bool(_NVIDIA_TARGET.fullmatch(target))
-
-
 def toolkit_env(flavour: str, target: str) -> ToolkitEnv:
     """The documented environment (no measurement). An NVIDIA target of SCALE is refused:
     its layout is undocumented, so only a measurement of the real scaleenv serves it."""
-    if flavour == "scale" and is_nvidia_target(target):
+    if flavour == "scale" and is_sm_target(target):
         raise InputError(
             f"SCALE's environment for the NVIDIA target {target} is not documented, and moatbridge "
             "did not guess it: it is measured from the toolchain's image, which is not here.",
