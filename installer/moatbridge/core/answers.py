@@ -10,24 +10,15 @@ import re
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from moatbridge.core.gfx import is_gfx_name
+from moatbridge.core.gfx import is_nvidia_target, is_target_name
 from moatbridge.core.toolchains import validate_name
 from moatbridge.errors import InputError
 
 SHELLS = ("bash", "zsh", "fish", "dash")
-# SCALE's NVIDIA mode (1.6.1+): sm_NN[a|f], e.g. sm_89, sm_90a; the catalog says which exist.
-_SM = re.compile(r"sm_[1-9][0-9]{1,2}[af]?", re.ASCII)
 # The customer's part of the commercial repository's URL path: one plain path segment.
 _CUSTOMER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}", re.ASCII)
-
-
-def is_target_name(text: str) -> bool:
-    """An AMD gfx target, or an NVIDIA sm_NN one (SCALE's NVIDIA mode)."""
-    return is_gfx_name(text) or bool(_SM.fullmatch(text))
-
-
-def is_sm_target(text: str) -> bool:
-    return bool(_SM.fullmatch(text))
+# SCALE's NVIDIA mode (1.6.1+) names sm_NN targets; core.gfx says which names those are.
+is_sm_target = is_nvidia_target
 
 
 def validate_customer(name: str) -> str:
