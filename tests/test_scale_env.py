@@ -129,15 +129,15 @@ def test_nvidia_targets_are_refused_without_a_measurement() -> None:
         _k8s(target="sm_89")
 
 
-def test_runner_passes_scale_variables_through() -> None:
-    for name in (
-        "SCALE_CCMAP",
-        "SCALE_EXCEPTIONS",
-        "SCALE_AMD_XNACK",
-        "SCALE_CUDA_VERSION",
-        "NVCC_APPEND_FLAGS",
-    ):
-        assert name in PASS_ENV, name
+def test_runner_and_slurm_pass_scale_variables_through() -> None:
+    from moatbridge.core.slurm import SlurmJob, render
+
+    script = render(SlurmJob(toolchain="scale-gfx1100", image="sha256:abc", target=TARGET,
+                             activate=SCALE_ACTIVATE, command=("make",)))  # fmt: skip
+    for name in ("SCALE_CCMAP", "SCALE_EXCEPTIONS", "SCALE_AMD_XNACK", "SCALE_CUDA_VERSION"):
+        assert name in PASS_ENV and f"--env {name}" in script, name
+    assert "NVCC_APPEND_FLAGS" in PASS_ENV
+    assert "--require-scale" in script and ". /opt/scale/bin/scaleenv" in script
 
 
 # --- the measurement, pure ------------------------------------------------------------------------

@@ -17,11 +17,13 @@ from moatbridge.errors import InputError
 RUNTIMES = ("docker", "podman", "apptainer")
 DEFAULT_OUTPUT = "slurm-%j.out"
 # Variables passed from the job into the container when set: Slurm's GPU selection
-# (with AMD GPUs in gres.conf it sets ROCR_VISIBLE_DEVICES) and what a build may read.
+# (with AMD GPUs in gres.conf it sets ROCR_VISIBLE_DEVICES), what a build may read, and
+# SCALE's own switches (docs/images.md).
 JOB_ENV = (
     "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
     "SLURM_JOB_ID", "SLURM_JOB_NAME", "SLURM_SUBMIT_DIR", "SLURM_CPUS_ON_NODE", "SLURM_CPUS_PER_TASK",
     "SLURM_NTASKS", "SLURM_NODEID", "SLURM_PROCID",
+    "SCALE_CCMAP", "SCALE_EXCEPTIONS", "SCALE_AMD_XNACK", "SCALE_CUDA_VERSION",
 )  # fmt: skip
 
 # #SBATCH values are read by sbatch's own option parser, not by a shell: keep them to
