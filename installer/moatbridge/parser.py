@@ -201,6 +201,9 @@ def _add_toolchain_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     setup.add_argument("--base-image", metavar="REF", help="scale builds: base image instead of Ubuntu's")
     setup.add_argument("--repo-url", metavar="URL", help="scale builds: package repository (a mirror)")
     setup.add_argument(
+        "--tarball", metavar="FILE|URL", help="scale: build from the vendor's scale-<ver>-amd64.tar.xz"
+    )
+    setup.add_argument(
         "--build-arg", action="append", metavar="NAME=VALUE", help="scale builds: recipe argument"
     )
     setup.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
@@ -288,6 +291,11 @@ def _add_image_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     scale = build.add_argument_group("scale flavour (built from Spectral's apt repository)")
     scale.add_argument("--base-image", metavar="REF", help="base image instead of the catalog's Ubuntu")
     scale.add_argument("--repo-url", metavar="URL", help="repository instead of the catalog's")
+    scale.add_argument(
+        "--tarball", metavar="FILE|URL",
+        help="build from the vendor's tarball (scale-<version>-amd64.tar.xz) on any base: a local file "
+        "(served on 127.0.0.1 during the build; air-gapped sites) or an http(s) URL",
+    )  # fmt: skip
     scale.add_argument("--commercial", action="store_true", help="use the commercial (customer) repository")
     scale.add_argument("--customer", metavar="NAME", help="customer name in the commercial repository URL")
     scale.add_argument(

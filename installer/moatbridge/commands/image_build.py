@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -11,12 +12,13 @@ from contextlib import ExitStack
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from moatbridge.adapters import docker_api
 from moatbridge.adapters.bootstrap import bootstrap_base
 from moatbridge.adapters.console import print_json
 from moatbridge.adapters.credentials import load_credentials
+from moatbridge.adapters.file_server import check_tarball, file_sha256, serve_file
 from moatbridge.adapters.filesystem import tree_digest
 from moatbridge.adapters.progress import BuildView
 from moatbridge.adapters.records import load_catalog
@@ -34,6 +36,13 @@ from moatbridge.core.recipes import (
 from moatbridge.core.redact import has_secret, is_secret_name, redact_text, redact_url
 from moatbridge.core.references import parse_reference
 from moatbridge.core.scale_recipes import plan_scale_build, repository_url
+from moatbridge.core.scale_tarball import (
+    RECIPE,
+    RECIPE_FILES,
+    plan_scale_tarball_build,
+    tarball_refusal,
+    tarball_source,
+)
 from moatbridge.errors import InputError, MoatbridgeError
 from moatbridge.paths import Paths
 
@@ -69,6 +78,7 @@ class BuildOptions:
     credentials_file: str | None = None
     build_arg: tuple[str, ...] = ()
     check_valid_until: bool | None = None
+    tarball: str | None = None  # scale: the vendor's tarball, a local file or a URL
 
     @classmethod
     def from_args(cls, args: Namespace) -> BuildOptions:
@@ -173,6 +183,8 @@ def _request(options: BuildOptions, catalog: Catalog) -> tuple[BuildRequest, Fla
     for flag, url in (("--mirror", options.mirror), ("--repo-url", options.repo_url)):
         if url is not None and not _URL.fullmatch(url):
             raise InputError(f"{flag} {url!r} is not a URL.", f"e.g. {flag} http://deb.example.org/debian")
+    if options.tarball is not None:
+        _check_tarball(options, flavour)
     if flavour.name != "scale":
         plan_open_build(flavour, request, catalog.images_dir, catalog.local_repository, "base", "id", "ctx")
     return request, flavour
@@ -221,6 +233,8 @@ def _plan_scale(
     request = BuildRequest(
         request.flavour, request.variant, request.targets, request.cuda_version, distro.name
     )
+    if options.tarball is not None:
+        return _plan_tarball(options, catalog, flavour, request, client, say)
     if options.customer is not None and not _CUSTOMER.fullmatch(options.customer):
         raise InputError(
             f"--customer {options.customer!r} is not a customer name.",
@@ -233,24 +247,81 @@ def _plan_scale(
             "The repository URL must not contain credentials: build args are stored in the image history.",
             "put them in a file (mode 600) and pass --credentials-file",
         )
-    base_ref = options.base_image or distro.base_image
-    local = docker_api.inspect_image(client, base_ref)
-    if local is None:
-        if options.dry_run:
-            base_id = "not-yet-pulled"
-        else:
-            repository, _, tag = base_ref.rpartition(":")
-            say(f"Pulling base image {base_ref}")
-            docker_api.pull(client, repository, tag)
-            base_id = str((docker_api.inspect_image(client, base_ref) or {}).get("Id"))
-    else:
-        base_id = str(local["Id"])
+    base_ref, base_id = _scale_base(options, distro, client, say)
     context = catalog.images_dir / Path(distro.recipe).parent
     return plan_scale_build(
         flavour, request, catalog.images_dir, catalog.local_repository, base_ref, base_id,
         tree_digest(context), upstream, commercial=bool(options.commercial or options.credentials_file),
         extra_args=_extra_build_args(options.build_arg),
     )  # fmt: skip
+
+
+def _scale_base(options: BuildOptions, distro: Distro, client: Any, say: Any) -> tuple[str, str]:
+    """The base image of a SCALE build (--base-image, else the catalog's), pulled when missing."""
+    base_ref = options.base_image or distro.base_image
+    local = docker_api.inspect_image(client, base_ref)
+    if local is not None:
+        return base_ref, str(local["Id"])
+    if options.dry_run:
+        return base_ref, "not-yet-pulled"
+    repository, _, tag = base_ref.rpartition(":")
+    say(f"Pulling base image {base_ref}")
+    docker_api.pull(client, repository, tag)
+    return base_ref, str((docker_api.inspect_image(client, base_ref) or {}).get("Id"))
+
+
+def _check_tarball(options: BuildOptions, flavour: Flavour) -> None:
+    """--tarball: SCALE only, no repository flags; a local file must be an xz tarball."""
+    if flavour.name != "scale" or options.repo_url is not None:
+        raise InputError(
+            "--tarball builds SCALE from the vendor's tarball, without a package repository.",
+            "use --flavour scale --tarball FILE_OR_URL, without --repo-url",
+        )
+    source = tarball_source(str(options.tarball))
+    if not source.is_url:
+        check_tarball(Path(source.location))
+
+
+def _plan_tarball(
+    options: BuildOptions, catalog: Catalog, flavour: Flavour, request: BuildRequest, client: Any, say: Any
+) -> BuildPlan:
+    source = tarball_source(str(options.tarball))
+    sha256 = tree = None
+    if not source.is_url:
+        tree = check_tarball(Path(source.location))
+        sha256 = file_sha256(Path(source.location))  # once per process (setup plans twice)
+    base_ref, base_id = _scale_base(options, flavour.distro(request.distro), client, say)
+    return plan_scale_tarball_build(
+        flavour, request, catalog.images_dir, catalog.local_repository, base_ref, base_id,
+        _files_digest(catalog.images_dir / Path(RECIPE).parent, RECIPE_FILES), source, sha256, tree,
+        commercial=bool(options.commercial or options.credentials_file),
+        extra_args=_extra_build_args(options.build_arg),
+    )  # fmt: skip
+
+
+def _files_digest(directory: Path, names: tuple[str, ...]) -> str:
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update(f"{name}\0".encode() + hashlib.sha256((directory / name).read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def enter_tarball(stack: ExitStack, value: str, credentials: Credentials | None) -> str:
+    """The URL the build fetches the tarball from, valid for as long as ``stack``: a local
+    file is served on loopback; a URL with a token or credentials goes through the proxy."""
+    source = tarball_source(value)
+    if not source.is_url:
+        return str(stack.enter_context(serve_file(Path(source.location))))
+    if credentials is None and not has_secret(source.location):
+        return source.location
+    parts = urlsplit(source.location)
+    folder, _, name = parts.path.rpartition("/")
+    return (
+        enter_repo_proxy(
+            stack, urlunsplit((parts.scheme, parts.netloc, folder, parts.query, "")), credentials
+        )
+        + f"/{name}"
+    )
 
 
 def enter_repo_proxy(stack: ExitStack, upstream: str, credentials: Credentials | None) -> str:
@@ -323,6 +394,8 @@ def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
             # Build args are kept in the image history: the build sees only a loopback
             # URL; the proxy adds the credentials and the URL's query (a token).
             buildargs["SCALE_REPO_URL"] = enter_repo_proxy(stack, repo_url, credentials)
+        if options.tarball is not None:
+            buildargs["SCALE_TARBALL_URL"] = enter_tarball(stack, options.tarball, credentials)
         view = stack.enter_context(
             BuildView(f"Building {plan.reference}", verbose=options.verbose, json=options.json or quiet)
         )
@@ -367,6 +440,9 @@ def _tag_aliases(client: Any, plan: BuildPlan, image_id: str) -> None:
 
 def _explain_build_failure(exc: docker_api.ImageBuildFailed, plan: BuildPlan) -> None:
     """Causes a user can act on get their own sentence (the build's error otherwise)."""
+    refused = tarball_refusal(exc.log)  # Dockerfile.tarball's own refusals: bad input, exit 2
+    if refused is not None:
+        raise InputError(*refused) from None
     expired = expired_release(exc.log)
     if expired is not None:
         failed = docker_api.ImageBuildFailed(
