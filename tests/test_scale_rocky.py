@@ -39,11 +39,11 @@ from moatbridge.adapters.repo_proxy import Credentials
 from support.scale_standin import SeenRequest, StandinRepoServer
 from support.scale_standin_layout import DKMS_LEFTOVERS, LICENSE_TEXT
 from support.scale_standin_rpm import (
-    AMDGPU_SECTION,
     REPO_FILE,
     STANDIN_HOST,
     STANDIN_PUBLIC_URL,
     StandinRpmRepo,
+    build_empty_repo,
     build_standin_rpm_repo,
     missing_tools,
     prepare_base_context,
@@ -114,8 +114,15 @@ def el9_base(debian_base: str, tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 
 @pytest.fixture(scope="module")
-def standin(el9_base: str, tmp_path_factory: pytest.TempPathFactory) -> StandinRpmRepo:
-    return build_standin_rpm_repo(tmp_path_factory.mktemp("scale-rpm-standin"))
+def amdgpu(el9_base: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[StandinRepoServer]:
+    """The unrelated repository scale.repo also names (empty), served for the whole module."""
+    with StandinRepoServer(build_empty_repo(tmp_path_factory.mktemp("amdgpu-standin") / "repo")) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def standin(amdgpu: StandinRepoServer, tmp_path_factory: pytest.TempPathFactory) -> StandinRpmRepo:
+    return build_standin_rpm_repo(tmp_path_factory.mktemp("scale-rpm-standin"), amdgpu.url)
 
 
 @pytest.fixture(scope="module")
@@ -137,13 +144,16 @@ class Built:
     image: str
     result: dict[str, Any]  # moatbridge's --json record
     log: str  # its stdout and stderr: the build output
+    repo_url: str  # the stand-in repository's (build-time) URL
     requests: list[SeenRequest]  # what the stand-in repository saw
+    amdgpu_requests: list[SeenRequest]  # what the unrelated repository saw during the build
 
 
 def _build(
     janitor: Janitor,
     base: str,
     server: StandinRepoServer,
+    amdgpu: StandinRepoServer,
     cuda: str,
     credentials: Credentials | None = None,
     workdir: Path | None = None,
@@ -171,6 +181,7 @@ def _build(
         )
         secret_file.chmod(0o600)
         argv += ["--credentials-file", str(secret_file)]
+    seen = len(amdgpu.requests)
     result = subprocess.run(argv, capture_output=True, text=True, timeout=900)
     log = result.stdout + result.stderr
     janitor.layers += _LAYER.findall(log)
@@ -178,16 +189,16 @@ def _build(
         raise BuildFailed(result.stderr.strip()[-4000:])
     record = json.loads(result.stdout)
     janitor.images.append(record["id"])
-    return Built(record["id"], record, log, server.requests)
+    return Built(record["id"], record, log, server.url, server.requests, amdgpu.requests[seen:])
 
 
 # --- the free path ---------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def free(janitor: Janitor, el9_base: str, standin: StandinRpmRepo) -> Built:
+def free(janitor: Janitor, el9_base: str, standin: StandinRpmRepo, amdgpu: StandinRepoServer) -> Built:
     with StandinRepoServer(standin.root) as server:
-        return _build(janitor, el9_base, server, FREE_CUDA)
+        return _build(janitor, el9_base, server, amdgpu, FREE_CUDA)
 
 
 def test_the_pinned_version_is_installed_not_the_newest(free: Built, standin: StandinRpmRepo) -> None:
@@ -222,6 +233,13 @@ def test_the_vendor_layout_and_scaleenv(free: Built) -> None:
     assert lines[1].startswith("stand-in program: libredscale")  # found through LD_LIBRARY_PATH
 
 
+def test_only_the_vendor_section_was_redirected(free: Built) -> None:
+    """dnf read the unrelated [amdgpu] section from its own server during the build (had
+    the build pointed it at SCALE_REPO_URL too, that server would have seen nothing)."""
+    assert any(r.path == "/repodata/repomd.xml" and r.status == 200 for r in free.amdgpu_requests)
+    assert any(r.path == "/repodata/repomd.xml" and r.status == 200 for r in free.requests)
+
+
 def test_only_the_packaged_repository_file_is_left(free: Built, standin: StandinRpmRepo) -> None:
     script = f"ls -A /etc/yum.repos.d; cat {REPO_FILE}"
     result = _run(free.image, "sh", "-c", script, env=ACCEPT)
@@ -229,7 +247,7 @@ def test_only_the_packaged_repository_file_is_left(free: Built, standin: Standin
     # SCALE_REPO_SOURCE=restore: the file exactly as scale-repos installed it (the vendor's
     # public URL, the unrelated [amdgpu] section untouched), and no build-time URL.
     assert result.stdout == "scale.repo\n" + standin.repo_file_text
-    assert "127.0.0.1" not in result.stdout
+    assert free.repo_url not in result.stdout
 
 
 def test_caches_logs_and_dkms_leftovers_are_cleaned(free: Built) -> None:
@@ -237,7 +255,7 @@ def test_caches_logs_and_dkms_leftovers_are_cleaned(free: Built) -> None:
     script = (
         f"ls -d {leftovers} /etc/dkms 2>/dev/null; ls -A /usr/src; echo --; ls -A /boot; "
         "find /var/cache/dnf /var/cache/yum -type f 2>/dev/null; "
-        "grep -rls 127.0.0.1 /var/log /var/lib/dnf /etc/yum.repos.d; true"
+        f"grep -rls {free.repo_url} /var/log /var/lib/dnf /etc/yum.repos.d; true"
     )
     result = _run(free.image, "sh", "-c", script, env=ACCEPT)
     assert result.returncode == 0, result.stderr
@@ -286,23 +304,23 @@ def test_the_package_refuses_to_install_without_acceptance(el9_base: str, standi
 
 
 def test_no_section_on_the_vendor_hosts_is_a_clear_failure(
-    janitor: Janitor, el9_base: str, standin: StandinRpmRepo
+    janitor: Janitor, el9_base: str, standin: StandinRpmRepo, amdgpu: StandinRepoServer
 ) -> None:
     with StandinRepoServer(standin.root) as server, pytest.raises(BuildFailed) as info:
-        _build(janitor, el9_base, server, OTHER_CUDA, SCALE_VENDOR_HOSTS="pkgs.scale-lang.com")
+        _build(janitor, el9_base, server, amdgpu, OTHER_CUDA, SCALE_VENDOR_HOSTS="pkgs.scale-lang.com")
     assert "no repository section on the vendor's hosts (SCALE_VENDOR_HOSTS: pkgs.scale-lang.com)" in str(
         info.value
     )
 
 
 def test_the_vendor_url_itself_is_not_rewritten(
-    janitor: Janitor, el9_base: str, standin: StandinRpmRepo
+    janitor: Janitor, el9_base: str, standin: StandinRpmRepo, amdgpu: StandinRepoServer
 ) -> None:
     """SCALE_REPO_URL equal to SCALE_DEFAULT_REPO_URL: scale.repo is used as installed, so
     dnf goes to the stand-in's public address (which never resolves) and fails there."""
     with StandinRepoServer(standin.root) as server:
         with pytest.raises(BuildFailed) as info:
-            _build(janitor, el9_base, server, OTHER_CUDA, SCALE_DEFAULT_REPO_URL=server.url)
+            _build(janitor, el9_base, server, amdgpu, OTHER_CUDA, SCALE_DEFAULT_REPO_URL=server.url)
         requests = server.requests
     assert STANDIN_HOST in str(info.value)
     assert not any("/Packages/" in r.path for r in requests)
@@ -320,12 +338,16 @@ class Commercial:
 
 @pytest.fixture(scope="module")
 def commercial(
-    janitor: Janitor, el9_base: str, standin: StandinRpmRepo, tmp_path_factory: pytest.TempPathFactory
+    janitor: Janitor,
+    el9_base: str,
+    standin: StandinRpmRepo,
+    amdgpu: StandinRepoServer,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Commercial:
     credentials = Credentials(f"mbx-customer-{secrets.token_hex(6)}", secrets.token_urlsafe(24))
     workdir = tmp_path_factory.mktemp("scale-rocky-secret")
     with StandinRepoServer(standin.root, credentials.username, credentials.password) as server:
-        built = _build(janitor, el9_base, server, COMMERCIAL_CUDA, credentials, workdir)
+        built = _build(janitor, el9_base, server, amdgpu, COMMERCIAL_CUDA, credentials, workdir)
     history = _docker("history", "--no-trunc", built.image).stdout
     proxy = re.search(r"SCALE_REPO_URL=(http://127\.0\.0\.1:\d+/[A-Za-z0-9_-]+)", history)
     assert proxy is not None, history
@@ -349,16 +371,21 @@ def test_commercial_build_installs_through_the_credentials(
     paths = [r.path for r in requests if r.status == 200]
     assert f"/Packages/scale-{standin.pinned_version}-{standin.release}.x86_64.rpm" in paths
     assert "/RPM-GPG-KEY-scale-standin" in paths  # the gpgkey moved with the baseurl
+    # The unrelated repository was read from its own server, and never given the credentials.
+    amdgpu = commercial.built.amdgpu_requests
+    assert amdgpu and all(r.authorization is None for r in amdgpu)
     labels = json.loads(_docker("image", "inspect", commercial.built.image).stdout)[0]["Config"]["Labels"]
     assert labels["io.moatbridge.licence"] == "scale-commercial"
 
 
-def test_commercial_build_removes_only_the_vendor_section(commercial: Commercial) -> None:
+def test_commercial_build_removes_only_the_vendor_section(
+    commercial: Commercial, standin: StandinRpmRepo
+) -> None:
     result = _run(commercial.built.image, "sh", "-c", f"ls -A /etc/yum.repos.d; cat {REPO_FILE}", env=ACCEPT)
     assert result.returncode == 0, result.stderr
     # SCALE_REPO_SOURCE=remove: the image has no credentials, so the vendor's section goes;
     # the unrelated one stays exactly as it was.
-    assert result.stdout == "scale.repo\n" + AMDGPU_SECTION
+    assert result.stdout == "scale.repo\n" + standin.amdgpu_section
 
 
 def test_credentials_and_proxy_token_appear_in_no_file(commercial: Commercial, tmp_path: Path) -> None:
@@ -388,11 +415,11 @@ def test_credentials_appear_nowhere_in_history_metadata_or_output(commercial: Co
 
 
 def test_without_credentials_the_build_fails_clearly(
-    janitor: Janitor, el9_base: str, standin: StandinRpmRepo
+    janitor: Janitor, el9_base: str, standin: StandinRpmRepo, amdgpu: StandinRepoServer
 ) -> None:
     with StandinRepoServer(standin.root, "someone", secrets.token_urlsafe(12)) as server:
         with pytest.raises(BuildFailed) as info:
-            _build(janitor, el9_base, server, OTHER_CUDA)
+            _build(janitor, el9_base, server, amdgpu, OTHER_CUDA)
         requests = server.requests
     message = str(info.value)
     assert "could not download" in message and "scale-repos.rpm" in message

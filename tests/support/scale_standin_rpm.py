@@ -45,9 +45,6 @@ GPG_KEY_NAME = "RPM-GPG-KEY-scale-standin"  # served at the repository root
 KEY_NAME = "moatbridge SCALE stand-in (throwaway test key) <tests@moatbridge.invalid>"
 REQUIRED_TOOLS = {"rpmbuild": "rpm", "rpmsign": "rpm", "createrepo_c": "createrepo-c", "gpg": "gpg"}
 
-# The unrelated section scale-repos also ships (as if AMD's driver repository had
-# been configured next to it). Disabled, so dnf never tries to reach it; a build
-# must leave it exactly as it is.
 # Mirrors the vendor gate: the real package refuses to install without acceptance.
 PRE_SCRIPTLET = """\
 case "${SCALE_LICENSE_ACCEPT:-}" in
@@ -58,17 +55,23 @@ case "${SCALE_LICENSE_ACCEPT:-}" in
 esac
 """
 
-AMDGPU_SECTION = """\
-[amdgpu]
-name=AMD GPU driver (unrelated to SCALE; moatbridge stand-in test data)
-baseurl=https://repo.radeon.com/amdgpu/6.4/rhel/9.6/main/x86_64/
-enabled=0
-gpgcheck=1
-gpgkey=https://repo.radeon.com/rocm/rocm.gpg.key
-"""
+
+def amdgpu_section(amdgpu_url: str) -> str:
+    """The unrelated section scale-repos also ships, as if AMD's driver repository had been
+    configured next to SCALE's. Enabled and served (an empty repository, see
+    build_empty_repo): dnf reads it during the build, so a build that redirected it too
+    would be seen not to ask its server. It must end exactly as it was."""
+    return (
+        "[amdgpu]\n"
+        "name=AMD GPU driver (unrelated to SCALE; moatbridge stand-in test data)\n"
+        f"baseurl={amdgpu_url}\n"
+        "enabled=1\n"
+        "gpgcheck=1\n"
+        f"gpgkey={amdgpu_url}/rocm.gpg.key\n"
+    )
 
 
-def scale_repo_text(public_url: str = STANDIN_PUBLIC_URL) -> str:
+def scale_repo_text(amdgpu_url: str, public_url: str = STANDIN_PUBLIC_URL) -> str:
     """/etc/yum.repos.d/scale.repo as the stand-in scale-repos installs it."""
     return (
         "[scale]\n"
@@ -79,7 +82,7 @@ def scale_repo_text(public_url: str = STANDIN_PUBLIC_URL) -> str:
         # Under the baseurl, so a build must move it along with the baseurl (the real
         # file's gpgkey is unknown; a file:// key would simply be left alone).
         f"gpgkey={public_url}/{GPG_KEY_NAME}\n"
-        "\n" + AMDGPU_SECTION
+        "\n" + amdgpu_section(amdgpu_url)
     )
 
 
@@ -167,6 +170,9 @@ RUN rpm -i --justdb --nodeps /tmp/el9-standin-release.rpm && rm /tmp/el9-standin
 # Debian's rpm (4.20) runs scriptlets through its unshare plugin, which needs privileges a
 # build container lacks; Rocky 9's rpm (4.16) has no such plugin. Off, as on Rocky.
 RUN mkdir -p /etc/rpm && echo '%__transaction_unshare %{nil}' > /etc/rpm/macros.standin-unshare
+# Debian's dnf.conf sets skip_if_unavailable=True; Rocky's dnf keeps the default, False,
+# so an unreachable repository is an error there. As on Rocky.
+RUN echo skip_if_unavailable=False >> /etc/dnf/dnf.conf
 LABEL io.moatbridge.test="1" io.moatbridge.test.standin="el9 (Debian with dnf; not Rocky)"
 """
 
@@ -247,6 +253,7 @@ class StandinRpmRepo:
     release: str
     public_url: str
     repo_file_text: str  # scale.repo as scale-repos installs it
+    amdgpu_section: str  # its unrelated section
     public_key: str
 
     @property
@@ -264,13 +271,21 @@ def _scale_rpm(build: Path, version: str) -> Path:
     return _rpmbuild(build / f"top-{version}", "scale", spec)
 
 
-def build_standin_rpm_repo(workdir: Path) -> StandinRpmRepo:
-    """Build, sign and index the stand-in repository under ``workdir/repo``."""
+def build_empty_repo(root: Path) -> Path:
+    """An rpm repository with no packages (repodata only): the unrelated [amdgpu] section's."""
+    root.mkdir(parents=True)
+    _run(["createrepo_c", "--quiet", str(root)])
+    return root
+
+
+def build_standin_rpm_repo(workdir: Path, amdgpu_url: str) -> StandinRpmRepo:
+    """Build, sign and index the stand-in repository under ``workdir/repo``; its
+    scale.repo's unrelated [amdgpu] section points at ``amdgpu_url``."""
     build = workdir / "build"
     build.mkdir(parents=True)
     rpms = [_scale_rpm(build, version) for version in (PINNED_VERSION, NEWER_VERSION)]
     repos_tree = build / "scale-repos-tree"
-    repo_file_text = scale_repo_text()
+    repo_file_text = scale_repo_text(amdgpu_url)
     _write(repos_tree / REPO_FILE.lstrip("/"), repo_file_text)
     repos = _rpmbuild(
         build / "top-repos", "scale-repos",
@@ -294,7 +309,8 @@ def build_standin_rpm_repo(workdir: Path) -> StandinRpmRepo:
         path.chmod(0o755 if path.is_dir() else 0o644)
     return StandinRpmRepo(
         root=root, pinned_version=PINNED_VERSION, newer_version=NEWER_VERSION, release=RELEASE,
-        public_url=STANDIN_PUBLIC_URL, repo_file_text=repo_file_text, public_key=public_key,
+        public_url=STANDIN_PUBLIC_URL, repo_file_text=repo_file_text,
+        amdgpu_section=amdgpu_section(amdgpu_url), public_key=public_key,
     )  # fmt: skip
 
 
