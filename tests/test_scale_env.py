@@ -13,6 +13,7 @@ LD_LIBRARY_PATH.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import subprocess
 from collections.abc import Iterator
@@ -330,3 +331,54 @@ def test_the_runner_configuration_keeps_the_activation_word_for_word(tmp_path: P
     read = subprocess.run(["sh", "-c", '. "$0"; printf %s "$MB_ACTIVATE"', str(tmp_path / "toolchain.env")],
                           capture_output=True, text=True, check=True)  # fmt: skip
     assert read.stdout == SCALE_ACTIVATE
+
+
+@pytest.mark.engine
+def test_the_commands_write_the_measurement_and_refuse_an_unmeasured_nvidia_target(
+    standin_image: str, tmp_path: Path
+) -> None:
+    """`moatbridge k8s` and `devcontainer` for recorded SCALE toolchains, through the CLI."""
+    from dataclasses import replace
+
+    from moatbridge.adapters.consents import ConsentFiles
+    from moatbridge.adapters.records import load_licences
+    from moatbridge.adapters.statestore import StateStore
+    from moatbridge.core.licences import Consent
+    from moatbridge.core.toolchains import State, Toolchain
+
+    from conftest import mb
+
+    home = Path(os.environ["MOATBRIDGE_HOME"])
+    image_id = subprocess.run(["docker", "image", "inspect", "-f", "{{.Id}}", standin_image],
+                              capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    amd = Toolchain(
+        "scale-gfx1100", "scale", "devel", (TARGET,), "13.0.2", standin_image, image_id, "scale-free"
+    )
+    nvidia = replace(amd, name="scale-sm_89", targets=("sm_89",), image=f"moatbridge-test/absent:{secrets.token_hex(4)}",
+                     image_id="")  # fmt: skip
+    StateStore(home / "state.json").write(State().with_toolchain(amd, True).with_toolchain(nvidia, False))
+    licence = load_licences()["scale-free"]
+    ConsentFiles(home).write(
+        Consent("scale-free", licence.terms_hash(), "non-commercial", "2026-01-01T00:00:00Z", "t")
+    )
+
+    manifest = mb("k8s", "-t", "scale-gfx1100", "--", "make")
+    assert manifest.returncode == 0, manifest.stderr
+    container = yaml.safe_load(manifest.stdout)["spec"]["template"]["spec"]["containers"][0]
+    env = {item["name"]: item["value"] for item in container["env"]}
+    # The stand-in's scaleenv sets LD_LIBRARY_PATH to the target's lib only and no LIBRARY_PATH:
+    # the documented fallback would have added /opt/scale/lib64 to both, so this is the measurement.
+    assert env["LD_LIBRARY_PATH"] == f"{ROOT}/lib" and "LIBRARY_PATH" not in env
+    assert env["CUDA_BIN_PATH"] == f"{ROOT}/bin" and env["SCALE_LICENSE_ACCEPT"] == "1"
+    project = tmp_path / "project"
+    project.mkdir()
+    written = mb("devcontainer", "--dir", str(project))
+    assert written.returncode == 0, written.stderr
+    config = json.loads(strip_jsonc((project / ".devcontainer" / "devcontainer.json").read_text()))
+    assert config["remoteEnv"]["LD_LIBRARY_PATH"] == f"{ROOT}/lib"
+
+    refused = mb("k8s", "-t", "scale-sm_89", "--", "make")
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert (
+        "NVIDIA target sm_89 is not documented" in refused.stderr and "hint: pull or build" in refused.stderr
+    )

@@ -77,8 +77,8 @@ def toolkit_env(flavour: str, target: str) -> ToolkitEnv:
     its layout is undocumented, so only a measurement of the real scaleenv serves it."""
     if flavour == "scale" and is_sm_target(target):
         raise InputError(
-            f"SCALE's environment for the NVIDIA target {target} is not documented, and moatbridge "
-            "did not guess it: it is measured from the toolchain's image, which is not here.",
+            f"SCALE's environment for the NVIDIA target {target} is not documented, so moatbridge "
+            "measures it in the toolchain's image, which is not on this machine.",
             "pull or build the toolchain's image first (moatbridge setup, or moatbridge image pull), "
             "then generate the file again",
         )
