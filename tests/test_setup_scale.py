@@ -275,3 +275,57 @@ def test_doctor_of_an_installed_scale_toolchain(commercial: Commercial) -> None:
             "skip",
             "skipped: no /dev/kfd (scaleinfo, scalediag and hsakmtsysinfo need it)",
         )
+
+
+# --- verification of SCALE's runtime images (pulled from a registry) -----------------------------
+
+
+@pytest.mark.engine
+def test_scale_runtime_images_are_verified_by_libredscale(
+    engine_version: str, debian_base: str, tmp_path: Path
+) -> None:
+    """A runtime image carries SCALE's runtime where the vendor keeps it,
+    /opt/scale/targets/<t>/lib/libredscale.so (not libamdhip64 or rocminfo); one without it
+    for the target is refused; an sm_NN target skips the AMD check and says so."""
+    from support.registry import run_registry
+
+    home = tmp_path / "home"
+    home.mkdir()
+    repo = build_standin_repo(tmp_path / "standin")
+    with StandinRepoServer(repo.root) as server:
+        built = mb(
+            home, "image", "build", "--flavour", "scale", "--json", "--repo-url", server.url,
+            "--base-image", debian_base, "--build-arg", "SCALE_PREREQS=",
+            "--build-arg", f"SCALE_VERSION={repo.scale_version}",
+            "--build-arg", "SCALE_VENDOR_HOSTS=scale-standin.invalid",
+        )  # fmt: skip
+    assert built.returncode == 0, built.stderr[-3000:]
+    image = json.loads(built.stdout)["id"]
+    pushed = ""
+    try:
+        with run_registry(tmp_path / "registry") as registry:
+            team = f"{registry}/team"
+            common = ("--yes", "--flavour", "scale", "--variant", "runtime", "--registry", team,
+                      "--use", "non-commercial", "--accept-license", "--no-modify-rc")  # fmt: skip
+            plan = mb(home, "setup", *common, "--target", "gfx1030", "--dry-run")
+            assert plan.returncode == 0, plan.stderr
+            pushed = next(w for line in plan.stdout.splitlines() for w in line.split() if w.startswith(team))
+            push = mb(home, "image", "push", pushed, "--from", image, "--json")
+            assert push.returncode == 0, push.stderr
+            subprocess.run(["docker", "rmi", pushed], capture_output=True, check=False)
+
+            ok = mb(home, "setup", *common, "--target", "gfx1030")
+            assert ok.returncode == 0, ok.stdout + ok.stderr
+            missing = mb(home, "setup", *common, "--target", "gfx1201")  # not in the stand-in
+            assert missing.returncode == 1, missing.stdout + missing.stderr
+            assert "has no /opt/scale/targets/gfx1201/lib/libredscale.so (SCALE's runtime" in missing.stderr
+            nvidia = mb(home, "setup", *common, "--target", "sm_89")
+            assert nvidia.returncode == 0, nvidia.stdout + nvidia.stderr
+            assert "sm_89 is SCALE's NVIDIA mode: the image's AMD runtime was not checked" in nvidia.stdout
+        names = [t["name"] for t in json.loads(mb(home, "list", "--json").stdout)["toolchains"]]
+        assert sorted(names) == ["scale-gfx1030", "scale-sm_89"]
+    finally:
+        mb(home, "uninstall", "--all", "--remove-images")
+        for name in ("scale-gfx1030", "scale-sm_89"):
+            subprocess.run(["docker", "rm", "-f", f"moatbridge-{name}-{os.getuid()}"], capture_output=True)
+        subprocess.run(["docker", "rmi", "-f", image, *([pushed] if pushed else [])], capture_output=True)
