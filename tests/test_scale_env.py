@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -382,3 +383,41 @@ def test_the_commands_write_the_measurement_and_refuse_an_unmeasured_nvidia_targ
     assert (
         "NVIDIA target sm_89 is not documented" in refused.stderr and "hint: pull or build" in refused.stderr
     )
+
+
+@pytest.mark.engine
+def test_devcontainer_cli_runs_a_scale_program_with_the_generated_env(
+    standin_image: str, tmp_path: Path
+) -> None:
+    """The real devcontainer CLI: it replaces the image's entrypoint (the stand-in's refuses
+    everything) and starts no login shell, so only the generated remoteEnv finds libredscale."""
+    cli = shutil.which("devcontainer")
+    if cli is None:
+        pytest.skip("the devcontainer CLI is not installed (npm install -g @devcontainers/cli)")
+    measured = _measure(standin_image, TARGET)
+    spec = DevcontainerSpec(
+        toolchain="scale-gfx1100", flavour="scale", target=TARGET, image=standin_image, image_tag=standin_image,
+        uid=0, gid=0, devices=(), group_adds=(), licence=None, environment=measured,
+    )  # fmt: skip
+    project = tmp_path / "project"
+    (project / ".devcontainer").mkdir(parents=True)
+    (project / ".devcontainer" / "devcontainer.json").write_text(devcontainer_json(spec))
+    workspace = ["--workspace-folder", str(project)]
+    try:
+        up = subprocess.run([cli, "up", *workspace], capture_output=True, text=True, timeout=600)
+        assert up.returncode == 0, up.stdout[-3000:] + up.stderr[-3000:]
+        ran = subprocess.run([cli, "exec", *workspace, "sh", "-c", f'{PROGRAM}; echo "$SCALE_ENV"; command -v scaleinfo'],
+                             capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        assert ran.stdout.splitlines() == [
+            f"stand-in program: libredscale {TARGET}",
+            TARGET,
+            "/opt/scale/bin/scaleinfo",
+        ]
+    finally:
+        containers = subprocess.run(
+            ["docker", "ps", "-aq", "--filter", f"label=devcontainer.local_folder={project}"],
+            capture_output=True, text=True, check=False,
+        ).stdout.split()  # fmt: skip
+        if containers:
+            subprocess.run(["docker", "rm", "-f", *containers], capture_output=True, check=False)
