@@ -386,6 +386,75 @@ def test_the_build_took_a_reasonable_time(built: Built) -> None:
     assert built.seconds < 120, built.seconds
 
 
+# --- a URL: passed through, or through the loopback proxy when it carries a token ------------------
+
+
+class _TokenServer:
+    """Serves one file at /tar/<name> only with ?token=<token>; records what it was asked."""
+
+    def __init__(self, file: Path, token: str) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        seen: list[str] = []
+        self.seen = seen
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                seen.append(self.path)
+                if self.path != f"/tar/{file.name}?token={token}":
+                    self.send_error(403)
+                    return
+                data = file.read_bytes()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/tar/{file.name}?token={token}"
+
+    def __enter__(self) -> _TokenServer:
+        import threading
+
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.engine
+def test_a_url_with_a_token_is_fetched_through_the_proxy_and_pinned(
+    built: Built, debian_base: str, tmp_path: Path
+) -> None:
+    token = "tok" + os.urandom(12).hex()
+    sha = hashlib.sha256(built.tarball.read_bytes()).hexdigest()
+    common = ("image", "build", "--flavour", "scale", "--base-image", debian_base, "--distro", DISTRO,
+              "--cuda-version", "12.1.0", "--no-space-check", "--json")  # fmt: skip
+    with _TokenServer(built.tarball, token) as server:
+        wrong = mb(*common, "--tarball", server.url, "--build-arg", f"SCALE_TARBALL_SHA256={'0' * 64}")
+        assert f"SHA-256 is {sha}" in one_sentence(wrong)
+        result = mb(*common, "--tarball", server.url, "--build-arg", f"SCALE_TARBALL_SHA256={sha}")
+        assert result.returncode == 0, result.stderr
+        image = str(json.loads(result.stdout)["id"])
+    try:
+        assert server.seen == [f"/tar/{built.tarball.name}?token={token}"] * 2
+        history = docker("history", "--no-trunc", image).stdout
+        inspect = docker("image", "inspect", image).stdout
+        assert "SCALE_TARBALL_URL=http://127.0.0.1:" in history
+        assert token not in history + inspect + result.stdout + result.stderr + wrong.stderr
+        findings, _ = scan_saved_image(image, {"token": token.encode()}, tmp_path)
+        assert findings == []
+        run = docker("run", "--rm", *ACCEPT, image, "cat", "/opt/moatbridge/packages.tsv")
+        assert run.stdout == f"scale-tarball\t{VERSION}\n"
+    finally:
+        _remove_image(image)
+
+
 # --- setup --tarball: the consent rule first, then the same build ---------------------------------
 
 
