@@ -98,6 +98,9 @@ def _needles(c: Commercial) -> dict[str, bytes]:
 def test_commercial_setup_builds_from_the_customer_repository(commercial: Commercial) -> None:
     assert commercial.setup.returncode == 0, commercial.setup.stdout + commercial.setup.stderr
     assert commercial.toolchain["licence"] == "scale-commercial"
+    # Recorded for upgrade: the customer and where its credentials are, never what they say.
+    assert commercial.toolchain["customer"] == "acme"
+    assert commercial.toolchain["credentials_file"] == str(commercial.credentials_file)
     assert "scale-commercial (commercial use)" in commercial.setup.stdout
     fetched = [r for r in commercial.requests if r.path.startswith("/pool/main/s/scale/scale_")]
     assert fetched and all(r.status == 200 for r in fetched), commercial.requests

@@ -57,7 +57,9 @@ def _flags(args: Namespace) -> Answers:
         use=args.use,
         accept_license=True if args.accept_license else None,
         customer=validate_customer(args.customer) if getattr(args, "customer", None) else None,
-        credentials_file=getattr(args, "credentials_file", None),
+        credentials_file=os.path.abspath(args.credentials_file)
+        if getattr(args, "credentials_file", None)
+        else None,
         shells=tuple(args.shell) if args.shell else None,
         modify_rc=False if args.no_modify_rc else None,
         name=args.name,
@@ -312,7 +314,8 @@ def run(args: Namespace) -> int:
         reference, image_id, action, _ = _ensure_image(plan, args, dry_run=True)
         created = datetime.now(timezone.utc).isoformat(timespec="seconds")
         toolchain = Toolchain(plan.name, plan.flavour, plan.variant, plan.targets, plan.cuda_version,
-                              reference, image_id, licence.id, None, created, plan.distro)  # fmt: skip
+                              reference, image_id, licence.id, None, created, plan.distro,
+                              customer=plan.customer, credentials_file=plan.credentials_file)  # fmt: skip
         runtime = tc.runtime_for(toolchain, paths, licence.acceptance_required)
         make_default = state.default is None or state.default == plan.name or bool(args.default)
         changes = tc.install_files(paths, toolchain, runtime, make_default, dry_run=True)

@@ -36,7 +36,10 @@ def run(args: Namespace) -> int:
                 distro=toolchain.distro, stack_reason="as installed", check_valid_until=None,
                 source="build" if toolchain.digest is None else "pull",
                 registry=toolchain.image.rsplit("/", 1)[0] if toolchain.digest else None,
-                licence=toolchain.licence, use="non-commercial", shells=(), modify_rc=False, warnings=(),
+                licence=toolchain.licence, shells=(), modify_rc=False, warnings=(),
+                # A commercial SCALE toolchain is rebuilt from its customer repository.
+                use="commercial" if toolchain.licence == "scale-commercial" else "non-commercial",
+                customer=toolchain.customer, credentials_file=toolchain.credentials_file,
             )  # fmt: skip
             image_args = Namespace(base="auto", mirror=None, json=False)
             reference, image_id, action, digest = _ensure_image(

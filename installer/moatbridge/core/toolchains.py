@@ -61,6 +61,10 @@ def _tool_names(value: Any) -> tuple[str, ...] | None:
     return tuple(value)
 
 
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
 _TOOL = re.compile(r"[a-z0-9][a-z0-9+._-]{0,63}", re.ASCII)
 
 
@@ -82,6 +86,10 @@ class Toolchain:
     created: str = ""
     distro: str | None = None  # the stack it stands on (open: trixie/sid/experimental); None: the default
     tools: tuple[str, ...] | None = None  # commands its image has, probed by setup (shims); None: all
+    # SCALE commercial use: the customer repository's name and the credentials file's path
+    # (never its content), so that upgrade builds from the same repository.
+    customer: str | None = None
+    credentials_file: str | None = None
 
     @property
     def target(self) -> str:
@@ -95,6 +103,7 @@ class Toolchain:
             "image_id": self.image_id,
             "licence": self.licence, "digest": self.digest, "created": self.created,
             "distro": self.distro, "tools": list(self.tools) if self.tools is not None else None,
+            "customer": self.customer, "credentials_file": self.credentials_file,
         }  # fmt: skip
 
     @classmethod
@@ -105,6 +114,7 @@ class Toolchain:
             image_id=str(data["image_id"]), licence=str(data["licence"]), digest=data.get("digest"),
             created=str(data.get("created", "")), distro=_distro_name(data.get("distro")),
             tools=_tool_names(data.get("tools")),
+            customer=_text(data.get("customer")), credentials_file=_text(data.get("credentials_file")),
         )  # fmt: skip
 
 
