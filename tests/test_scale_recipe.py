@@ -19,25 +19,31 @@ output. The awk program that edits the sources is unit-tested in test_scale_apt_
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 import re
 import secrets
 import shutil
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from moatbridge.adapters.repo_proxy import Credentials
 
+from support.scale_builds import (
+    CUDA_VERSION,
+    ImageBuild,
+    ImageBuildError,
+    Janitor,
+    api_client,
+    build_image,
+    docker_cli,
+    run_in_image,
+    unavailable,
+)
 from support.scale_standin import (
     AMDGPU_URL,
     KEYRING,
@@ -46,8 +52,6 @@ from support.scale_standin import (
     REPOS_VERSION,
     ROCM_URL,
     TARGET,
-    ImageBuild,
-    ImageBuildError,
     SeenRequest,
     StandinRepo,
     StandinRepoServer,
@@ -59,63 +63,7 @@ from support.secret_scan import scan_saved_image
 
 pytestmark = pytest.mark.engine
 
-REPO = Path(__file__).resolve().parent.parent
-RECIPES = REPO / "images" / "scale"
-CUDA_VERSION = "12.1.0"  # not the recipe's default, so the test proves the arg is wired through
-# The recipe always installs ca-certificates and wget (it needs them); the vendor's
-# compilers (clang, gcc, cmake ...) are left out to keep the stand-in builds fast.
-MINIMAL_PREREQS = ""
 ENTRYPOINT = "/usr/local/bin/moatbridge-scale-entrypoint"
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
-def _unavailable(reason: str) -> None:
-    if IN_CI:
-        pytest.fail(f"CI=true but {reason}")
-    pytest.skip(reason)
-
-
-def _docker(*args: str, input: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["docker", *args], capture_output=True, text=True, input=input, timeout=timeout)
-
-
-def _api() -> Any:
-    import docker
-
-    return docker.APIClient(base_url=os.environ.get("DOCKER_HOST"), version="auto", timeout=600)
-
-
-@dataclass
-class Janitor:
-    """Removes the images the tests built, and the intermediate images only they use."""
-
-    base: str
-    workdir: Path
-    images: list[str] = field(default_factory=list)
-    layers: list[str] = field(default_factory=list)
-
-    def track(self, build: ImageBuild | ImageBuildError) -> None:
-        self.layers += build.layer_ids
-        if isinstance(build, ImageBuild):
-            self.images.append(build.image_id)
-
-    def cleanup(self) -> None:
-        import docker
-
-        api = _api()
-        try:
-            for image in reversed(self.images):
-                with contextlib.suppress(docker.errors.NotFound):
-                    api.remove_image(image, force=True)
-            for layer in reversed(dict.fromkeys(self.layers)):
-                try:
-                    if api.inspect_image(layer).get("RepoTags"):
-                        continue  # the base image, or anything someone tagged: never ours to remove
-                    api.remove_image(layer)  # no force: still in use by other images -> left alone
-                except docker.errors.APIError:
-                    pass
-        finally:
-            api.close()
 
 
 @pytest.fixture(scope="module")
@@ -129,57 +77,8 @@ def janitor(debian_base: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
 def standin(tmp_path_factory: pytest.TempPathFactory) -> StandinRepo:
     missing = missing_tools()
     if missing:
-        _unavailable(f"the stand-in repository needs these Debian packages: {' '.join(missing)}")
+        unavailable(f"the stand-in repository needs these Debian packages: {' '.join(missing)}")
     return build_standin_repo(tmp_path_factory.mktemp("scale-standin"))
-
-
-_LAYER = re.compile(r"^\s* ---> ([0-9a-f]{12,64})\s*$", re.MULTILINE)
-
-
-def _build(
-    janitor: Janitor,
-    repo_url: str,
-    standin: StandinRepo,
-    credentials: Credentials | None = None,
-    **extra: str,
-) -> ImageBuild:
-    """`moatbridge image build --flavour scale` against the stand-in; its stderr is the build log."""
-    argv = [
-        sys.executable, "-m", "moatbridge", "image", "build", "--flavour", "scale", "--distro", "ubuntu24.04",
-        "--base-image", janitor.base, "--repo-url", repo_url, "--cuda-version", CUDA_VERSION,
-        "--build-arg", f"SCALE_PREREQS={MINIMAL_PREREQS}", "--no-space-check", "--verbose", "--json",
-        # The stand-in's scale-repos names its own vendor host, not pkgs.scale-lang.com.
-        "--build-arg", f"SCALE_VENDOR_HOSTS={standin.vendor_host}",
-    ]  # fmt: skip
-    for name, value in extra.items():
-        argv += ["--build-arg", f"{name}={value}"]
-    if credentials is not None:
-        secret_file = janitor.workdir / f"credentials-{secrets.token_hex(4)}.json"
-        secret_file.write_text(
-            json.dumps({"username": credentials.username, "password": credentials.password})
-        )
-        secret_file.chmod(0o600)
-        argv += ["--credentials-file", str(secret_file)]
-    result = subprocess.run(argv, capture_output=True, text=True, timeout=900)
-    log = result.stdout + result.stderr
-    if result.returncode != 0:
-        error = ImageBuildError(result.stderr.strip()[-3000:], log, _LAYER.findall(log))
-        janitor.track(error)
-        raise error
-    built = ImageBuild(image_id=json.loads(result.stdout)["id"], log=log, layer_ids=_LAYER.findall(log))
-    janitor.track(built)
-    return built
-
-
-def _run(
-    image: str, *command: str, env: dict[str, str] | None = None, stdin: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    flags = ["run", "--rm", "--network", "host", "--label", "io.moatbridge.test=1"]
-    if stdin is not None:
-        flags.append("-i")
-    for key, value in (env or {}).items():
-        flags += ["-e", f"{key}={value}"]
-    return _docker(*flags, image, *command, input=stdin)
 
 
 ACCEPT = {"SCALE_LICENSE_ACCEPT": "1"}
@@ -198,18 +97,18 @@ class Built:
 @pytest.fixture(scope="module")
 def free(janitor: Janitor, standin: StandinRepo) -> Built:
     with StandinRepoServer(standin.root) as server:
-        build = _build(janitor, server.url, standin)
+        build = build_image(janitor, server.url, standin)
     return Built(build, server.requests, server.url)
 
 
 def test_free_build_installs_the_standin_with_the_vendor_layout(free: Built, standin: StandinRepo) -> None:
     image = free.build.image_id
-    result = _run(
+    result = run_in_image(
         image, "sh", "-c", "test -x /opt/scale/bin/scaleenv && cat /opt/scale/LICENSE.txt", env=ACCEPT
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout == LICENSE_TEXT  # Spectral's file is installed untouched
-    result = _run(image, "cat", "/opt/scale/NOTICES.txt", env=ACCEPT)
+    result = run_in_image(image, "cat", "/opt/scale/NOTICES.txt", env=ACCEPT)
     assert result.stdout == NOTICES_TEXT
     layout = [
         *(f"/opt/scale/bin/{tool}" for tool in ("scaleenv", "scaleinfo", "scalediag", "hsakmtsysinfo")),
@@ -217,30 +116,30 @@ def test_free_build_installs_the_standin_with_the_vendor_layout(free: Built, sta
           for f in ("bin/nvcc", "lib/libredscale.so", "share/scale/ccmap.conf")),
         "/opt/scale/lib/libcublas.so", "/opt/scale/lib64/libcublas.so", "/opt/rocm-scale/lib/librocblas.so",
     ]  # fmt: skip
-    result = _run(image, "ls", "-d", *layout, "/opt/scale/targets/gfx1100/include", env=ACCEPT)
+    result = run_in_image(image, "ls", "-d", *layout, "/opt/scale/targets/gfx1100/include", env=ACCEPT)
     assert result.returncode == 0, result.stderr
 
 
 def test_the_pinned_version_is_installed_and_recorded(free: Built, standin: StandinRepo) -> None:
     # The repository's newest is 1.7.3; the recipe's (and the catalog's) pin is 1.7.2.
     assert (standin.scale_version, standin.newest_version) == ("1.7.2", "1.7.3")
-    result = _run(free.build.image_id, "cat", "/opt/moatbridge/packages.tsv", env=ACCEPT)
+    result = run_in_image(free.build.image_id, "cat", "/opt/moatbridge/packages.tsv", env=ACCEPT)
     assert result.returncode == 0, result.stderr
     assert sorted(result.stdout.splitlines()) == ["scale\t1.7.2", f"scale-repos\t{REPOS_VERSION}"]
-    result = _run(free.build.image_id, "dpkg-query", "-W", "-f", "${Version}", "scale", env=ACCEPT)
+    result = run_in_image(free.build.image_id, "dpkg-query", "-W", "-f", "${Version}", "scale", env=ACCEPT)
     assert result.stdout == "1.7.2"
 
 
 def test_an_empty_version_installs_the_newest(janitor: Janitor, standin: StandinRepo) -> None:
     with StandinRepoServer(standin.root) as server:
-        build = _build(janitor, server.url, standin, SCALE_VERSION="")
-    result = _run(build.image_id, "cat", "/opt/moatbridge/packages.tsv", env=ACCEPT)
+        build = build_image(janitor, server.url, standin, SCALE_VERSION="")
+    result = run_in_image(build.image_id, "cat", "/opt/moatbridge/packages.tsv", env=ACCEPT)
     assert sorted(result.stdout.splitlines()) == ["scale\t1.7.3", f"scale-repos\t{REPOS_VERSION}"]
 
 
 def test_scaleenv_activates_a_target(free: Built) -> None:
     script = f". /opt/scale/bin/scaleenv {TARGET} && echo $CUDA_HOME && nvcc --version"
-    result = _run(free.build.image_id, "bash", "-c", script, env=ACCEPT)
+    result = run_in_image(free.build.image_id, "bash", "-c", script, env=ACCEPT)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
     assert lines[0] == f"/opt/scale/targets/{TARGET}"
@@ -257,7 +156,7 @@ def test_programs_need_the_target_lib_on_ld_library_path(free: Built) -> None:
         " && LD_LIBRARY_PATH=/opt/scale/targets/gfx1100/lib /tmp/app"
         " && . /opt/scale/bin/scaleenv gfx1030 && /tmp/app"
     )
-    result = _run(free.build.image_id, "bash", "-c", script, env=ACCEPT)
+    result = run_in_image(free.build.image_id, "bash", "-c", script, env=ACCEPT)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
         "status=127",
@@ -270,20 +169,22 @@ def test_programs_need_the_target_lib_on_ld_library_path(free: Built) -> None:
 
 def test_scaleenv_accepts_nvidia_targets(free: Built) -> None:
     script = ". /opt/scale/bin/scaleenv sm_89 && echo $SCALE_ENV $CUDAARCHS && nvcc --version | head -1"
-    result = _run(free.build.image_id, "bash", "-uec", script, env=ACCEPT)
+    result = run_in_image(free.build.image_id, "bash", "-uec", script, env=ACCEPT)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[0] == "sm_89 89"
     assert "SCALE stand-in" in result.stdout
-    result = _run(free.build.image_id, "bash", "-c", ". /opt/scale/bin/scaleenv gfx9999", env=ACCEPT)
+    result = run_in_image(free.build.image_id, "bash", "-c", ". /opt/scale/bin/scaleenv gfx9999", env=ACCEPT)
     assert result.returncode == 1
     assert "unknown target gfx9999" in result.stderr
 
 
 def test_dkms_leftovers_are_removed(free: Built) -> None:
     image = free.build.image_id
-    shipped = _run(image, "dpkg-query", "-L", "scale", env=ACCEPT).stdout.splitlines()
+    shipped = run_in_image(image, "dpkg-query", "-L", "scale", env=ACCEPT).stdout.splitlines()
     assert {"/usr/src/amdgpu-standin", "/var/lib/dkms/amdgpu-standin", "/boot/standin-initrd"} <= set(shipped)
-    result = _run(image, "sh", "-c", "ls -A /usr/src /boot; ls -d /var/lib/dkms /etc/dkms 2>&1", env=ACCEPT)
+    result = run_in_image(
+        image, "sh", "-c", "ls -A /usr/src /boot; ls -d /var/lib/dkms /etc/dkms 2>&1", env=ACCEPT
+    )
     assert "standin" not in result.stdout
     assert result.stdout.count("No such file or directory") == 2, result.stdout
 
@@ -309,7 +210,7 @@ def test_a_wrong_key_fails_the_build(janitor: Janitor, standin: StandinRepo, tmp
     shutil.copy2(other.root / "dists" / standin.codename / "main" / "binary-all" / "scale-repos.deb",
                  mixed / "dists" / standin.codename / "main" / "binary-all" / "scale-repos.deb")  # fmt: skip
     with StandinRepoServer(mixed) as server, pytest.raises(ImageBuildError) as info:
-        _build(janitor, server.url, standin)
+        build_image(janitor, server.url, standin)
     assert "NO_PUBKEY" in info.value.log or "not signed" in info.value.log, info.value.log[-3000:]
 
 
@@ -317,7 +218,7 @@ def test_the_default_url_rewrites_nothing(janitor: Janitor, standin: StandinRepo
     """SCALE_REPO_URL == SCALE_DEFAULT_REPO_URL: apt uses the package's own (here unresolvable) entries."""
     with StandinRepoServer(standin.root) as server:
         with pytest.raises(ImageBuildError) as info:
-            _build(janitor, server.url, standin, SCALE_DEFAULT_REPO_URL=server.url + "/")
+            build_image(janitor, server.url, standin, SCALE_DEFAULT_REPO_URL=server.url + "/")
         requests = server.requests
     log = info.value.log
     assert f"Could not resolve '{standin.vendor_host}'" in log
@@ -328,7 +229,7 @@ def test_the_default_url_rewrites_nothing(janitor: Janitor, standin: StandinRepo
 @pytest.mark.parametrize("value", [None, "", "0", "no", "true", "YES"])
 def test_the_gate_refuses_without_acceptance(free: Built, value: str | None) -> None:
     env = {} if value is None else {"SCALE_LICENSE_ACCEPT": value}
-    result = _run(free.build.image_id, "echo", "must-not-run", env=env)
+    result = run_in_image(free.build.image_id, "echo", "must-not-run", env=env)
     assert result.returncode == 1
     assert result.stdout == ""
     assert "SCALE_LICENSE_ACCEPT=1" in result.stderr
@@ -337,23 +238,23 @@ def test_the_gate_refuses_without_acceptance(free: Built, value: str | None) -> 
 
 @pytest.mark.parametrize("value", ["1", "y", "Y", "yes", "Yes"])
 def test_the_gate_runs_the_command_when_accepted(free: Built, value: str) -> None:
-    result = _run(free.build.image_id, "echo", "ran", env={"SCALE_LICENSE_ACCEPT": value})
+    result = run_in_image(free.build.image_id, "echo", "ran", env={"SCALE_LICENSE_ACCEPT": value})
     assert (result.returncode, result.stdout, result.stderr) == (0, "ran\n", "")
 
 
 def test_the_gate_prints_the_licence_on_request(free: Built) -> None:
-    result = _run(free.build.image_id, "true", env={"SCALE_LICENSE_PRINT": "1"})
+    result = run_in_image(free.build.image_id, "true", env={"SCALE_LICENSE_PRINT": "1"})
     assert result.returncode == 1
     assert result.stdout == LICENSE_TEXT
 
 
 def test_no_command_starts_bash(free: Built) -> None:
-    result = _run(free.build.image_id, env=ACCEPT, stdin='echo "shell=${BASH_VERSION:+bash}"\n')
+    result = run_in_image(free.build.image_id, env=ACCEPT, stdin='echo "shell=${BASH_VERSION:+bash}"\n')
     assert (result.returncode, result.stdout) == (0, "shell=bash\n"), result.stderr
 
 
 def test_image_metadata(free: Built) -> None:
-    config = json.loads(_docker("image", "inspect", free.build.image_id).stdout)[0]["Config"]
+    config = json.loads(docker_cli("image", "inspect", free.build.image_id).stdout)[0]["Config"]
     assert config["Entrypoint"] == [ENTRYPOINT]
     assert not config.get("Cmd")
     assert f"SCALE_CUDA_VERSION={CUDA_VERSION}" in config["Env"]
@@ -364,24 +265,24 @@ def test_image_metadata(free: Built) -> None:
     assert labels["io.moatbridge.licence"] == "scale-free"
     assert labels["io.moatbridge.cuda-version"] == CUDA_VERSION
     assert len(labels["io.moatbridge.recipe-digest"]) == 64
-    result = _run(free.build.image_id, "printenv", "SCALE_CUDA_VERSION", env=ACCEPT)
+    result = run_in_image(free.build.image_id, "printenv", "SCALE_CUDA_VERSION", env=ACCEPT)
     assert result.stdout == f"{CUDA_VERSION}\n"
 
 
 def test_free_build_leaves_the_sources_as_installed(free: Built, standin: StandinRepo) -> None:
     image = free.build.image_id
     for path, text in standin.sources:  # rewritten during the build, then restored byte for byte
-        result = _run(image, "cat", path, env=ACCEPT)
+        result = run_in_image(image, "cat", path, env=ACCEPT)
         assert (result.returncode, result.stdout) == (0, text), result.stderr
     assert standin.repos_list_line in dict(standin.sources)["/etc/apt/sources.list.d/scale.list"]
-    keyring = _run(image, "sha256sum", KEYRING, env=ACCEPT).stdout.split()[0]
+    keyring = run_in_image(image, "sha256sum", KEYRING, env=ACCEPT).stdout.split()[0]
     assert keyring == hashlib.sha256(standin.keyring).hexdigest()
     # No package lists or caches (apt-get clean).
-    result = _run(
+    result = run_in_image(
         image, "find", "/var/lib/apt/lists", "/var/cache/apt", "-type", "f", "!", "-name", "lock", env=ACCEPT
     )
     assert (result.returncode, result.stdout) == (0, ""), result.stderr
-    sources = _run(
+    sources = run_in_image(
         free.build.image_id,
         "sh",
         "-c",
@@ -407,8 +308,8 @@ def commercial(janitor: Janitor, standin: StandinRepo) -> Commercial:
     credentials = Credentials(f"mbx-customer-{secrets.token_hex(6)}", secrets.token_urlsafe(24))
     with StandinRepoServer(standin.root, credentials.username, credentials.password) as server:
         # moatbridge starts its loopback proxy itself and hands the build only its URL.
-        build = _build(janitor, server.url, standin, credentials=credentials)
-    history = _docker("history", "--no-trunc", build.image_id).stdout
+        build = build_image(janitor, server.url, standin, credentials=credentials)
+    history = docker_cli("history", "--no-trunc", build.image_id).stdout
     proxy = re.search(r"SCALE_REPO_URL=(http://127\.0\.0\.1:\d+/[A-Za-z0-9_-]+)", history)
     assert proxy is not None, history
     return Commercial(build, server.requests, credentials, proxy.group(1))
@@ -444,11 +345,11 @@ def test_credentials_appear_nowhere_in_the_image(commercial: Commercial, tmp_pat
 def test_credentials_appear_nowhere_in_history_metadata_or_build_output(commercial: Commercial) -> None:
     needles = _needles(commercial.credentials)
     image = commercial.build.image_id
-    history = _docker("history", "--no-trunc", image)
+    history = docker_cli("history", "--no-trunc", image)
     assert history.returncode == 0, history.stderr
-    inspect = _docker("inspect", image)
+    inspect = docker_cli("inspect", image)
     assert inspect.returncode == 0, inspect.stderr
-    api = _api()
+    api = api_client()
     try:
         api_history = json.dumps(api.history(image))
         api_inspect = json.dumps(api.inspect_image(image))
@@ -478,15 +379,15 @@ def test_the_proxy_url_does_not_remain_in_apt_sources(
     script = (
         "ls -A /etc/apt/sources.list.d; cat /etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null; true"
     )
-    result = _run(image, "sh", "-c", script, env=ACCEPT)
+    result = run_in_image(image, "sh", "-c", script, env=ACCEPT)
     assert result.returncode == 0, result.stderr
     assert "127.0.0.1" not in result.stdout
     # SCALE_REPO_SOURCE=remove: the vendor's entries are gone, the AMD ones stay as installed.
     assert standin.vendor_host not in result.stdout
-    listing = _run(image, "cat", "/etc/apt/sources.list.d/scale.list", env=ACCEPT).stdout.splitlines()
+    listing = run_in_image(image, "cat", "/etc/apt/sources.list.d/scale.list", env=ACCEPT).stdout.splitlines()
     assert listing == [line for line in dict(standin.sources)["/etc/apt/sources.list.d/scale.list"].splitlines()
                        if standin.vendor_host not in line]  # fmt: skip
-    stanzas = _run(image, "cat", "/etc/apt/sources.list.d/scale-extra.sources", env=ACCEPT).stdout
+    stanzas = run_in_image(image, "cat", "/etc/apt/sources.list.d/scale-extra.sources", env=ACCEPT).stdout
     assert f"URIs: {ROCM_URL}\n" in stanzas
     # Stronger: the proxy's URL (its random token) is in no file of the image at all.
     token = commercial.proxy_url.rsplit("/", 1)[1]
@@ -501,7 +402,7 @@ def test_without_credentials_the_build_fails_clearly(janitor: Janitor, standin: 
     started = time.monotonic()
     with StandinRepoServer(standin.root, "someone", secrets.token_urlsafe(12)) as server:
         with pytest.raises(ImageBuildError) as info:
-            _build(janitor, server.url, standin)
+            build_image(janitor, server.url, standin)
         requests = server.requests
     assert time.monotonic() - started < 300
     message = str(info.value)
@@ -513,5 +414,5 @@ def test_without_credentials_the_build_fails_clearly(janitor: Janitor, standin: 
 
 def test_credentials_in_the_repo_url_are_refused(janitor: Janitor, standin: StandinRepo) -> None:
     with pytest.raises(ImageBuildError) as info:
-        _build(janitor, "http://user:not-a-secret@127.0.0.1:9/deb", standin)
+        build_image(janitor, "http://user:not-a-secret@127.0.0.1:9/deb", standin)
     assert "must not contain credentials" in str(info.value)

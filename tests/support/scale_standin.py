@@ -383,22 +383,3 @@ class StandinRepoServer:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(10)
-
-
-# --- image builds (until moatbridge's own build engine takes over) --------------------------------
-
-
-class ImageBuildError(RuntimeError):
-    """The engine reported an in-band error while building."""
-
-    def __init__(self, message: str, log: str, layer_ids: list[str]) -> None:
-        super().__init__(message)
-        self.log = log
-        self.layer_ids = layer_ids
-
-
-@dataclass(frozen=True)
-class ImageBuild:
-    image_id: str
-    log: str  # everything the engine streamed back, as text
-    layer_ids: list[str]  # intermediate images named in the stream (" ---> <id>")
