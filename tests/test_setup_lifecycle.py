@@ -317,6 +317,44 @@ def test_wizard_licence_declined(home: Path) -> None:
     assert not data_dir(home).exists()
 
 
+def test_wizard_asks_commercial_scale_users_for_their_customer_repository(home: Path, tmp_path: Path) -> None:
+    import json as json_
+
+    private = tmp_path / "private"
+    private.mkdir()
+    loose, good = private / "loose.json", private / "scale.json"
+    for path, mode in ((loose, 0o644), (good, 0o600)):
+        path.write_text(json_.dumps({"username": "u", "password": "wizard-secret-9f3a"}))
+        path.chmod(mode)
+    term = Terminal("setup", "--shell", "bash")
+    _pick_gfx1030(term)
+    term.wait_for("Flavour:")
+    term.send(DOWN + ENTER)  # scale
+    term.wait_for("How will you use SCALE?")
+    term.send(DOWN + ENTER)  # commercial
+    term.wait_for("or use the open flavour instead?")
+    term.send("n")
+    term.wait_for("Do you accept the")
+    term.send("y")
+    term.wait_for("Customer name")
+    term.send("acme/x" + ENTER)  # not one path segment: said, and asked again
+    term.wait_for("is not a customer name")
+    term.send("acme" + ENTER)
+    term.wait_for("Credentials file")
+    term.send("\x15" + str(loose) + ENTER)  # Ctrl-U clears the suggested path first
+    term.wait_for("is readable by others")
+    term.send("\x15" + str(good) + ENTER)
+    term.wait_for("CUDA version to mimic")
+    term.send(ENTER)
+    term.wait_for("Proceed?")
+    assert "licence scale-commercial (commercial use)" in term.screen
+    assert "wizard-secret-9f3a" not in term.screen
+    term.send(DOWN + DOWN + ENTER)  # Cancel
+    assert term.finish() == 1
+    assert "Cancelled; nothing changed." in term.screen
+    assert not data_dir(home).exists()
+
+
 def test_ctrl_c_stops_the_command_in_the_container(home: Path) -> None:
     import signal
 
