@@ -198,3 +198,29 @@ def test_toolkit_env_matches_what_the_activate_script_exports(open_devel_gfx1030
     assert exported["PATH"].split(":")[0] == env.path_prepend
     assert exported["LIBRARY_PATH"].split(":")[0] == env.library_path[0]
     assert "LD_LIBRARY_PATH" not in exported and env.ld_library_path == ()
+
+
+def test_cc_and_cxx_name_the_stacks_clang() -> None:
+    from moatbridge.adapters.scaleenv_probe import stack_clang, toolchain_environment
+
+    assert (stack_clang("open", None), stack_clang("open", "sid"), stack_clang("open", "experimental")) == (
+        "17", "21", "22",
+    )  # fmt: skip
+    assert stack_clang("open", "no-such-stack") is None
+    assert toolkit_env("open", "gfx1030").as_dict()["CC"] == "clang-17"  # unknown stack: trixie's
+    sid = toolchain_environment("open", "gfx1201", "unused", "sid").as_dict()
+    assert (sid["CC"], sid["CXX"]) == ("clang-21", "clang++-21")
+
+
+@pytest.mark.engine
+def test_toolkit_env_matches_the_sid_stacks_activate_script(open_devel_sid_gfx1201: dict[str, Any]) -> None:
+    from moatbridge.adapters.scaleenv_probe import toolchain_environment
+
+    result = docker_run(
+        str(open_devel_sid_gfx1201["reference"]), "set -eu; . /opt/moatbridge/bin/activate gfx1201; env"
+    )
+    exported = dict(line.split("=", 1) for line in result.stdout.splitlines() if "=" in line)
+    env = toolchain_environment("open", "gfx1201", str(open_devel_sid_gfx1201["reference"]), "sid")
+    for key, value in env.variables:
+        assert exported.get(key) == value, key
+    assert exported["CC"] == "clang-21"

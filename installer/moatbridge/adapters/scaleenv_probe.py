@@ -64,11 +64,12 @@ def measure(client: Any, image: str, target: str) -> ToolkitEnv | None:
     return measured_env(before, after, image)
 
 
-def toolchain_environment(flavour: str, target: str, image: str) -> ToolkitEnv:
+def toolchain_environment(flavour: str, target: str, image: str, distro: str | None = None) -> ToolkitEnv:
     """What a generated file spells out for a toolchain: for SCALE, scaleenv measured in
-    the local image when the engine has it, else the documented layout."""
+    the local image when the engine has it, else the documented layout; for the open
+    flavour its activate script's variables, with the stack's clang (``distro``)."""
     if flavour != "scale":
-        return toolkit_env(flavour, target)
+        return toolkit_env(flavour, target, stack_clang(flavour, distro))
     import docker
 
     from moatbridge.adapters import docker_api
@@ -88,4 +89,16 @@ def toolchain_environment(flavour: str, target: str, image: str) -> ToolkitEnv:
 
 def environment_of(toolchain: Toolchain) -> ToolkitEnv:
     """toolchain_environment for an installed toolchain: its recorded image, by ID when known."""
-    return toolchain_environment(toolchain.flavour, toolchain.target, toolchain.image_id or toolchain.image)
+    image = toolchain.image_id or toolchain.image
+    return toolchain_environment(toolchain.flavour, toolchain.target, image, toolchain.distro)
+
+
+def stack_clang(flavour: str, distro: str | None) -> str | None:
+    """The clang major version of a toolchain's stack, from the catalog; None when the
+    catalog does not say (then trixie's is assumed, as the activate script does)."""
+    from moatbridge.adapters.records import load_catalog
+
+    try:
+        return load_catalog().flavour(flavour).distro(distro).clang
+    except MoatbridgeError:  # a stack the catalog no longer lists
+        return None

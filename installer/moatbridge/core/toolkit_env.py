@@ -22,6 +22,7 @@ from moatbridge.core.answers import is_sm_target
 from moatbridge.errors import InputError
 
 MIMIC_ARCHITECTURE = "86"
+DEFAULT_CLANG = "17"  # trixie's, the default stack's (the activate script's own default)
 SCALE_HOME = "/opt/scale"
 SCALE_TOOLS_DIR = f"{SCALE_HOME}/bin"  # scaleinfo, scalediag: not put on PATH by scaleenv
 
@@ -72,9 +73,11 @@ def toolkit_root(flavour: str, target: str) -> str:
     return f"{SCALE_HOME}/targets/{target}" if flavour == "scale" else f"/opt/moatbridge/targets/{target}"
 
 
-def toolkit_env(flavour: str, target: str) -> ToolkitEnv:
+def toolkit_env(flavour: str, target: str, clang: str | None = None) -> ToolkitEnv:
     """The documented environment (no measurement). An NVIDIA target of SCALE is refused:
-    its layout is undocumented, so only a measurement of the real scaleenv serves it."""
+    its layout is undocumented, so only a measurement of the real scaleenv serves it.
+    ``clang``: the open stack's clang major version (the catalog's distros.<stack>.clang;
+    trixie's 17 when not known), which CC/CXX name as the activate script does."""
     if flavour == "scale" and is_sm_target(target):
         raise InputError(
             f"SCALE's environment for the NVIDIA target {target} is not documented, so moatbridge "
@@ -93,9 +96,10 @@ def toolkit_env(flavour: str, target: str) -> ToolkitEnv:
             ("HIP_PLATFORM", "amd"),
             ("HCC_AMDGPU_TARGET", target),
             ("CMAKE_HIP_ARCHITECTURES", target),
-            # clang-17 is the image's only C/C++ compiler and has no cc/c++ alternatives.
-            ("CC", "clang-17"),
-            ("CXX", "clang++-17"),
+            # The stack's clang (17 on trixie, 21 on sid, 22 on experimental) is the image's
+            # C/C++ compiler and has no cc/c++ alternatives.
+            ("CC", f"clang-{clang or DEFAULT_CLANG}"),
+            ("CXX", f"clang++-{clang or DEFAULT_CLANG}"),
         ]
     variables += [
         ("CUDA_HOME", root), ("CUDA_PATH", root), ("CUDA_ROOT", root), ("CUDA_DIR", root),
