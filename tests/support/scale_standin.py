@@ -24,7 +24,7 @@ import subprocess
 import tempfile
 import textwrap
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -204,7 +204,7 @@ class StandinRepo:
     public_url: str
     repos_list_line: str  # the vendor's line in scale.list, as installed
     sources: tuple[tuple[str, str], ...]  # (path, text) of every source file scale-repos installs
-    keyring: bytes  # the repository's public key, dearmored, as installed at KEYRING
+    keyring: bytes = field(repr=False)  # the repository's public key, dearmored, as installed at KEYRING
     vendor_host: str = STANDIN_VENDOR_HOST
 
     @property
