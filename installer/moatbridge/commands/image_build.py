@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -12,17 +11,17 @@ from contextlib import ExitStack
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from moatbridge.adapters import docker_api
 from moatbridge.adapters.bootstrap import bootstrap_base
 from moatbridge.adapters.console import print_json
 from moatbridge.adapters.credentials import load_credentials
-from moatbridge.adapters.file_server import check_tarball, file_sha256, serve_file
 from moatbridge.adapters.filesystem import tree_digest
 from moatbridge.adapters.progress import BuildView
 from moatbridge.adapters.records import load_catalog
 from moatbridge.adapters.repo_proxy import Credentials, serve_repo_proxy
+from moatbridge.commands import _scale_tarball as tarball
 from moatbridge.core.apt_log import expired_release
 from moatbridge.core.catalog import Catalog, Distro, Flavour
 from moatbridge.core.recipes import (
@@ -36,13 +35,7 @@ from moatbridge.core.recipes import (
 from moatbridge.core.redact import has_secret, is_secret_name, redact_text, redact_url
 from moatbridge.core.references import parse_reference
 from moatbridge.core.scale_recipes import plan_scale_build, repository_url
-from moatbridge.core.scale_tarball import (
-    RECIPE,
-    RECIPE_FILES,
-    plan_scale_tarball_build,
-    tarball_refusal,
-    tarball_source,
-)
+from moatbridge.core.scale_tarball import tarball_refusal
 from moatbridge.errors import InputError, MoatbridgeError
 from moatbridge.paths import Paths
 
@@ -184,7 +177,7 @@ def _request(options: BuildOptions, catalog: Catalog) -> tuple[BuildRequest, Fla
         if url is not None and not _URL.fullmatch(url):
             raise InputError(f"{flag} {url!r} is not a URL.", f"e.g. {flag} http://deb.example.org/debian")
     if options.tarball is not None:
-        _check_tarball(options, flavour)
+        tarball.check_options(options.tarball, flavour, options.repo_url)
     if flavour.name != "scale":
         plan_open_build(flavour, request, catalog.images_dir, catalog.local_repository, "base", "id", "ctx")
     return request, flavour
@@ -234,7 +227,10 @@ def _plan_scale(
         request.flavour, request.variant, request.targets, request.cuda_version, distro.name
     )
     if options.tarball is not None:
-        return _plan_tarball(options, catalog, flavour, request, client, say)
+        base = _scale_base(options, distro, client, say)
+        commercial = bool(options.commercial or options.credentials_file)
+        extra = _extra_build_args(options.build_arg)
+        return tarball.plan(options.tarball, catalog, flavour, request, base, commercial, extra)
     if options.customer is not None and not _CUSTOMER.fullmatch(options.customer):
         raise InputError(
             f"--customer {options.customer!r} is not a customer name.",
@@ -268,60 +264,6 @@ def _scale_base(options: BuildOptions, distro: Distro, client: Any, say: Any) ->
     say(f"Pulling base image {base_ref}")
     docker_api.pull(client, repository, tag)
     return base_ref, str((docker_api.inspect_image(client, base_ref) or {}).get("Id"))
-
-
-def _check_tarball(options: BuildOptions, flavour: Flavour) -> None:
-    """--tarball: SCALE only, no repository flags; a local file must be an xz tarball."""
-    if flavour.name != "scale" or options.repo_url is not None:
-        raise InputError(
-            "--tarball builds SCALE from the vendor's tarball, without a package repository.",
-            "use --flavour scale --tarball FILE_OR_URL, without --repo-url",
-        )
-    source = tarball_source(str(options.tarball))
-    if not source.is_url:
-        check_tarball(Path(source.location))
-
-
-def _plan_tarball(
-    options: BuildOptions, catalog: Catalog, flavour: Flavour, request: BuildRequest, client: Any, say: Any
-) -> BuildPlan:
-    source = tarball_source(str(options.tarball))
-    sha256 = tree = None
-    if not source.is_url:
-        tree = check_tarball(Path(source.location))
-        sha256 = file_sha256(Path(source.location))  # once per process (setup plans twice)
-    base_ref, base_id = _scale_base(options, flavour.distro(request.distro), client, say)
-    return plan_scale_tarball_build(
-        flavour, request, catalog.images_dir, catalog.local_repository, base_ref, base_id,
-        _files_digest(catalog.images_dir / Path(RECIPE).parent, RECIPE_FILES), source, sha256, tree,
-        commercial=bool(options.commercial or options.credentials_file),
-        extra_args=_extra_build_args(options.build_arg),
-    )  # fmt: skip
-
-
-def _files_digest(directory: Path, names: tuple[str, ...]) -> str:
-    digest = hashlib.sha256()
-    for name in names:
-        digest.update(f"{name}\0".encode() + hashlib.sha256((directory / name).read_bytes()).digest())
-    return digest.hexdigest()
-
-
-def enter_tarball(stack: ExitStack, value: str, credentials: Credentials | None) -> str:
-    """The URL the build fetches the tarball from, valid for as long as ``stack``: a local
-    file is served on loopback; a URL with a token or credentials goes through the proxy."""
-    source = tarball_source(value)
-    if not source.is_url:
-        return str(stack.enter_context(serve_file(Path(source.location))))
-    if credentials is None and not has_secret(source.location):
-        return source.location
-    parts = urlsplit(source.location)
-    folder, _, name = parts.path.rpartition("/")
-    return (
-        enter_repo_proxy(
-            stack, urlunsplit((parts.scheme, parts.netloc, folder, parts.query, "")), credentials
-        )
-        + f"/{name}"
-    )
 
 
 def enter_repo_proxy(stack: ExitStack, upstream: str, credentials: Credentials | None) -> str:
@@ -395,7 +337,7 @@ def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
             # URL; the proxy adds the credentials and the URL's query (a token).
             buildargs["SCALE_REPO_URL"] = enter_repo_proxy(stack, repo_url, credentials)
         if options.tarball is not None:
-            buildargs["SCALE_TARBALL_URL"] = enter_tarball(stack, options.tarball, credentials)
+            buildargs["SCALE_TARBALL_URL"] = tarball.enter(stack, options.tarball, credentials)
         view = stack.enter_context(
             BuildView(f"Building {plan.reference}", verbose=options.verbose, json=options.json or quiet)
         )
