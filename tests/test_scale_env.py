@@ -116,6 +116,9 @@ def test_ci_files_for_scale_carry_ld_library_path() -> None:
 
 def test_apptainer_definition_for_scale_carries_ld_library_path() -> None:
     text = _apptainer()
+    assert (
+        "# SCALE's environment: the vendor's documented layout (its image was not here to measure).\n" in text
+    )
     assert f"    export PATH={ROOT}/bin:/opt/scale/bin:$PATH\n" in text
     # Apptainer's own LD_LIBRARY_PATH (the --rocm/--nv binds) is kept after ours.
     assert f"    export LD_LIBRARY_PATH={LIBS}${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}\n" in text
@@ -375,6 +378,9 @@ def test_the_commands_write_the_measurement_and_refuse_an_unmeasured_nvidia_targ
     project.mkdir()
     written = mb("devcontainer", "--dir", str(project))
     assert written.returncode == 0, written.stderr
+    text = (project / ".devcontainer" / "devcontainer.json").read_text()
+    assert f"// SCALE's environment: what scaleenv set when measured in {image_id}." in text
+    assert f"# SCALE's environment: what scaleenv set when measured in {image_id}.\n" in manifest.stdout
     config = json.loads(strip_jsonc((project / ".devcontainer" / "devcontainer.json").read_text()))
     assert config["remoteEnv"]["LD_LIBRARY_PATH"] == f"{ROOT}/lib"
 

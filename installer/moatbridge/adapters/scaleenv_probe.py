@@ -51,7 +51,10 @@ def measure(client: Any, image: str, target: str) -> ToolkitEnv | None:
         output = bytes(client.logs(container["Id"], stdout=True, stderr=False))
         errors = bytes(client.logs(container["Id"], stdout=False, stderr=True))
     except docker.errors.APIError as exc:
-        raise ProbeFailed(f"Running scaleenv in {image} failed: {exc}.", "see 'moatbridge doctor'") from None
+        raise ProbeFailed(
+            f"Running scaleenv in {printable(image, newlines=False)} failed: {printable(str(exc))}.",
+            "see 'moatbridge doctor'",
+        ) from None
     finally:
         client.remove_container(container["Id"], force=True)
     if status != 0:

@@ -48,6 +48,8 @@ def run(args: Namespace) -> int:
     )
     if spec.licence is not None:
         header += f"# {spec.licence.comment()}\n"
+    if spec.environment is not None and spec.environment.origin(spec.flavour):
+        header += f"# {spec.environment.origin(spec.flavour)}\n"
     text = header + yaml.safe_dump(job_manifest(spec), sort_keys=False)
     if args.output is None:
         sys.stdout.write(text)

@@ -108,6 +108,9 @@ def devcontainer_json(spec: DevcontainerSpec) -> str:
         )
         lines.append('    "build": { "dockerfile": "Dockerfile" },')
     lines += licence_lines
+    origin = env.origin(spec.flavour)
+    if origin:
+        lines.append(f"    // {origin}")
     if not spec.devices:
         lines.append("    // No /dev/kfd or /dev/dri on this machine when generated: compile-only container.")
     lines += [

@@ -109,5 +109,9 @@ def measured_env(before: Mapping[str, str], after: Mapping[str, str], image: str
     libraries = {name: _entries(changed.pop(name, None)) for name in _LIBRARY_PATHS}
     variables = tuple(changed.items())
     return ToolkitEnv(
-        variables, path, libraries["LIBRARY_PATH"], libraries["LD_LIBRARY_PATH"], f"measured in {image}"
+        variables,
+        path,
+        libraries["LIBRARY_PATH"],
+        libraries["LD_LIBRARY_PATH"],
+        f"measured in {printable(image, newlines=False)}",
     )

@@ -22,6 +22,7 @@ from moatbridge.core.answers import is_sm_target
 from moatbridge.errors import InputError
 
 MIMIC_ARCHITECTURE = "86"
+DOCUMENTED = "documented layout"
 DEFAULT_CLANG = "17"  # trixie's, the default stack's (the activate script's own default)
 SCALE_HOME = "/opt/scale"
 SCALE_TOOLS_DIR = f"{SCALE_HOME}/bin"  # scaleinfo, scalediag: not put on PATH by scaleenv
@@ -47,10 +48,19 @@ class ToolkitEnv:
     path: tuple[str, ...]  # PATH entries, in order, ahead of the image's own PATH
     library_path: tuple[str, ...]  # LIBRARY_PATH: where the linker looks
     ld_library_path: tuple[str, ...] = ()  # LD_LIBRARY_PATH: where the loader looks (empty: unset)
-    source: str = "documented layout"  # or "measured in <image>"
+    source: str = DOCUMENTED  # or "measured in <image>"
 
     def as_dict(self) -> dict[str, str]:
         return dict(self.variables)
+
+    def origin(self, flavour: str) -> str | None:
+        """One comment line for a generated file saying where SCALE's variables come from
+        (None for the open flavour: its activate script is moatbridge's own)."""
+        if flavour != "scale":
+            return None
+        if self.source == DOCUMENTED:
+            return "SCALE's environment: the vendor's documented layout (its image was not here to measure)."
+        return f"SCALE's environment: what scaleenv set when {self.source}."
 
     @property
     def path_prepend(self) -> str:
