@@ -171,7 +171,8 @@ def test_difference_keeps_what_scaleenv_set_and_nothing_of_the_shell() -> None:
     env = measured_env(BEFORE, after, "img")
     assert env.path == (f"{ROOT}/bin", "/opt/scale/bin")  # /opt/scale/bin added: scaleenv leaves it off
     assert env.ld_library_path == (f"{ROOT}/lib",) and env.library_path == ()
-    assert env.as_dict() == {"SCALE_ENV": TARGET, "CUDA_HOME": ROOT}
+    # Plus the guard against an accidental NVIDIA nvcc, which scaleenv does not set.
+    assert env.as_dict() == {"SCALE_ENV": TARGET, "CUDA_HOME": ROOT, "NVCC_APPEND_FLAGS": "--require-scale"}
     assert env.source == "measured in img"
 
 
@@ -209,12 +210,14 @@ NVIDIA_ROOT = f"/opt/scale/targets/{NVIDIA_TARGET_DIR}"
 
 
 def _expected(target: str) -> dict[str, str]:
-    """What the stand-in's scaleenv (tests/support/scale_standin_layout.py) exports."""
+    """What the stand-in's scaleenv (tests/support/scale_standin_layout.py) exports, plus
+    moatbridge's guard against an accidental NVIDIA nvcc."""
     root = f"/opt/scale/targets/{target}" if target.startswith("gfx") else NVIDIA_ROOT
     return {"SCALE_ENV": target, "CUDA_HOME": root, "CUDA_PATH": root, "CUDA_DIR": root, "CUDA_ROOT": root,
             "CUDA_BIN_PATH": f"{root}/bin", "CUDA_INC_DIR": f"{root}/include", "CUDACXX": f"{root}/bin/nvcc",
             "CUDA_CXX": f"{root}/bin/nvcc", "CUCC": f"{root}/bin/nvcc",
-            "CUDAARCHS": "86" if target.startswith("gfx") else target[3:]}  # fmt: skip
+            "CUDAARCHS": "86" if target.startswith("gfx") else target[3:],
+            "NVCC_APPEND_FLAGS": "--require-scale"}  # fmt: skip
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 
 from moatbridge.core.textsafe import printable
-from moatbridge.core.toolkit_env import SCALE_TOOLS_DIR, ToolkitEnv
+from moatbridge.core.toolkit_env import REQUIRE_SCALE, SCALE_TOOLS_DIR, ToolkitEnv
 from moatbridge.errors import MoatbridgeError
 
 SEPARATOR = b"MOATBRIDGE-SCALEENV-MEASURED"  # between the dumps: no '=', so never an entry
@@ -107,6 +107,7 @@ def measured_env(before: Mapping[str, str], after: Mapping[str, str], image: str
     if SCALE_TOOLS_DIR not in _entries(after.get("PATH")):
         path += (SCALE_TOOLS_DIR,)
     libraries = {name: _entries(changed.pop(name, None)) for name in _LIBRARY_PATHS}
+    changed.setdefault(*REQUIRE_SCALE)  # an accidental NVIDIA nvcc fails (toolkit_env.REQUIRE_SCALE)
     variables = tuple(changed.items())
     return ToolkitEnv(
         variables,

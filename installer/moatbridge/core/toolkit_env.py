@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from moatbridge.core.answers import is_sm_target
+from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.errors import InputError
 
 MIMIC_ARCHITECTURE = "86"
@@ -40,6 +40,9 @@ SCALE_ACTIVATE = (
     f". {SCALE_TOOLS_DIR}/scaleenv"
 )
 ACTIVATORS = {"open": OPEN_ACTIVATE, "scale": SCALE_ACTIVATE}
+# The same guard in the files that spell the environment out (devcontainer, Kubernetes, CI,
+# Apptainer): they start no shell that could append to a user's value.
+REQUIRE_SCALE = ("NVCC_APPEND_FLAGS", "--require-scale")
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,7 @@ def toolkit_env(flavour: str, target: str, clang: str | None = None) -> ToolkitE
     its layout is undocumented, so only a measurement of the real scaleenv serves it.
     ``clang``: the open stack's clang major version (the catalog's distros.<stack>.clang;
     trixie's 17 when not known), which CC/CXX name as the activate script does."""
-    if flavour == "scale" and is_sm_target(target):
+    if flavour == "scale" and is_nvidia_target(target):
         raise InputError(
             f"SCALE's environment for the NVIDIA target {target} is not documented, so moatbridge "
             "measures it in the toolchain's image, which is not on this machine.",
@@ -118,7 +121,7 @@ def toolkit_env(flavour: str, target: str, clang: str | None = None) -> ToolkitE
         ("CUDAARCHS", MIMIC_ARCHITECTURE),
     ]  # fmt: skip
     if flavour == "scale":
-        variables.append(("CUDA_CXX", nvcc))
+        variables += [("CUDA_CXX", nvcc), REQUIRE_SCALE]
         # libredscale.so is in the target's lib (not lib64); the CUDA API libraries are in
         # /opt/scale/lib64. Both at link and at run time, as scale-validation's images set.
         libraries = (f"{root}/lib", f"{SCALE_HOME}/lib64")
