@@ -201,25 +201,25 @@ def test_a_stalled_download_does_not_hold_the_server_open(tmp_path: Path) -> Non
     client.close()
 
 
-def test_the_checksum_is_read_once_per_file(tmp_path: Path) -> None:
+def test_the_checksum_is_read_once_per_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+
     file = write_standin_tarball(tmp_path)
     expected = hashlib.sha256(file.read_bytes()).hexdigest()
     assert file_sha256(file) == expected
-    reads = []
-    original = open
+    reads: list[object] = []
+    real_open = builtins.open
 
     def counting_open(path: Any, *args: Any, **kwargs: Any) -> Any:
         reads.append(path)
-        return original(path, *args, **kwargs)
+        return real_open(path, *args, **kwargs)
 
-    import builtins
-
-    builtins.open = counting_open
-    try:
-        assert file_sha256(file) == expected
-    finally:
-        builtins.open = original
+    monkeypatch.setattr(builtins, "open", counting_open)
+    assert file_sha256(file) == expected  # setup plans twice: the second plan reads nothing
+    monkeypatch.undo()
     assert reads == []
+    file.write_bytes(file.read_bytes() + b"\0")  # another file (size, mtime): hashed again
+    assert file_sha256(file) != expected
 
 
 def test_local_tarballs_are_checked_from_their_first_bytes(tmp_path: Path) -> None:
@@ -389,20 +389,22 @@ def test_the_build_took_a_reasonable_time(built: Built) -> None:
 # --- a URL: passed through, or through the loopback proxy when it carries a token ------------------
 
 
-class _TokenServer:
-    """Serves one file at /tar/<name> only with ?token=<token>; records what it was asked."""
+class _TarServer:
+    """Serves one file at /tar/<name>, only with ?token=<token> when given and only with the
+    basic-auth header when given; records each request's path and Authorization header."""
 
-    def __init__(self, file: Path, token: str) -> None:
+    def __init__(self, file: Path, token: str | None = None, authorization: str | None = None) -> None:
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-        seen: list[str] = []
+        seen: list[tuple[str, str | None]] = []
         self.seen = seen
+        expected = f"/tar/{file.name}" + (f"?token={token}" if token else "")
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
-                seen.append(self.path)
-                if self.path != f"/tar/{file.name}?token={token}":
-                    self.send_error(403)
+                seen.append((self.path, self.headers.get("Authorization")))
+                if self.path != expected or self.headers.get("Authorization") != authorization:
+                    self.send_error(403 if authorization is None else 401)
                     return
                 data = file.read_bytes()
                 self.send_response(200)
@@ -414,9 +416,9 @@ class _TokenServer:
                 pass
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/tar/{file.name}?token={token}"
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}{expected}"
 
-    def __enter__(self) -> _TokenServer:
+    def __enter__(self) -> _TarServer:
         import threading
 
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
@@ -435,14 +437,14 @@ def test_a_url_with_a_token_is_fetched_through_the_proxy_and_pinned(
     sha = hashlib.sha256(built.tarball.read_bytes()).hexdigest()
     common = ("image", "build", "--flavour", "scale", "--base-image", debian_base, "--distro", DISTRO,
               "--cuda-version", "12.1.0", "--no-space-check", "--json")  # fmt: skip
-    with _TokenServer(built.tarball, token) as server:
+    with _TarServer(built.tarball, token) as server:
         wrong = mb(*common, "--tarball", server.url, "--build-arg", f"SCALE_TARBALL_SHA256={'0' * 64}")
         assert f"SHA-256 is {sha}" in one_sentence(wrong)
         result = mb(*common, "--tarball", server.url, "--build-arg", f"SCALE_TARBALL_SHA256={sha}")
         assert result.returncode == 0, result.stderr
         image = str(json.loads(result.stdout)["id"])
     try:
-        assert server.seen == [f"/tar/{built.tarball.name}?token={token}"] * 2
+        assert server.seen == [(f"/tar/{built.tarball.name}?token={token}", None)] * 2
         history = docker("history", "--no-trunc", image).stdout
         inspect = docker("image", "inspect", image).stdout
         assert "SCALE_TARBALL_URL=http://127.0.0.1:" in history
@@ -451,6 +453,37 @@ def test_a_url_with_a_token_is_fetched_through_the_proxy_and_pinned(
         assert findings == []
         run = docker("run", "--rm", *ACCEPT, image, "cat", "/opt/moatbridge/packages.tsv")
         assert run.stdout == f"scale-tarball\t{VERSION}\n"
+    finally:
+        _remove_image(image)
+
+
+@pytest.mark.engine
+def test_the_customers_tarball_is_fetched_with_credentials_only_the_proxy_holds(
+    built: Built, debian_base: str, tmp_path: Path
+) -> None:
+    import base64
+
+    username, password = "mbx-customer", "pw-" + os.urandom(12).hex()
+    header = "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode()
+    credentials = tmp_path / "private" / "scale.json"
+    credentials.parent.mkdir()
+    credentials.write_text(json.dumps({"username": username, "password": password}))
+    credentials.chmod(0o600)
+    with _TarServer(built.tarball, authorization=header) as server:
+        result = mb("image", "build", "--flavour", "scale", "--base-image", debian_base, "--distro", DISTRO,
+                    "--cuda-version", "11.8.0", "--no-space-check", "--json", "--tarball", server.url,
+                    "--credentials-file", str(credentials))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    image = str(json.loads(result.stdout)["id"])
+    try:
+        assert server.seen == [(f"/tar/{built.tarball.name}", header)]
+        config = docker("image", "inspect", image).stdout
+        assert json.loads(config)[0]["Config"]["Labels"]["io.moatbridge.licence"] == "scale-commercial"
+        history = docker("history", "--no-trunc", image).stdout
+        texts = history + config + result.stdout + result.stderr
+        assert password not in texts and header.split()[1] not in texts
+        findings, _ = scan_saved_image(image, {"password": password.encode()}, tmp_path)
+        assert findings == []
     finally:
         _remove_image(image)
 
