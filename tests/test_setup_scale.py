@@ -204,7 +204,7 @@ def test_an_nvidia_machine_is_offered_scales_nvidia_mode(machine: Any) -> None:
 
 def test_nvidia_mode_runs_take_dockers_nvidia_path(machine: Any) -> None:
     from moatbridge.commands import _toolchain as tc
-    from moatbridge.commands.setup import gpu_run_args
+    from moatbridge.commands.setup_verify import gpu_run_args
     from moatbridge.core.shims import ToolchainRuntime, render_toolchain_env
     from moatbridge.core.toolchains import Toolchain
     from moatbridge.paths import Paths

@@ -15,7 +15,8 @@ from moatbridge.adapters import faults
 from moatbridge.adapters.console import safe
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._consent import require_for
-from moatbridge.commands.setup import _ensure_image, verify
+from moatbridge.commands.setup import _ensure_image
+from moatbridge.commands.setup_verify import verify
 from moatbridge.core.setup_plan import SetupPlan
 from moatbridge.paths import Paths
 
