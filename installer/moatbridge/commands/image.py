@@ -83,6 +83,10 @@ def list_stacks(args: Namespace) -> int:
     return 0
 
 
+# What the flavour, variant/stack, targets, CUDA and size columns need beside the reference.
+_DETAIL_COLUMNS_WIDTH = 64
+
+
 def list_images(args: Namespace) -> int:
     client = docker_api.connect()
     rows = _rows(client)
@@ -91,31 +95,32 @@ def list_images(args: Namespace) -> int:
         return 0
     from rich.table import Table
 
+    console = stdout_console()
+    references = ["\n".join(row["references"]) or row["id"][7:19] for row in rows]
+    widest = max((len(line) for ref in references for line in ref.splitlines()), default=0)
+    # References are copied into commands: never folded. Where the full table does not fit
+    # beside them, the details share one column under a word-wrapped description.
+    compact = console.width < widest + _DETAIL_COLUMNS_WIDTH
     table = Table(title="moatbridge images", title_justify="left")
-    for column in ("reference", "flavour", "variant", "targets", "CUDA", "size"):
+    table.add_column("reference", no_wrap=True)
+    for column in ("image",) if compact else ("flavour", "variant", "targets", "CUDA", "size"):
         table.add_column(column, overflow="fold")
-    for row in rows:  # tags and labels are whatever a loaded image carries: text, not markup
-        cells = (
-            "\n".join(row["references"]) or row["id"][7:19],
-            row["flavour"] or "base",
-            # the stack under the variant: a column of its own pushed references onto two lines
-            "\n".join(
-                x
-                for x in (
-                    row["variant"] or "-",
-                    row["distro"],
-                    row["rocm_version"] and f"ROCm {row['rocm_version']}",
-                )
-                if x
-            ),
-            ",".join(row["targets"]) or "-",
-            row["cuda_version"] or "-",
-            f"{(row['size'] or 0) / GB:.2f} GB",
+    for reference, row in zip(references, rows, strict=True):  # tags and labels: text, not markup
+        stack = " ".join(
+            x for x in (row["distro"], row["rocm_version"] and f"ROCm {row['rocm_version']}") if x
         )
-        table.add_row(*(markup(cell) for cell in cells))
-    stdout_console().print(
-        table if rows else "No moatbridge images yet: moatbridge image build --flavour open"
-    )
+        size = f"{(row['size'] or 0) / GB:.2f} GB"
+        targets = ",".join(row["targets"]) or "-"
+        if compact:
+            what = f"{row['flavour']} {row['variant'] or ''}".strip() if row["flavour"] else "base image"
+            cuda = row["cuda_version"] and f"CUDA {row['cuda_version']}"
+            details = (what, stack, row["targets"] and f"targets {targets}", cuda, size)
+            table.add_row(markup(reference), markup(", ".join(d for d in details if d)))
+            continue
+        variant = "\n".join(x for x in (row["variant"] or "-", stack) if x)
+        cells = (row["flavour"] or "base", variant, targets, row["cuda_version"] or "-", size)
+        table.add_row(markup(reference), *(markup(cell) for cell in cells))
+    console.print(table if rows else "No moatbridge images yet: moatbridge image build --flavour open")
     return 0
 
 
