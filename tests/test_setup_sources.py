@@ -41,7 +41,7 @@ def mb(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
 
 
 def test_scale_toolchain_runs_only_with_recorded_consent(
-    home: Path, debian_base: str, tmp_path: Path
+    home: Path, debian_base: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     if missing_tools():
         pytest.fail(f"the stand-in repository needs: {' '.join(missing_tools())}")
@@ -55,6 +55,12 @@ def test_scale_toolchain_runs_only_with_recorded_consent(
         )  # fmt: skip
     assert setup.returncode == 0, setup.stdout + setup.stderr
     (toolchain,) = json.loads(mb("list", "--json").stdout)["toolchains"]
+    # The build also tags it latest/latest-<version>, which uninstall leaves: removed at the end.
+    request.addfinalizer(
+        lambda: subprocess.run(
+            ["docker", "rmi", "-f", toolchain["image_id"]], capture_output=True, check=False
+        )
+    )
     assert (toolchain["flavour"], toolchain["licence"]) == ("scale", "scale-free")
     status = {r["licence"]: r for r in json.loads(mb("license", "status", "--json").stdout)["licences"]}
     assert status["scale-free"]["status"] == "accepted"
