@@ -63,13 +63,20 @@ def test_scale_tools_report_their_verdicts(engine_version: str, debian_base: str
 
     from support.scale_standin import StandinRepoServer, build_standin_repo
 
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
+    env["HOME"] = str(home)
+    # Building a SCALE image asks for the recorded consent, as its install does.
+    accepted = cli("license", "accept", "scale-free", "--use", "non-commercial", "--yes", env=env)
+    assert accepted.returncode == 0, accepted.stderr
     repo = build_standin_repo(tmp_path / "standin")
     with StandinRepoServer(repo.root) as server:
         result = cli(
             "image", "build", "--flavour", "scale", "--json", "--repo-url", server.url,
             "--base-image", debian_base, "--build-arg", "SCALE_PREREQS=",
             "--build-arg", f"SCALE_VERSION={repo.scale_version}",
-            "--build-arg", "SCALE_VENDOR_HOSTS=scale-standin.invalid",
+            "--build-arg", "SCALE_VENDOR_HOSTS=scale-standin.invalid", env=env,
         )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     image = json.loads(result.stdout)["id"]

@@ -294,6 +294,9 @@ def test_scale_runtime_images_are_verified_by_libredscale(
 
     home = tmp_path / "home"
     home.mkdir()
+    # Building a SCALE image asks for the recorded consent, as its install does.
+    accepted = mb(home, "license", "accept", "scale-free", "--use", "non-commercial", "--yes")
+    assert accepted.returncode == 0, accepted.stderr
     repo = build_standin_repo(tmp_path / "standin")
     with StandinRepoServer(repo.root) as server:
         built = mb(
