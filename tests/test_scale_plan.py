@@ -4,6 +4,9 @@ NVIDIA targets, all from the shipped catalog."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -123,3 +126,24 @@ def test_bad_repositories_are_refused(repositories: dict[str, Any], message: str
     data["flavours"]["scale"]["repositories"] = repositories
     with pytest.raises(CatalogError, match=message):
         parse_catalog(data, SHIPPED)
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize(("extra", "licence"), [((), "scale-free"), (("--commercial", "--customer", "acme"),
+                                                                    "scale-commercial")])  # fmt: skip
+def test_building_scale_needs_the_recorded_acceptance(
+    debian_base: str, tmp_path: Path, extra: tuple[str, ...], licence: str
+) -> None:
+    """Installing SCALE accepts its licence (the recipe sets SCALE_LICENSE_ACCEPT=1), so a
+    build is the same consent question as setup or run: refused before anything is fetched."""
+    env = dict(os.environ, MOATBRIDGE_HOME=str(tmp_path / "home"))
+    argv = [sys.executable, "-m", "moatbridge", "image", "build", "--flavour", "scale", "--base-image",
+            debian_base, "--repo-url", "http://127.0.0.1:9/deb", "--no-space-check", *extra]  # fmt: skip
+    result = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert "needs your acceptance of the" in result.stderr
+    assert f"moatbridge license accept {licence}" in result.stderr
+    assert "Traceback" not in result.stderr
+    # The dry run still shows the plan.
+    dry = subprocess.run([*argv, "--dry-run"], capture_output=True, text=True, env=env, timeout=120)
+    assert dry.returncode == 0, dry.stderr

@@ -36,6 +36,7 @@ import pytest
 
 from moatbridge.adapters.repo_proxy import Credentials
 
+from support.consent import accepting_env
 from support.scale_standin import SeenRequest, StandinRepoServer
 from support.scale_standin_layout import DKMS_LEFTOVERS, LICENSE_TEXT
 from support.scale_standin_rpm import (
@@ -182,7 +183,7 @@ def _build(
         secret_file.chmod(0o600)
         argv += ["--credentials-file", str(secret_file)]
     seen = len(amdgpu.requests)
-    result = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=900, env=accepting_env(argv))
     log = result.stdout + result.stderr
     janitor.layers += _LAYER.findall(log)
     if result.returncode != 0:

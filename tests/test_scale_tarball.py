@@ -40,6 +40,7 @@ from moatbridge.core.scale_tarball import (
 )
 from moatbridge.errors import InputError
 
+from support.consent import accepting_env
 from support.scale_standin_tarball import (
     VERSION,
     write_not_a_tarball,
@@ -55,8 +56,10 @@ ACCEPT = ("-e", "SCALE_LICENSE_ACCEPT=1")
 
 
 def mb(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    # Image builds run where SCALE's licence is accepted (they refuse otherwise); setup asks itself.
+    env = accepting_env(args) if args[:2] == ("image", "build") else None
     return subprocess.run([sys.executable, "-m", "moatbridge", *args], capture_output=True, text=True,
-                          timeout=timeout)  # fmt: skip
+                          timeout=timeout, env=env)  # fmt: skip
 
 
 def docker(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:

@@ -45,6 +45,7 @@ from moatbridge.core.redact import (
 )
 from moatbridge.errors import InputError, MoatbridgeError
 
+from support.consent import accepting_env
 from support.scale_standin import StandinRepo, StandinRepoServer, build_standin_repo, missing_tools
 from support.secret_scan import scan_bytes, scan_saved_image
 
@@ -583,8 +584,8 @@ def test_a_build_with_credentials_leaves_no_secret_byte_anywhere(
     creds = tmp_path / "credentials.json"
     creds.write_text(json.dumps({"username": user, "password": password}))
     creds.chmod(0o600)
-    home = tmp_path / "mbhome"
-    env = {**os.environ, "MOATBRIDGE_HOME": str(home)}
+    env = accepting_env(["--credentials-file"])  # the commercial licence, accepted
+    home = Path(env["MOATBRIDGE_HOME"])  # every file the build writes there is scanned
 
     offset = _log_offset()
     image_id = ""

@@ -20,6 +20,7 @@ import pytest
 
 from moatbridge.adapters.repo_proxy import Credentials
 
+from support.consent import accepting_env
 from support.scale_standin import StandinRepo
 
 CUDA_VERSION = "12.1.0"  # not the recipe's default, so the tests prove the arg is wired through
@@ -123,7 +124,7 @@ def build_image(
         )
         secret_file.chmod(0o600)
         argv += ["--credentials-file", str(secret_file)]
-    result = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=900, env=accepting_env(argv))
     log = result.stdout + result.stderr
     if result.returncode != 0:
         error = ImageBuildError(result.stderr.strip()[-3000:], log, LAYER.findall(log))

@@ -72,6 +72,9 @@ class BuildOptions:
     build_arg: tuple[str, ...] = ()
     check_valid_until: bool | None = None
     tarball: str | None = None  # scale: the vendor's tarball, a local file or a URL
+    # setup has applied the consent rule itself (it records the acceptance only once the
+    # toolchain works); every other build of a licence-gated flavour asks it here.
+    consent_checked: bool = False
 
     @classmethod
     def from_args(cls, args: Namespace) -> BuildOptions:
@@ -296,6 +299,8 @@ def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
             print(text, file=sys.stderr if options.json else sys.stdout, flush=True)
 
     plan, flavour = plan_for(options, catalog, client, say)
+    if not options.dry_run and not options.consent_checked:
+        _require_consent(flavour, options)
     for warning in plan.warnings:
         say(f"warning: {warning}")
     existing = _find_by_digest(client, plan.recipe_digest)
@@ -371,6 +376,22 @@ def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
     _check_pinned(client, plan.distro, image_id, result, say)
     result["text"] = f"Built {plan.reference} ({image_id[7:19]}, {int(image.get('Size') or 0) / GB:.2f} GB)"
     return result
+
+
+def _require_consent(flavour: Flavour, options: BuildOptions) -> None:
+    """The one consent rule: installing SCALE accepts its licence (the recipe sets
+    SCALE_LICENSE_ACCEPT=1 for the vendor's package), so the user's acceptance must be on
+    record first, as for every other path to a licence-gated toolchain."""
+    from moatbridge.adapters.records import load_licences
+    from moatbridge.commands._consent import consents
+    from moatbridge.core.licences import require_consent
+
+    commercial = options.commercial or options.credentials_file is not None
+    licence_id = (flavour.commercial_licence or flavour.licence) if commercial else flavour.licence
+    licence = load_licences()[licence_id]
+    if licence.acceptance_required:
+        paths = Paths.from_environ(os.environ)
+        require_consent(licence, consents(paths).read(licence.id), f"Building a {flavour.name} image")
 
 
 def _tag_aliases(client: Any, plan: BuildPlan, image_id: str) -> None:

@@ -143,7 +143,7 @@ def _ensure_image(
         target=None if plan.flavour == "scale" else plan.targets,
         base=args.base, mirror=args.mirror, dry_run=dry_run, json=True, no_cache=rebuild,
         base_image=getattr(args, "base_image", None), repo_url=getattr(args, "repo_url", None),
-        tarball=getattr(args, "tarball", None),
+        tarball=getattr(args, "tarball", None), consent_checked=True,
         build_arg=tuple(getattr(args, "build_arg", None) or ()),
         commercial=commercial, customer=plan.customer,
         credentials_file=str(credentials_path(plan, Paths.from_environ(os.environ))) if commercial else None,
