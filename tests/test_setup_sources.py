@@ -55,7 +55,8 @@ def test_scale_toolchain_runs_only_with_recorded_consent(
         )  # fmt: skip
     assert setup.returncode == 0, setup.stdout + setup.stderr
     (toolchain,) = json.loads(mb("list", "--json").stdout)["toolchains"]
-    # The build also tags it latest/latest-<version>, which uninstall leaves: removed at the end.
+    # Removed by uninstall below, with the latest/latest-<version> tags the build gave it; this
+    # is for a failure on the way.
     request.addfinalizer(
         lambda: subprocess.run(
             ["docker", "rmi", "-f", toolchain["image_id"]], capture_output=True, check=False
@@ -83,7 +84,16 @@ def test_scale_toolchain_runs_only_with_recorded_consent(
 
     assert mb("license", "accept", "scale-free", "--use", "non-commercial", "--yes").returncode == 0
     assert mb("run", "--", "true", cwd=work).returncode == 0
-    assert mb("uninstall", "--all", "--remove-images").returncode == 0
+    tags = json.loads(subprocess.run(["docker", "inspect", toolchain["image_id"]], capture_output=True,
+                                     text=True, check=True).stdout)[0]["RepoTags"]  # fmt: skip
+    repository = toolchain["image"].rpartition(":")[0]
+    assert {f"{repository}:latest", f"{repository}:latest-1.7.2", toolchain["image"]} <= set(tags)
+    uninstall = mb("uninstall", "--all", "--remove-images")
+    assert uninstall.returncode == 0, uninstall.stderr
+    assert f"image {repository}:latest" in uninstall.stdout
+    # The vendor's moving tags went with it: nothing keeps the image alive.
+    gone = subprocess.run(["docker", "image", "inspect", toolchain["image_id"]], capture_output=True)
+    assert gone.returncode != 0
 
 
 def test_setup_pulls_from_a_team_registry(home: Path, engine_version: str, tmp_path: Path) -> None:

@@ -9,16 +9,19 @@ leaves rc files byte-identical to before setup when nothing else touched them.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from argparse import Namespace
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from moatbridge.adapters import containers, faults
 from moatbridge.adapters.console import ask_line, safe
 from moatbridge.adapters.toolchain_files import remove_empty_dirs
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._consent import consents
+from moatbridge.core.recipes import MANAGED_LABEL
 from moatbridge.errors import UsageError
 from moatbridge.paths import Paths
 
@@ -117,11 +120,33 @@ def _remove_image(reference: str, dry_run: bool, removed: list[str]) -> None:
     from moatbridge.errors import MoatbridgeError
 
     client = docker_api.connect()
-    if docker_api.inspect_image(client, reference) is None:
+    image = docker_api.inspect_image(client, reference)
+    if image is None:
         return
-    try:
-        if not dry_run:
-            docker_api.remove_image(client, reference)
-        removed.append(f"image {reference}")
-    except MoatbridgeError as exc:
-        print(safe(f"moatbridge: kept image {reference}: {exc.message}"), file=sys.stderr)
+    for tag in (reference, *_moving_aliases(image, reference)):
+        try:
+            if not dry_run:
+                docker_api.remove_image(client, tag)
+            removed.append(f"image {tag}")
+        except MoatbridgeError as exc:
+            print(safe(f"moatbridge: kept image {tag}: {exc.message}"), file=sys.stderr)
+            return
+
+
+def _moving_aliases(image: dict[str, Any], reference: str) -> list[str]:
+    """The `latest`/`latest-<version>` tags a build gave the same image (SCALE's vendor
+    scheme) in its repository: they would keep the image alive after the toolchain."""
+    labels = (image.get("Config") or {}).get("Labels") or {}
+    if labels.get(MANAGED_LABEL) != "1":
+        return []
+    repository = reference.rpartition(":")[0]
+    return [
+        tag
+        for tag in image.get("RepoTags") or []
+        if tag != reference
+        and tag.rpartition(":")[0] == repository
+        and _MOVING.fullmatch(tag.rpartition(":")[2])
+    ]
+
+
+_MOVING = re.compile(r"latest(-[0-9][0-9A-Za-z.+~-]{0,63})?", re.ASCII)
