@@ -21,8 +21,8 @@ from moatbridge.adapters.toolchain_files import (
     write_owned,
 )
 from moatbridge.core.activation import activation_plan, rc_block, render_fish, render_posix
-from moatbridge.core.answers import is_sm_target
 from moatbridge.core.detection import detect_devices
+from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.licences import LicenceNote
 from moatbridge.core.shims import (
     ToolchainRuntime,
@@ -86,7 +86,7 @@ def nvidia_gpu_access() -> bool:
 
 
 def runtime_for(toolchain: Toolchain, paths: Paths, licence_required: bool) -> ToolchainRuntime:
-    nvidia = is_sm_target(toolchain.target)  # SCALE's NVIDIA mode: docker's NVIDIA path, not KFD
+    nvidia = is_nvidia_target(toolchain.target)  # SCALE's NVIDIA mode: docker's NVIDIA path, not KFD
     devices, groups = ((), ()) if nvidia else host_gpu_access()
     return ToolchainRuntime(
         name=toolchain.name,
@@ -147,6 +147,11 @@ def install_files(
                 dry_run,
             )
         )
+    # A new image may lack a command the old one had: its own shim goes (ours only).
+    own_bin = toolchain_dir(paths, toolchain.name) / "bin"
+    for stale in sorted(own_bin.glob("*")) if own_bin.is_dir() else []:
+        if stale.name not in tools and stale.is_file():
+            remove_owned(stale, dry_run)
     if make_default:
         written.append(write_default(paths, toolchain.name, dry_run))
     default = toolchain.name if make_default else (read_default(paths) or toolchain.name)

@@ -10,10 +10,10 @@ from moatbridge.adapters.engine import probe_engine
 from moatbridge.adapters.records import load_catalog
 from moatbridge.commands._common import host_from_args
 from moatbridge.commands._toolchain import nvidia_container_toolkit, store
-from moatbridge.core.answers import is_sm_target
 from moatbridge.core.catalog import Flavour
 from moatbridge.core.checks import Check, nvidia_toolkit_check, run_checks
 from moatbridge.core.detection import detect
+from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.toolchains import Toolchain
 from moatbridge.errors import MoatbridgeError
 from moatbridge.paths import Paths
@@ -54,7 +54,7 @@ def run(args: Namespace) -> int:
         report, engine, open_flavour(), tuple((t.name, t.flavour, t.target) for t in scale),
         scale_targets() if scale else frozenset(),
     )  # fmt: skip
-    nvidia_toolchains = sum(is_sm_target(t.target) for t in scale)
+    nvidia_toolchains = sum(is_nvidia_target(t.target) for t in scale)
     if nvidia_toolchains or any(g.vendor == "nvidia" for g in report.gpus):
         checks += nvidia_toolkit_check(report, nvidia_toolchains, nvidia_container_toolkit())
     if scale and engine.reachable:

@@ -11,8 +11,8 @@ import os
 import subprocess
 from typing import Any
 
-from moatbridge.core.answers import is_sm_target
 from moatbridge.core.checks import Check
+from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.toolchains import Toolchain
 from moatbridge.errors import MoatbridgeError
 from moatbridge.paths import Paths
@@ -76,7 +76,7 @@ def scale_tool_checks(toolchain: Toolchain, report: Any) -> list[Check]:
     from moatbridge.commands.setup_verify import gpu_run_args
 
     check_id, title = f"scale-tools-{toolchain.name}", f"SCALE's tools ({toolchain.name})"
-    if is_sm_target(toolchain.target):
+    if is_nvidia_target(toolchain.target):
         return [
             Check(
                 check_id, title, "skip", f"{toolchain.target} is NVIDIA mode; SCALE's AMD tools do not apply"

@@ -22,6 +22,7 @@ from moatbridge.adapters.progress import BuildView
 from moatbridge.adapters.records import load_catalog
 from moatbridge.adapters.repo_proxy import Credentials, serve_repo_proxy
 from moatbridge.commands import _scale_tarball as tarball
+from moatbridge.core.answers import validate_customer
 from moatbridge.core.apt_log import expired_release
 from moatbridge.core.catalog import Catalog, Distro, Flavour
 from moatbridge.core.recipes import (
@@ -40,8 +41,6 @@ from moatbridge.errors import InputError, MoatbridgeError
 from moatbridge.paths import Paths
 
 GB = 1_000_000_000
-# The path segment of nonfree-pkgs.scale-lang.com/<customer>/...: it reaches a URL.
-_CUSTOMER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", re.ASCII)
 
 
 class InsufficientSpace(MoatbridgeError):
@@ -234,11 +233,8 @@ def _plan_scale(
         commercial = bool(options.commercial or options.credentials_file)
         extra = _extra_build_args(options.build_arg)
         return tarball.plan(options.tarball, catalog, flavour, request, base, commercial, extra)
-    if options.customer is not None and not _CUSTOMER.fullmatch(options.customer):
-        raise InputError(
-            f"--customer {options.customer!r} is not a customer name.",
-            "use the name in your repository URL (letters, digits, '.', '_', '-')",
-        )
+    if options.customer is not None:
+        validate_customer(options.customer)  # it becomes a path segment of the repository URL
     upstream = options.repo_url or repository_url(flavour, distro, options.commercial, options.customer)
     parts = urlsplit(upstream)
     if parts.username or parts.password:

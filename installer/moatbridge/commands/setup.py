@@ -24,9 +24,10 @@ from moatbridge.adapters.records import load_catalog, load_licences
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._consent import consents, new_consent
 from moatbridge.commands.setup_verify import gpu_run_args, probe_tools, verify
-from moatbridge.core.answers import Answers, is_sm_target, merge, parse_answers, validate_customer
+from moatbridge.core.answers import Answers, merge, parse_answers, validate_customer
 from moatbridge.core.checks import engine_checks
 from moatbridge.core.detection import detect
+from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.licences import LicenceError, check_use, consent_status
 from moatbridge.core.setup_plan import NVIDIA_MODE_REASON, SetupPlan, defaults, make_plan
 from moatbridge.core.shims import candidate_tools
@@ -106,7 +107,7 @@ def summary(plan: SetupPlan, image: str, action: str, files: list[str], rcs: lis
         f"  image   {image} ({action})",
         f"  stack   {plan.stack_reason}",
         f"  licence {plan.licence} ({plan.use} use)",
-        *([f"  mode    {NVIDIA_MODE_REASON}"] if any(is_sm_target(t) for t in plan.targets) else []),
+        *([f"  mode    {NVIDIA_MODE_REASON}"] if any(is_nvidia_target(t) for t in plan.targets) else []),
         "  write   " + ("\n          ".join(group_by_directory(files)) if files else "(nothing new)"),
         "  rc      " + ("\n          ".join(rcs) if rcs else "(not modified)"),
     ]

@@ -7,7 +7,7 @@ import subprocess
 from typing import Any
 
 from moatbridge.commands import _toolchain as tc
-from moatbridge.core.answers import is_sm_target
+from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.setup_plan import SetupPlan
 from moatbridge.core.shims import candidate_tools, probe_script, probed_tools
 from moatbridge.errors import MoatbridgeError
@@ -37,7 +37,7 @@ def _in_image(
 def gpu_run_args(report: Any, target: str) -> tuple[str, ...]:
     """Device and group flags when a usable GPU of this target is present, else nothing.
     SCALE's NVIDIA mode (sm_NN) takes docker's NVIDIA path: --gpus all."""
-    if is_sm_target(target):
+    if is_nvidia_target(target):
         usable = any(g.vendor == "nvidia" and g.usable for g in report.gpus)
         return ("--gpus", "all") if usable and tc.nvidia_gpu_access() else ()
     if not any(g.usable and g.gfx_target == target for g in report.amd_gpus) or not report.kfd.accessible:
@@ -70,7 +70,7 @@ def verify(reference: str, plan: SetupPlan, gpu_args: tuple[str, ...] = ()) -> s
     target = plan.targets[0]
     failures = {1: f"could not compile a sample for {target}"}
     if plan.flavour == "scale" and plan.variant != "devel":
-        if is_sm_target(target):
+        if is_nvidia_target(target):
             return (
                 f"{target} is SCALE's NVIDIA mode: the image's AMD runtime was not checked "
                 "(NVIDIA's CUDA libraries run the programs)"

@@ -16,8 +16,9 @@ from moatbridge.adapters.console import ask_prompt, safe
 from moatbridge.adapters.hostfs import HostFS
 from moatbridge.adapters.records import load_catalog, load_licences
 from moatbridge.adapters.toolchain_files import rc_files_for
-from moatbridge.core.answers import SHELLS, is_sm_target
+from moatbridge.core.answers import SHELLS
 from moatbridge.core.detection import detect
+from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.setup_plan import (
     NVIDIA_MODE_REASON,
     default_shells,
@@ -89,7 +90,7 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
         args.target = picked
     if not args.flavour:
         print(COMPARISON)
-        nvidia_mode = any(is_sm_target(t) for t in args.target)
+        nvidia_mode = any(is_nvidia_target(t) for t in args.target)
         default = "scale" if nvidia_mode else "open"
         args.flavour = ask_prompt(q.select("Flavour:", choices=["open", "scale"], default=default))
     flavour = catalog.flavour(args.flavour)

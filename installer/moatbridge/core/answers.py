@@ -10,15 +10,13 @@ import re
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from moatbridge.core.gfx import is_nvidia_target, is_target_name
+from moatbridge.core.gfx import is_target_name
 from moatbridge.core.toolchains import validate_name
 from moatbridge.errors import InputError
 
 SHELLS = ("bash", "zsh", "fish", "dash")
 # The customer's part of the commercial repository's URL path: one plain path segment.
 _CUSTOMER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}", re.ASCII)
-# SCALE's NVIDIA mode (1.6.1+) names sm_NN targets; core.gfx says which names those are.
-is_sm_target = is_nvidia_target
 
 
 def validate_customer(name: str) -> str:
