@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +17,14 @@ import yaml
 from moatbridge.core.apptainer import ApptainerSpec, conversion_commands, definition
 from moatbridge.core.k8s import JobSpec, job_manifest, job_name
 from moatbridge.core.licences import LicenceNote
+from moatbridge.core.toolkit_env import ToolkitEnv
 
 from conftest import mb
 
 SCHEMA_VERSIONS = ("1.27.0", "1.30.0", kubernetes_validate.latest_version())
+# What a measured scaleenv sm_89 might give (SCALE's NVIDIA mode is only served measured).
+NVIDIA_ENV = ToolkitEnv((("SCALE_ENV", "sm_89"), ("CUDA_PATH", "/usr/local/cuda-12.9")),
+                        ("/opt/scale/llvm/bin", "/opt/scale/bin"), (), (), "measured in test")  # fmt: skip
 ACCEPTED = LicenceNote("scale-free", "SCALE Free License", "https://example.invalid", ("SCALE_LICENSE_ACCEPT=1",),
                        "non-commercial", "alice at 2026-11-30T00:00:00+00:00")  # fmt: skip
 
@@ -35,12 +40,13 @@ def _spec(**changes: Any) -> JobSpec:
 
 
 @pytest.mark.parametrize("version", SCHEMA_VERSIONS)
-@pytest.mark.parametrize("variant", ["gpu", "no-gpu", "scale-accepted"])
+@pytest.mark.parametrize("variant", ["gpu", "no-gpu", "scale-accepted", "scale-nvidia"])
 def test_job_manifest_validates_against_the_openapi_schema(version: str, variant: str) -> None:
     spec = {
         "gpu": _spec(),
         "no-gpu": _spec(gpus=0, namespace=None),
         "scale-accepted": _spec(flavour="scale", licence=ACCEPTED),
+        "scale-nvidia": _spec(flavour="scale", target="sm_89", licence=ACCEPTED, environment=NVIDIA_ENV),
     }[variant]
     manifest = job_manifest(spec)
     # A YAML round trip, as kubectl would read the printed file.
@@ -71,6 +77,17 @@ def test_gpu_request_security_context_and_licence_env() -> None:
     assert {"name": "SCALE_LICENSE_ACCEPT", "value": "1"} in scale["env"]
 
 
+def test_nvidia_targets_ask_nvidias_device_plugin() -> None:
+    """SCALE's NVIDIA mode (sm_89): the NVIDIA device plugin's resource, never AMD's."""
+    spec = _spec(flavour="scale", target="sm_89", gpus=2, licence=ACCEPTED, environment=NVIDIA_ENV)
+    manifest = job_manifest(spec)
+    container = manifest["spec"]["template"]["spec"]["containers"][0]
+    assert container["resources"]["limits"] == {"nvidia.com/gpu": 2}
+    assert "amd.com" not in yaml.safe_dump(manifest) and container["securityContext"]["privileged"] is False
+    assert manifest["metadata"]["annotations"]["moatbridge.io/target"] == "sm_89"
+    assert "resources" not in job_manifest(replace(spec, gpus=0))["spec"]["template"]["spec"]["containers"][0]
+
+
 def test_job_names_become_dns_labels() -> None:
     assert job_name("moatbridge-open-gfx1030_gfx1100") == "moatbridge-open-gfx1030-gfx1100"
     assert job_name("Weird..Name!!") == "weird-name"
@@ -92,6 +109,21 @@ def test_apptainer_definition() -> None:
     environment = text.split("%environment\n")[1].split("\n\n")[0]
     check = subprocess.run(["sh", "-n", "-c", environment], capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
+    assert "--nv" not in text
+
+
+def test_apptainer_definition_for_an_nvidia_target() -> None:
+    """SCALE's NVIDIA mode (sm_89): `apptainer exec --nv`, never --rocm."""
+    spec = ApptainerSpec(
+        "scale-sm_89", "scale", "sm_89", "quay.io/x/scale:1", "sha256:ab", ACCEPTED, NVIDIA_ENV
+    )
+    text = definition(spec)
+    commands = conversion_commands(spec, "scale.def")
+    assert "# Run:   apptainer exec --nv scale-sm_89.sif nvcc --version" in text
+    assert "Use `apptainer exec --nv IMAGE.sif CMD`: --nv binds NVIDIA's devices" in text
+    assert "apptainer exec --nv scale-sm_89.sif nvcc --version" in commands
+    assert "--rocm" not in text + "\n".join(commands) and "/dev/kfd" not in text
+    assert "    export CUDA_PATH=/usr/local/cuda-12.9" in text
 
 
 # --- the CLI, with a real toolchain -------------------------------------------------------

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from moatbridge.core.devcontainer import (
     strip_jsonc,
 )
 from moatbridge.core.licences import LicenceNote
-from moatbridge.core.toolkit_env import toolkit_env
+from moatbridge.core.toolkit_env import ToolkitEnv, toolkit_env
 
 from conftest import docker_run, mb
 
@@ -51,6 +52,39 @@ def test_gpu_access_without_privilege() -> None:
     no_gpu = _parsed(_spec(devices=(), group_adds=()))
     assert no_gpu["runArgs"] == []
     assert "No /dev/kfd or /dev/dri" in devcontainer_json(_spec(devices=(), group_adds=()))
+
+
+def test_nvidia_targets_ask_for_gpus_all_never_kfd() -> None:
+    """SCALE's NVIDIA mode (sm_89): docker's NVIDIA path (--gpus=all), even where this host
+    has /dev/kfd; no ROCm seccomp relaxation, no device groups."""
+    env = ToolkitEnv((("SCALE_ENV", "sm_89"), ("CUDA_PATH", "/usr/local/cuda-12.9")),
+                     ("/opt/scale/llvm/bin", "/opt/scale/bin"), (), (), "measured in test")  # fmt: skip
+    spec = _spec(
+        toolchain="scale-sm_89", flavour="scale", target="sm_89", environment=env, licence=SCALE_NOTE
+    )
+    text = devcontainer_json(spec)
+    config = json.loads(strip_jsonc(text))
+    assert config["runArgs"] == ["--gpus=all"]
+    assert "/dev/kfd" not in json.dumps(config) and "seccomp" not in text and "group-add" not in text
+    assert "NVIDIA Container Toolkit" in text and "No /dev/kfd" not in text
+    assert config["containerEnv"]["CUDA_PATH"] == "/usr/local/cuda-12.9"
+    assert _parsed(replace(spec, devices=(), group_adds=()))["runArgs"] == ["--gpus=all"]
+
+
+@pytest.mark.skipif(shutil.which("devcontainer") is None, reason="needs the devcontainer CLI")
+def test_devcontainer_cli_reads_the_nvidia_configuration(tmp_path: Path) -> None:
+    """The real CLI reads the sm_89 file (no NVIDIA GPU here: it is never started)."""
+    env = ToolkitEnv((("SCALE_ENV", "sm_89"),), ("/opt/scale/llvm/bin",), (), (), "measured in test")
+    spec = _spec(toolchain="scale-sm_89", flavour="scale", target="sm_89", environment=env, uid=0, gid=0)
+    (tmp_path / ".devcontainer").mkdir()
+    (tmp_path / ".devcontainer" / "devcontainer.json").write_text(devcontainer_json(spec))
+    read = subprocess.run(["devcontainer", "read-configuration", "--workspace-folder", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert read.returncode == 0, read.stderr
+    configuration = json.loads(read.stdout)["configuration"]
+    assert (
+        configuration["runArgs"] == ["--gpus=all"] and configuration["containerEnv"]["SCALE_ENV"] == "sm_89"
+    )
 
 
 def test_activation_is_spelled_out_because_the_entrypoint_is_overridden() -> None:

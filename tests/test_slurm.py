@@ -274,6 +274,41 @@ def test_rootless_podman_keeps_the_users_groups(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("engine", "request_args"),
+    [("docker", ["--gpus", "all"]), ("podman", ["--device", "nvidia.com/gpu=all"])],
+)
+def test_nvidia_targets_ask_for_nvidia_gpus_never_kfd(
+    tmp_path: Path, engine: str, request_args: list[str]
+) -> None:
+    """SCALE's NVIDIA mode (sm_89): NVIDIA's request (--gpus all; podman: the toolkit's CDI
+    devices), even on a node that also has /dev/kfd; the job's CUDA_VISIBLE_DEVICES goes in."""
+    job = replace(JOB, toolchain="scale-sm_89", target="sm_89", runtime=engine, gres="gpu:1")
+    script = render(job)
+    assert "/dev/kfd" not in code(script) and "seccomp" not in script
+    assert "#SBATCH --gres=gpu:1" in sbatch_lines(script)
+    process, log = run_with_fake_devices(tmp_path, script, {"/dev/kfd": 44}, env={"CUDA_VISIBLE_DEVICES": "0"},
+                                         engine=engine)  # fmt: skip
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 0, stderr
+    argv = recorded(log)
+    at = argv.index(request_args[0])
+    assert argv[at : at + 2] == request_args and "/dev/kfd" not in argv
+    assert "--group-add" not in argv and "CUDA_VISIBLE_DEVICES" in argv
+    assert argv[argv.index(IMAGE_ID) + 3] == "sm_89"
+
+
+def test_gfx_targets_keep_amds_request() -> None:
+    for runtime in ("docker", "podman"):
+        script = render(replace(JOB, runtime=runtime))
+        assert "for node in /dev/kfd /dev/dri" in script and "--gpus" not in script
+        assert "nvidia.com/gpu" not in script
+    apptainer = render(replace(JOB, runtime="apptainer", sif="/s/t.sif"))
+    assert "apptainer exec --rocm " in apptainer and "--nv " not in apptainer
+    nvidia = render(replace(JOB, target="sm_89", runtime="apptainer", sif="/s/t.sif"))
+    assert "exec apptainer exec --nv --bind" in nvidia and "--rocm" not in nvidia
+
+
 def test_scancel_stops_the_container(tmp_path: Path) -> None:
     process, log = run_with_fake_devices(tmp_path, render(JOB), {}, env={"SLURM_JOB_ID": "77"}, mode="sleep")
     deadline = time.monotonic() + 30

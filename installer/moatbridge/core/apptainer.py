@@ -3,7 +3,8 @@
 For sites that allow only Apptainer. The image is taken from the local Docker daemon
 (`Bootstrap: docker-daemon`) on a machine that has it, or from a `docker save` archive.
 At run time `apptainer exec --rocm` binds the host's ROCm devices (/dev/kfd, /dev/dri)
-into the container; nothing else (no --privileged, no fakeroot) is needed.
+into the container, `--nv` NVIDIA's devices and driver libraries for an sm_NN target
+(SCALE's NVIDIA mode; core.gpu_request); nothing else (no --privileged, no fakeroot).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from moatbridge.core.gpu_request import gpu_request
 from moatbridge.core.licences import LicenceNote
 from moatbridge.core.toolkit_env import ToolkitEnv, toolkit_env
 
@@ -33,8 +35,18 @@ class ApptainerSpec:
     environment: ToolkitEnv | None = None  # measured (SCALE's scaleenv); None: the documented one
 
 
+_HELP = {
+    "--rocm": "--rocm binds /dev/kfd, /dev/dri and the\n"
+    "    host's ROCm user-space libraries' device access into the container.",
+    "--nv": "--nv binds NVIDIA's devices and the host\n"
+    "    driver's libraries into the container (SCALE's NVIDIA mode).",
+}
+_ON = {"--rocm": "AMD", "--nv": "NVIDIA"}
+
+
 def definition(spec: ApptainerSpec) -> str:
     env = spec.environment or toolkit_env(spec.flavour, spec.target)
+    flag = gpu_request(spec.target).apptainer_flag
     exports = "\n".join(f"    export {key}={_sh(value)}" for key, value in env.variables)
     licence = f"    moatbridge.licence {spec.licence.id}\n" if spec.licence else ""
     exports += "".join(f"\n    export {item}" for item in (spec.licence.env if spec.licence else ()))
@@ -43,7 +55,7 @@ def definition(spec: ApptainerSpec) -> str:
         + (f"# {spec.licence.comment()}\n" if spec.licence else "")
         + (f"# {env.origin(spec.flavour)}\n" if env.origin(spec.flavour) else "")
         + f"# Build: apptainer build {spec.toolchain}.sif {spec.toolchain}.def\n"
-        f"# Run:   apptainer exec --rocm {spec.toolchain}.sif nvcc --version\n"
+        f"# Run:   apptainer exec {flag} {spec.toolchain}.sif nvcc --version\n"
         "Bootstrap: docker-daemon\n"
         f"From: {spec.image}\n"
         "\n"
@@ -56,7 +68,7 @@ def definition(spec: ApptainerSpec) -> str:
         f"{exports}\n"
         f"    export PATH={''.join(_sh(entry) + ':' for entry in env.path)}$PATH\n"
         + "".join(
-            f"    export {name}={_sh(value)}${{{name}:+:${name}}}\n"  # Apptainer's own (--rocm) kept
+            f"    export {name}={_sh(value)}${{{name}:+:${name}}}\n"  # Apptainer's own (--rocm, --nv) kept
             for name, value in env.library_paths()
         )
         + "\n"
@@ -64,9 +76,8 @@ def definition(spec: ApptainerSpec) -> str:
         '    exec "$@"\n'
         "\n"
         "%help\n"
-        f"    moatbridge toolchain {spec.toolchain}: CUDA on AMD ({spec.flavour}, {spec.target}).\n"
-        "    Use `apptainer exec --rocm IMAGE.sif CMD`: --rocm binds /dev/kfd, /dev/dri and the\n"
-        "    host's ROCm user-space libraries' device access into the container.\n"
+        f"    moatbridge toolchain {spec.toolchain}: CUDA on {_ON[flag]} ({spec.flavour}, {spec.target}).\n"
+        f"    Use `apptainer exec {flag} IMAGE.sif CMD`: {_HELP[flag]}\n"
     )
 
 
@@ -79,5 +90,5 @@ def conversion_commands(spec: ApptainerSpec, definition_file: str) -> list[str]:
         f"docker save {spec.image} -o {archive}",
         "# then on the cluster",
         f"apptainer build {spec.toolchain}.sif docker-archive://{archive}",
-        f"apptainer exec --rocm {spec.toolchain}.sif nvcc --version",
+        f"apptainer exec {gpu_request(spec.target).apptainer_flag} {spec.toolchain}.sif nvcc --version",
     ]

@@ -3,8 +3,9 @@
 Devcontainers override the image's entrypoint and run no login shell, so the toolchain's
 activation is spelled out in containerEnv/remoteEnv. The image is pinned by ID (or by
 registry digest when the toolchain was pulled), so the container is exactly the verified
-toolchain. GPU access is the same as `moatbridge run`: the device nodes with their numeric
-groups, never --privileged.
+toolchain. GPU access is the same as `moatbridge run` (core.gpu_request): for AMD targets
+the device nodes with their numeric groups, for NVIDIA targets (SCALE's NVIDIA mode)
+`--gpus all` through the NVIDIA Container Toolkit; never --privileged.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from moatbridge.core.gpu_request import gpu_request
 from moatbridge.core.licences import LicenceNote
 from moatbridge.core.toolkit_env import ToolkitEnv, toolkit_env
 
@@ -57,6 +59,9 @@ def dockerfile(spec: DevcontainerSpec) -> str | None:
 
 
 def run_args(spec: DevcontainerSpec) -> list[str]:
+    request = gpu_request(spec.target)
+    if request.is_nvidia:  # never /dev/kfd or ROCm's seccomp relaxation for an sm_NN target
+        return ["=".join(request.docker_args)]  # --gpus=all
     args = [f"--device={path}" for path in spec.devices]
     args += [f"--group-add={gid}" for gid in sorted(spec.group_adds)]
     if "/dev/kfd" in spec.devices:
@@ -111,7 +116,9 @@ def devcontainer_json(spec: DevcontainerSpec) -> str:
     origin = env.origin(spec.flavour)
     if origin:
         lines.append(f"    // {origin}")
-    if not spec.devices:
+    if gpu_request(spec.target).is_nvidia:
+        lines.append(f"    // --gpus=all: needs {gpu_request(spec.target).needs}.")
+    elif not spec.devices:
         lines.append("    // No /dev/kfd or /dev/dri on this machine when generated: compile-only container.")
     lines += [
         f'    "runArgs": {_jsonc(run_args(spec), 4)},',

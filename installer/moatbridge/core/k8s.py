@@ -1,7 +1,8 @@
 """A Kubernetes Job running a command in a toolchain image, as a manifest dict. Pure.
 
-GPUs come from AMD's device plugin (resource `amd.com/gpu`), which mounts /dev/kfd and the
-render nodes into the container: no privileged mode, no host paths. The toolchain's
+GPUs come from the vendor's device plugin (core.gpu_request): AMD's (`amd.com/gpu`) mounts
+/dev/kfd and the render nodes; NVIDIA's (`nvidia.com/gpu`, SCALE's NVIDIA mode) its own
+devices. No privileged mode, no host paths. The toolchain's
 activation is spelled out as env (Kubernetes runs `command` without a login shell).
 """
 
@@ -11,10 +12,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from moatbridge.core.gpu_request import AMD, gpu_request
 from moatbridge.core.licences import LicenceNote
 from moatbridge.core.toolkit_env import ToolkitEnv, toolkit_env
 
-GPU_RESOURCE = "amd.com/gpu"
+GPU_RESOURCE = AMD.k8s_resource  # gfx targets; sm_NN ones ask for nvidia.com/gpu
 BASE_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$", re.ASCII)
 
@@ -77,7 +79,7 @@ def job_manifest(spec: JobSpec) -> dict[str, Any]:
         },
     }
     if spec.gpus > 0:
-        container["resources"] = {"limits": {GPU_RESOURCE: spec.gpus}}
+        container["resources"] = {"limits": {gpu_request(spec.target).k8s_resource: spec.gpus}}
     metadata: dict[str, Any] = {"name": spec.name, "labels": labels}
     if spec.namespace:
         metadata["namespace"] = spec.namespace

@@ -2,7 +2,11 @@
 
 The script runs on a compute node, so everything that differs between nodes — which
 GPU device nodes exist and which groups own them — is looked up there, when the job
-starts, not on the machine that wrote the script.
+starts, not on the machine that wrote the script. How GPUs are asked for depends on the
+target's vendor (core.gpu_request): AMD's device nodes and their groups, or, for an sm_NN
+target (SCALE's NVIDIA mode), NVIDIA's `--gpus all` (podman: the CDI device
+nodes `nvidia.com/gpu=all`) and Apptainer's `--nv`. The job's allocation is the site's
+own `--gres` either way.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import shlex
 from dataclasses import dataclass
 
 from moatbridge.core.activation import MARKER
+from moatbridge.core.gpu_request import GpuRequest, gpu_request
 from moatbridge.errors import InputError
 
 RUNTIMES = ("docker", "podman", "apptainer")
@@ -41,7 +46,7 @@ class SlurmJob:
 
     toolchain: str
     image: str  # the recorded image ID, or repository@digest for a pulled image
-    target: str  # gfx target the activation selects
+    target: str  # gfx (or SCALE's sm_NN) target the activation selects
     activate: str  # sh prefix, e.g. ". /opt/moatbridge/bin/activate"
     command: tuple[str, ...]
     runtime: str = "docker"
@@ -133,14 +138,8 @@ def _in_image(job: SlurmJob) -> str:
     return f"-c {shlex.quote(script)} {shlex.quote(job.target)} \\\n    {command}"
 
 
-def _container_body(job: SlurmJob) -> list[str]:
-    engine = job.runtime
-    env = [" ".join(f"--env {name}" for name in JOB_ENV[i : i + 4]) for i in range(0, len(JOB_ENV), 4)]
-    licence = "".join(f" --env {shlex.quote(item)}" for item in job.licence_env)
-    lines = [
-        "# Exactly the image the toolchain recorded (by ID or digest), not a tag that may have moved.",
-        f"image={shlex.quote(job.image)}",
-        "",
+def _amd_gpus() -> list[str]:
+    return [
         "# GPU access without --privileged: the device nodes this node has, and the groups that",
         "# own them by number, looked up here at job time (nodes differ; the image has no host",
         "# group names). The root group is never added: it would open far more than the GPU.",
@@ -152,6 +151,29 @@ def _container_body(job: SlurmJob) -> list[str]:
         "for gid in $(stat -c %g /dev/kfd /dev/dri/renderD* 2>/dev/null | sort -un); do",
         '    if [ "$gid" != 0 ]; then group_args+=(--group-add "$gid"); fi',
         "done",
+    ]
+
+
+def _nvidia_gpus(engine: str, request: GpuRequest) -> list[str]:
+    args = " ".join(request.podman_args if engine == "podman" else request.docker_args)
+    how = "the CDI devices the NVIDIA Container Toolkit generates" if engine == "podman" else "--gpus"
+    return [
+        "# SCALE's NVIDIA mode: NVIDIA's GPUs through the NVIDIA Container Toolkit (" + how + "),",
+        "# never /dev/kfd; the job's CUDA_VISIBLE_DEVICES is passed in below.",
+        f"gpu_args=({args})",
+        "group_args=()",
+    ]
+
+
+def _container_body(job: SlurmJob) -> list[str]:
+    engine, request = job.runtime, gpu_request(job.target)
+    env = [" ".join(f"--env {name}" for name in JOB_ENV[i : i + 4]) for i in range(0, len(JOB_ENV), 4)]
+    licence = "".join(f" --env {shlex.quote(item)}" for item in job.licence_env)
+    lines = [
+        "# Exactly the image the toolchain recorded (by ID or digest), not a tag that may have moved.",
+        f"image={shlex.quote(job.image)}",
+        "",
+        *(_nvidia_gpus(engine, request) if request.is_nvidia else _amd_gpus()),
         'user_args=(--user "$(id -u):$(id -g)")',
     ]
     if engine == "podman":
@@ -193,13 +215,14 @@ def _container_body(job: SlurmJob) -> list[str]:
 
 def _apptainer_body(job: SlurmJob) -> list[str]:
     licence = "".join(f" --env {shlex.quote(item)}" for item in job.licence_env)
+    flag = gpu_request(job.target).apptainer_flag
     return [
         "# The toolchain converted to a SIF file (moatbridge export apptainer). Apptainer runs the",
-        "# command as the job's own process and user; --rocm binds the GPU device nodes and the",
+        f"# command as the job's own process and user; {flag} binds the GPU device nodes and the",
         "# host's driver interface, so no groups or privileges are needed.",
         f"sif={shlex.quote(job.sif or '')}",
         "",
-        f'exec apptainer exec --rocm --bind "$workdir" --pwd "$workdir"{licence} "$sif" \\',
+        f'exec apptainer exec {flag} --bind "$workdir" --pwd "$workdir"{licence} "$sif" \\',
         f"    bash -l {_in_image(job)}",
     ]
 
