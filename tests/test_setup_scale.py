@@ -22,6 +22,7 @@ from moatbridge.adapters.records import load_catalog
 from moatbridge.core.answers import Answers, merge
 from moatbridge.core.detection import detect
 from moatbridge.core.setup_plan import NVIDIA_MODE_REASON, defaults, make_plan
+from moatbridge.errors import UsageError
 
 from support.scale_standin import SeenRequest, StandinRepoServer, build_standin_repo, missing_tools
 from support.secret_scan import scan_saved_image
@@ -191,8 +192,13 @@ def test_commercial_use_is_never_pulled_from_the_vendors_public_images(tmp_path:
 def test_an_nvidia_machine_is_offered_scales_nvidia_mode(machine: Any) -> None:
     report = detect(HostFS(str(machine("nvidia-only"))), {})
     offered = defaults(report, {"SHELL": "/bin/bash"}, {})
-    assert (offered.flavour, offered.targets) == ("scale", ("sm_89",))  # an RTX 4090
-    chosen = merge(Answers(use="non-commercial", accept_license=True), offered)
+    # The target is SCALE's NVIDIA mode; the flavour, whose licence needs acceptance, is not
+    # defaulted: the wizard proposes it, --yes must name it.
+    assert (offered.flavour, offered.targets) == (None, ("sm_89",))  # an RTX 4090
+    with pytest.raises(UsageError) as unnamed:
+        make_plan(merge(Answers(use="non-commercial", accept_license=True), offered), load_catalog())
+    assert "named explicitly" in unnamed.value.message and "--flavour scale" in str(unnamed.value.hint)
+    chosen = merge(Answers(flavour="scale", use="non-commercial", accept_license=True), offered)
     plan = make_plan(chosen, load_catalog())
     assert plan.targets == ("sm_89",) and plan.flavour == "scale"
     assert any("NVIDIA mode" in w for w in plan.warnings)
@@ -200,6 +206,30 @@ def test_an_nvidia_machine_is_offered_scales_nvidia_mode(machine: Any) -> None:
     # An AMD GPU next to it keeps the AMD default.
     amd = detect(HostFS(str(machine("rdna3-desktop"))), {})
     assert defaults(amd, {}, {}).flavour == "open"
+
+
+def test_yes_never_accepts_scales_licence_unnamed(
+    machine: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`setup --yes --accept-license` on an NVIDIA-only machine, without --flavour: refused
+    (exit 2, one sentence and a hint) before anything is asked of the engine, no consent on record."""
+    from moatbridge import cli
+    from moatbridge.adapters import hostfs
+    from moatbridge.commands import setup
+
+    root = machine("nvidia-only")
+    monkeypatch.setattr(setup, "HostFS", lambda _root: hostfs.HostFS(str(root)))
+    home = tmp_path / "home"
+    home.mkdir()
+    for name in [n for n in os.environ if n.startswith(("MOATBRIDGE_", "XDG_"))]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(home))
+    status = cli.main(["setup", "--yes", "--accept-license", "--use", "non-commercial", "--no-modify-rc"])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert "No flavour was named for sm_89 (NVIDIA: SCALE's NVIDIA mode)" in err and "--flavour scale" in err
+    assert "Traceback" not in err
+    assert [p for p in home.rglob("*") if p.is_file()] == []  # no consent, no state, no answers
 
 
 def test_nvidia_mode_runs_take_dockers_nvidia_path(machine: Any) -> None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from moatbridge.core.answers import SHELLS, Answers
 from moatbridge.core.catalog import Catalog, CatalogError
+from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.model import HostReport
 from moatbridge.core.recipes import checks_valid_until, normalise_targets, valid_until_note
 from moatbridge.core.references import parse_reference
@@ -44,8 +45,10 @@ def defaults(report: HostReport, environ: dict[str, str], existing_rc: dict[str,
     targets = detected_targets(report)
     nvidia = () if targets else detected_nvidia_targets(report)
     return Answers(
-        # Only NVIDIA GPUs here: the scale flavour can serve them (NVIDIA_MODE_REASON).
-        flavour="scale" if nvidia else "open",
+        # Only NVIDIA GPUs here: the scale flavour can serve them (NVIDIA_MODE_REASON), but its
+        # licence needs acceptance, so it is never a silent default: the wizard proposes it,
+        # --yes needs it named (make_plan says so). Otherwise the open flavour.
+        flavour=None if nvidia else "open",
         targets=(targets or nvidia)[:1] or None,  # no GPU: the user must say which target
         modify_rc=True,
         shells=default_shells(environ, existing_rc),
@@ -76,6 +79,13 @@ class SetupPlan:
 
 def make_plan(answers: Answers, catalog: Catalog) -> SetupPlan:
     if answers.flavour is None:
+        if answers.targets and all(is_nvidia_target(t) for t in answers.targets):
+            raise UsageError(
+                f"No flavour was named for {', '.join(answers.targets)} (NVIDIA: SCALE's NVIDIA mode), "
+                "and SCALE's licence is accepted only for a flavour named explicitly.",
+                "read 'moatbridge license show scale-free', then pass --flavour scale (--use, "
+                "--accept-license), or --flavour open with an AMD --target",
+            )
         raise UsageError("No flavour chosen.", "pass --flavour open or --flavour scale")
     flavour = catalog.flavour(answers.flavour)
     if not answers.targets:
