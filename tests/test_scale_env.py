@@ -171,7 +171,12 @@ def test_difference_keeps_what_scaleenv_set_and_nothing_of_the_shell() -> None:
     env = measured_env(BEFORE, after, "img")
     assert env.path == (f"{ROOT}/bin", "/opt/scale/bin")  # /opt/scale/bin added: scaleenv leaves it off
     assert env.ld_library_path == (f"{ROOT}/lib",) and env.library_path == ()
-    # Plus the guard against an accidental NVIDIA nvcc, which scaleenv does not set.
+    # Plus the guard against an accidental NVIDIA nvcc, which scaleenv does not set; appended
+    # to flags scaleenv sets, never twice.
+    with_flags = measured_env(BEFORE, dict(after, NVCC_APPEND_FLAGS="-Wno-x"), "img").as_dict()
+    assert with_flags["NVCC_APPEND_FLAGS"] == "-Wno-x --require-scale"
+    guarded = dict(after, NVCC_APPEND_FLAGS="--require-scale -O2")
+    assert measured_env(BEFORE, guarded, "img").as_dict()["NVCC_APPEND_FLAGS"] == "--require-scale -O2"
     assert env.as_dict() == {"SCALE_ENV": TARGET, "CUDA_HOME": ROOT, "NVCC_APPEND_FLAGS": "--require-scale"}
     assert env.source == "measured in img"
 

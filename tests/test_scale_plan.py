@@ -45,6 +45,25 @@ def test_the_vendor_default_is_ubuntu24_04_with_cuda_13_0_2_and_the_latest_tags(
     assert _plan(distro="rocky9").aliases == ()
 
 
+def test_each_channel_tags_its_own_image() -> None:
+    """The free and the customer's repository are two images: never one tag moving between them."""
+    commercial = _plan(commercial=True, customer="acme")
+    assert commercial.reference == "moatbridge/scale:13.0.2-devel-ubuntu24.04-1.7.2-commercial"
+    assert commercial.aliases == ()  # the vendor's `latest` is its free image
+    assert dict(commercial.labels)["io.moatbridge.scale-channel"] == "repository"
+
+
+def test_credentials_alone_mean_the_customer_repository(tmp_path: Path) -> None:
+    """A credentials file is never sent to the free repository, labelled commercial."""
+    from moatbridge.commands._scale_build import is_commercial
+    from moatbridge.commands.image_build import BuildOptions
+
+    assert is_commercial(BuildOptions("scale", credentials_file=str(tmp_path / "c.json")))
+    assert not is_commercial(BuildOptions("scale"))
+    with pytest.raises(CatalogError, match="customer name"):
+        repository_url(_scale(), _scale().distro(None), True, None)
+
+
 @pytest.mark.parametrize(
     ("distro", "commercial", "url"),
     [

@@ -109,7 +109,7 @@ def _plan(source: str, sha256: str | None = None, tree: str | None = None, **ext
 
 def test_the_plan_tags_the_tarballs_version_and_its_digest_follows_the_file() -> None:
     plan = _plan("/carried/in/scale-1.7.2-amd64.tar.xz", "a" * 64)
-    assert plan.reference == f"moatbridge/scale:{CUDA}-devel-{DISTRO}-1.7.2"
+    assert plan.reference == f"moatbridge/scale:{CUDA}-devel-{DISTRO}-1.7.2-tarball"
     assert plan.dockerfile == "Dockerfile.tarball" and plan.recipe_dir.name == "scale"
     args = dict(plan.buildargs)
     assert args["SCALE_TARBALL_URL"] == SERVED_LATER and args["SCALE_TARBALL_SHA256"] == "a" * 64
@@ -128,9 +128,13 @@ def test_a_name_without_a_version_needs_one() -> None:
         _plan("/x/scale-latest-amd64.tar.xz", "a" * 64)
     assert "does not say which SCALE version" in refused.value.message
     assert "SCALE_VERSION" in str(refused.value.hint)
-    assert _plan("/x/scale-latest-amd64.tar.xz", "a" * 64, SCALE_VERSION="1.7.1").reference.endswith("-1.7.1")
+    assert _plan("/x/scale-latest-amd64.tar.xz", "a" * 64, SCALE_VERSION="1.7.1").reference.endswith(
+        "-1.7.1-tarball"
+    )
     # A local file's top directory says it too.
-    assert _plan("/x/download.tar.xz", "a" * 64, tree="scale-1.7.0-Linux").reference.endswith("-1.7.0")
+    assert _plan("/x/download.tar.xz", "a" * 64, tree="scale-1.7.0-Linux").reference.endswith(
+        "-1.7.0-tarball"
+    )
     with pytest.raises(InputError):
         _plan("/x/scale-1.7.2-amd64.tar.xz", "a" * 64, SCALE_VERSION="1.7.2; echo")
 
@@ -293,7 +297,7 @@ def built(debian_base: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 @pytest.mark.engine
 def test_the_tarball_is_installed_at_opt_scale_with_executable_tools(built: Built) -> None:
     assert built.result["action"] == "built"
-    assert built.result["reference"] == f"moatbridge/scale:{CUDA}-devel-{DISTRO}-{VERSION}"
+    assert built.result["reference"] == f"moatbridge/scale:{CUDA}-devel-{DISTRO}-{VERSION}-tarball"
     # The stand-in carries the vendor's quirk: no execute bit in the tarball itself.
     listing = subprocess.run(["tar", "-tvJf", str(built.tarball)], capture_output=True, text=True).stdout
     assert re.search(r"^-rw-r--r-- .* scale-1\.7\.2-Linux/bin/scaleenv$", listing, re.MULTILINE), listing
@@ -525,7 +529,7 @@ def test_setup_builds_the_toolchain_from_the_tarball(
         assert (
             labels["io.moatbridge.scale-tarball-sha256"] == hashlib.sha256(tarball.read_bytes()).hexdigest()
         )
-        assert listed[0]["image"] == f"moatbridge/scale:11.8.0-devel-{DISTRO}-{VERSION}"
+        assert listed[0]["image"] == f"moatbridge/scale:11.8.0-devel-{DISTRO}-{VERSION}-tarball"
     finally:
         mb("uninstall", "--all", "--remove-images")
         if listed[0].get("image_id"):

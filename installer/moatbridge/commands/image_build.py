@@ -11,18 +11,15 @@ from contextlib import ExitStack
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from moatbridge.adapters import docker_api
 from moatbridge.adapters.bootstrap import bootstrap_base
 from moatbridge.adapters.console import print_json
-from moatbridge.adapters.credentials import load_credentials
 from moatbridge.adapters.filesystem import tree_digest
 from moatbridge.adapters.progress import BuildView
 from moatbridge.adapters.records import load_catalog
-from moatbridge.adapters.repo_proxy import Credentials, serve_repo_proxy
+from moatbridge.commands import _scale_build as scale_build
 from moatbridge.commands import _scale_tarball as tarball
-from moatbridge.core.answers import validate_customer
 from moatbridge.core.apt_log import expired_release
 from moatbridge.core.catalog import Catalog, Distro, Flavour
 from moatbridge.core.recipes import (
@@ -33,9 +30,8 @@ from moatbridge.core.recipes import (
     pinned_drift,
     plan_open_build,
 )
-from moatbridge.core.redact import has_secret, is_secret_name, redact_text, redact_url
+from moatbridge.core.redact import has_secret, redact_text, redact_url
 from moatbridge.core.references import parse_reference
-from moatbridge.core.scale_recipes import plan_scale_build, repository_url
 from moatbridge.core.scale_tarball import tarball_refusal
 from moatbridge.errors import InputError, MoatbridgeError
 from moatbridge.paths import Paths
@@ -172,7 +168,7 @@ def _request(options: BuildOptions, catalog: Catalog) -> tuple[BuildRequest, Fla
         check_valid_until=options.check_valid_until,
     )
     flavour.distro(options.distro)
-    _extra_build_args(options.build_arg)
+    scale_build.extra_build_args(options.build_arg)
     if options.base_image is not None:
         parse_reference(options.base_image)  # a reference, nothing else (it reaches the engine's API)
     for flag, url in (("--mirror", options.mirror), ("--repo-url", options.repo_url)):
@@ -190,7 +186,7 @@ def plan_for(options: BuildOptions, catalog: Catalog, client: Any, say: Any) -> 
     distro = flavour.distro(options.distro)
     context = catalog.images_dir / Path(distro.recipe).parent
     if flavour.name == "scale":
-        return _plan_scale(options, catalog, flavour, request, client, say), flavour
+        return scale_build.plan(options, catalog, flavour, request, client, say), flavour
     base_ref, base_id = ensure_base(client, distro, options.base, options.mirror, say, options.dry_run)
     plan = plan_open_build(
         flavour,
@@ -202,85 +198,6 @@ def plan_for(options: BuildOptions, catalog: Catalog, client: Any, say: Any) -> 
         tree_digest(context),
     )
     return plan, flavour
-
-
-def _extra_build_args(values: tuple[str, ...] | None) -> tuple[tuple[str, str], ...]:
-    pairs = []
-    for value in values or ():
-        name, sep, content = value.partition("=")
-        if not sep or not name.isidentifier():
-            raise InputError(
-                f"--build-arg {value!r} is not NAME=VALUE.", "e.g. --build-arg SCALE_VERSION=1.7.2"
-            )
-        if is_secret_name(name):
-            raise InputError(
-                f"--build-arg {name} looks like a secret; build args are stored in the image history.",
-                "put repository credentials in a file and pass --credentials-file",
-            )
-        pairs.append((name, content))
-    return tuple(pairs)
-
-
-def _plan_scale(
-    options: BuildOptions, catalog: Catalog, flavour: Flavour, request: BuildRequest, client: Any, say: Any
-) -> BuildPlan:
-    distro = flavour.distro(options.distro)  # the first is the vendor's default (ubuntu24.04)
-    request = BuildRequest(
-        request.flavour, request.variant, request.targets, request.cuda_version, distro.name
-    )
-    if options.tarball is not None:
-        base = _scale_base(options, distro, client, say)
-        commercial = bool(options.commercial or options.credentials_file)
-        extra = _extra_build_args(options.build_arg)
-        return tarball.plan(options.tarball, catalog, flavour, request, base, commercial, extra)
-    if options.customer is not None:
-        validate_customer(options.customer)  # it becomes a path segment of the repository URL
-    upstream = options.repo_url or repository_url(flavour, distro, options.commercial, options.customer)
-    parts = urlsplit(upstream)
-    if parts.username or parts.password:
-        raise InputError(
-            "The repository URL must not contain credentials: build args are stored in the image history.",
-            "put them in a file (mode 600) and pass --credentials-file",
-        )
-    base_ref, base_id = _scale_base(options, distro, client, say)
-    context = catalog.images_dir / Path(distro.recipe).parent
-    return plan_scale_build(
-        flavour, request, catalog.images_dir, catalog.local_repository, base_ref, base_id,
-        tree_digest(context), upstream, commercial=bool(options.commercial or options.credentials_file),
-        extra_args=_extra_build_args(options.build_arg),
-    )  # fmt: skip
-
-
-def _scale_base(options: BuildOptions, distro: Distro, client: Any, say: Any) -> tuple[str, str]:
-    """The base image of a SCALE build (--base-image, else the catalog's), pulled when missing."""
-    base_ref = options.base_image or distro.base_image
-    local = docker_api.inspect_image(client, base_ref)
-    if local is not None:
-        return base_ref, str(local["Id"])
-    if options.dry_run:
-        return base_ref, "not-yet-pulled"
-    repository, _, tag = base_ref.rpartition(":")
-    say(f"Pulling base image {base_ref}")
-    docker_api.pull(client, repository, tag)
-    return base_ref, str((docker_api.inspect_image(client, base_ref) or {}).get("Id"))
-
-
-def enter_repo_proxy(stack: ExitStack, upstream: str, credentials: Credentials | None) -> str:
-    """Serve ``upstream`` through the loopback proxy for as long as ``stack``; its URL."""
-    try:
-        return str(stack.enter_context(serve_repo_proxy(upstream, credentials)))
-    except ValueError as exc:
-        raise InputError(
-            f"The repository {redact_url(upstream)} cannot be used: {exc}.", "fix the URL"
-        ) from None
-
-
-def _credentials(options: BuildOptions) -> Credentials | None:
-    if options.credentials_file:
-        return load_credentials(Path(options.credentials_file))
-    if options.commercial:
-        return load_credentials(Paths.from_environ(os.environ).credentials / "scale.json")
-    return None
 
 
 def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
@@ -296,7 +213,7 @@ def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
 
     plan, flavour = plan_for(options, catalog, client, say)
     if not options.dry_run and not options.consent_checked:
-        _require_consent(flavour, options)
+        scale_build.require_consent(flavour, options)
     for warning in plan.warnings:
         say(f"warning: {warning}")
     existing = _find_by_digest(client, plan.recipe_digest)
@@ -329,14 +246,14 @@ def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
     if not options.no_space_check:
         needed = required_bytes(plan, flavour, rebuild=previous is not None)
         check_space(client, needed, f"Building {plan.reference}")
-    credentials = _credentials(options) if plan.flavour == "scale" else None
+    credentials = scale_build.credentials(options) if plan.flavour == "scale" else None
     with ExitStack() as stack:
         buildargs = dict(plan.buildargs)
         repo_url = buildargs.get("SCALE_REPO_URL")
         if repo_url is not None and (credentials is not None or has_secret(repo_url)):
             # Build args are kept in the image history: the build sees only a loopback
             # URL; the proxy adds the credentials and the URL's query (a token).
-            buildargs["SCALE_REPO_URL"] = enter_repo_proxy(stack, repo_url, credentials)
+            buildargs["SCALE_REPO_URL"] = scale_build.enter_repo_proxy(stack, repo_url, credentials)
         if options.tarball is not None:
             buildargs["SCALE_TARBALL_URL"] = tarball.enter(stack, options.tarball, credentials)
         view = stack.enter_context(
@@ -372,22 +289,6 @@ def build(options: BuildOptions, quiet: bool = False) -> dict[str, Any]:
     _check_pinned(client, plan.distro, image_id, result, say)
     result["text"] = f"Built {plan.reference} ({image_id[7:19]}, {int(image.get('Size') or 0) / GB:.2f} GB)"
     return result
-
-
-def _require_consent(flavour: Flavour, options: BuildOptions) -> None:
-    """The one consent rule: installing SCALE accepts its licence (the recipe sets
-    SCALE_LICENSE_ACCEPT=1 for the vendor's package), so the user's acceptance must be on
-    record first, as for every other path to a licence-gated toolchain."""
-    from moatbridge.adapters.records import load_licences
-    from moatbridge.commands._consent import consents
-    from moatbridge.core.licences import require_consent
-
-    commercial = options.commercial or options.credentials_file is not None
-    licence_id = (flavour.commercial_licence or flavour.licence) if commercial else flavour.licence
-    licence = load_licences()[licence_id]
-    if licence.acceptance_required:
-        paths = Paths.from_environ(os.environ)
-        require_consent(licence, consents(paths).read(licence.id), f"Building a {flavour.name} image")
 
 
 def _tag_aliases(client: Any, plan: BuildPlan, image_id: str) -> None:

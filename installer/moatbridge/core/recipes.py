@@ -140,7 +140,7 @@ def _library_targets(distro: Distro, variant: Variant, per_target: bool, keep: t
     return sorted(distro.library_targets, key=_target_key)
 
 
-def _moatbridge_labels(
+def moatbridge_labels(
     flavour: Flavour,
     variant: Variant,
     distro: Distro,
@@ -252,7 +252,7 @@ def plan_open_build(
     reference = f"{local_repository}/{flavour.name}:" + image_tag(
         flavour, cuda, variant.name, distro.name, targets
     )
-    labels = _moatbridge_labels(
+    labels = moatbridge_labels(
         flavour, variant, distro, ",".join(targets), cuda, flavour.licence, base_image, digest
     )
     labels.update({

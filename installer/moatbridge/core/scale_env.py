@@ -107,7 +107,11 @@ def measured_env(before: Mapping[str, str], after: Mapping[str, str], image: str
     if SCALE_TOOLS_DIR not in _entries(after.get("PATH")):
         path += (SCALE_TOOLS_DIR,)
     libraries = {name: _entries(changed.pop(name, None)) for name in _LIBRARY_PATHS}
-    changed.setdefault(*REQUIRE_SCALE)  # an accidental NVIDIA nvcc fails (toolkit_env.REQUIRE_SCALE)
+    # An accidental NVIDIA nvcc fails (toolkit_env.REQUIRE_SCALE), also after flags scaleenv set.
+    name, flag = REQUIRE_SCALE
+    flags = changed.get(name, "").split()
+    if flag not in flags:
+        changed[name] = " ".join((*flags, flag))
     variables = tuple(changed.items())
     return ToolkitEnv(
         variables,

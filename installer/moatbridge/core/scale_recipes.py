@@ -5,22 +5,32 @@ Dockerfile.dnf). The plan pins the catalog's SCALE version, tells the recipe whi
 repository lines are the vendor's own (only those are pointed at a mirror or at
 moatbridge's loopback proxy), and never carries a credential: a commercial build is
 pointed at the loopback proxy later, which must not change the digest.
+
+Every channel (the free repository, the customer's, a tarball: core/scale_tarball.py) tags
+its own image: the same version from two channels is two images, never one tag moving
+between them.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from moatbridge.core.catalog import CatalogError, Distro, Flavour
+from moatbridge.core.catalog import CatalogError, Distro, Flavour, Variant
 from moatbridge.core.gfx import is_gfx_name
 from moatbridge.core.recipes import (
     ALL_TARGETS,
+    LABEL_PREFIX,
     BuildPlan,
     BuildRequest,
-    _moatbridge_labels,
     compute_digest,
     image_tag,
+    moatbridge_labels,
 )
+from moatbridge.errors import InputError
+
+# A SCALE release as the vendor numbers it (1.7.2); it reaches a tag and `scale=<version>`.
+VERSION = re.compile(r"[0-9]+(?:\.[0-9]+){1,3}", re.ASCII)
 
 
 def repository_url(flavour: Flavour, distro: Distro, commercial: bool, customer: str | None) -> str:
@@ -35,15 +45,91 @@ def repository_url(flavour: Flavour, distro: Distro, commercial: bool, customer:
     return flavour.repository(fmt, "commercial").format(customer=customer)
 
 
-def latest_aliases(
-    flavour: Flavour, cuda: str, variant: str, distro: Distro, version: str
-) -> tuple[str, ...]:
-    """The vendor's moving tags: ``latest`` is the default CUDA/devel/distro of the newest
-    SCALE, ``latest-<version>`` the same for one version."""
-    if (cuda, variant, distro.name) != (flavour.distros[0].default_cuda, flavour.default_variant,
-                                         flavour.distros[0].name):  # fmt: skip
-        return ()
-    return ("latest", f"latest-{version}") if version == flavour.version else (f"latest-{version}",)
+def check_request(flavour: Flavour, request: BuildRequest, source: str) -> tuple[Variant, Distro, str]:
+    """(variant, distro, CUDA version) of a SCALE build from ``source`` ("packages", "a tarball")."""
+    variant = flavour.variant(request.variant or flavour.default_variant)
+    if variant.name != "devel":
+        raise CatalogError(
+            f"Building SCALE's {variant.name} variant from {source} is not supported.",
+            f"pull the vendor's image instead: {flavour.registries[0]}:<cuda>-{variant.name}-<distro>",
+        )
+    if request.targets not in ((), (ALL_TARGETS,)):
+        raise CatalogError(
+            "SCALE images carry every target's toolkit (/opt/scale/targets/<gfx>); --target does not apply.",
+            "drop --target; pick the target when activating: scaleenv gfx1100",
+        )
+    distro = flavour.distro(request.distro)
+    return variant, distro, flavour.cuda(request.cuda_version, distro)
+
+
+def pinned_version(flavour: Flavour, extra: dict[str, str]) -> str:
+    """The catalog's version, or the one ``--build-arg SCALE_VERSION`` names ("" = the newest)."""
+    version = extra.get("SCALE_VERSION", flavour.version or "")
+    if version and not VERSION.fullmatch(version):
+        raise InputError(f"--build-arg SCALE_VERSION={version!r} is not a SCALE version.", "e.g. 1.7.2")
+    return version
+
+
+def finish_plan(
+    flavour: Flavour,
+    variant: Variant,
+    distro: Distro,
+    cuda: str,
+    version: str,
+    channel: str,
+    commercial: bool,
+    local_repository: str,
+    base_image: str,
+    digest: str,
+    recipe: str,
+    buildargs: dict[str, str],
+    extra_labels: dict[str, str],
+) -> BuildPlan:
+    """The plan every SCALE channel ends with: tag, labels, aliases.
+
+    ``channel``: "repository" or "tarball". The tag names the version, then the channel
+    when it is not the vendor's free repository; only that one gets the vendor's moving
+    ``latest`` / ``latest-<version>`` tags, for the vendor's default CUDA/variant/distro."""
+    licence = (flavour.commercial_licence or flavour.licence) if commercial else flavour.licence
+    suffix = "".join(("-tarball" if channel == "tarball" else "", "-commercial" if commercial else ""))
+    tag = image_tag(flavour, cuda, variant.name, distro.name, (ALL_TARGETS,), version or "newest") + suffix
+    amd = ",".join(t for t in distro.compiler_targets if is_gfx_name(t))
+    labels = moatbridge_labels(flavour, variant, distro, amd, cuda, licence, base_image, digest)
+    how = "" if channel == "repository" else ", from the tarball"
+    labels.update({
+        "org.opencontainers.image.title": f"SCALE {version or 'newest'} {variant.name} ({distro.name}{how})",
+        "org.opencontainers.image.vendor": "moatbridge (SCALE by Spectral Compute)",
+        "org.opencontainers.image.version": tag,
+        "org.opencontainers.image.licenses": f"LicenseRef-{licence}",
+        f"{LABEL_PREFIX}scale-version": version or "newest",
+        f"{LABEL_PREFIX}scale-channel": channel,
+        **extra_labels,
+    })  # fmt: skip
+    repository = f"{local_repository}/{flavour.name}"
+    default = (cuda, variant.name, distro.name) == (
+        flavour.distros[0].default_cuda,
+        flavour.default_variant,
+        flavour.distros[0].name,
+    )
+    aliases: tuple[str, ...] = ()
+    if default and not suffix and version:
+        aliases = (("latest",) if version == flavour.version else ()) + (f"latest-{version}",)
+    return BuildPlan(
+        reference=f"{repository}:{tag}",
+        flavour=flavour.name,
+        variant=variant.name,
+        distro=distro,
+        targets=(ALL_TARGETS,),
+        cuda_version=cuda,
+        recipe_dir=Path(recipe).parent,
+        dockerfile=Path(recipe).name,
+        stage=None,
+        buildargs=tuple(sorted(buildargs.items())),
+        labels=tuple(sorted(labels.items())),
+        recipe_digest=digest,
+        warnings=(),
+        aliases=tuple(f"{repository}:{alias}" for alias in aliases),
+    )
 
 
 def plan_scale_build(
@@ -63,70 +149,31 @@ def plan_scale_build(
     ``repo_url`` is the repository as the user knows it; a commercial build is later
     pointed at a loopback proxy instead, which must not change the digest.
     """
-    variant = flavour.variant(request.variant or flavour.default_variant)
-    if variant.name != "devel":
-        raise CatalogError(
-            f"Building SCALE's {variant.name} variant from packages is not supported.",
-            f"pull the vendor's image instead: {flavour.registries[0]}:<cuda>-{variant.name}-<distro>",
-        )
-    distro = flavour.distro(request.distro)
+    variant, distro, cuda = check_request(flavour, request, "packages")
     if distro.package_format is None:
         raise CatalogError(
             f"The {distro.name} recipe ({distro.recipe}) installs from no known package format.",
             "use --distro " + " or ".join(d.name for d in flavour.distros if d.package_format),
         )
-    cuda = flavour.cuda(request.cuda_version, distro)
-    if request.targets not in ((), (ALL_TARGETS,)):
-        raise CatalogError(
-            "SCALE images carry every target's toolkit (/opt/scale/targets/<gfx>); --target does not apply.",
-            "drop --target; pick the target when activating: scaleenv gfx1100",
-        )
+    extra = dict(extra_args)
+    version = pinned_version(flavour, extra)
     buildargs = {
-        # Pinned: the tag names this version, so the recipe installs exactly it.
-        "SCALE_VERSION": flavour.version or "",
         "SCALE_VENDOR_HOSTS": " ".join(flavour.vendor_hosts),
         "SCALE_DEFAULT_REPO_URL": flavour.repository(distro.package_format, "free"),
+        **extra,
+        # Pinned: the tag names this version, so the recipe installs exactly it.
+        "SCALE_VERSION": version,
+        "BASE_IMAGE": base_image,
+        "CUDA_VERSION": cuda,
+        "SCALE_REPO_SOURCE": "remove" if commercial else "restore",
     }
-    buildargs.update(dict(extra_args))
-    buildargs.update(
-        BASE_IMAGE=base_image,
-        CUDA_VERSION=cuda,
-        SCALE_REPO_SOURCE="remove" if commercial else "restore",
-    )
     if distro.package_format == "deb" and distro.codename:
         buildargs["DISTRO_CODENAME"] = distro.codename
-    version = buildargs["SCALE_VERSION"] or "newest"
-    licence = (flavour.commercial_licence or flavour.licence) if commercial else flavour.licence
     digest = compute_digest(
         {"buildargs": buildargs, "repo": repo_url, "base_id": base_image_id, "recipe": distro.recipe},
         context_digest,
     )
-    tag = image_tag(flavour, cuda, variant.name, distro.name, (ALL_TARGETS,), version)
-    amd = ",".join(t for t in distro.compiler_targets if is_gfx_name(t))
-    labels = _moatbridge_labels(flavour, variant, distro, amd, cuda, licence, base_image, digest)
-    labels.update({
-        "org.opencontainers.image.title": f"SCALE {version} {variant.name} ({distro.name})",
-        "org.opencontainers.image.vendor": "moatbridge (SCALE by Spectral Compute)",
-        "org.opencontainers.image.version": tag,
-        "org.opencontainers.image.licenses": f"LicenseRef-{licence}",
-        "io.moatbridge.scale-version": version,
-    })  # fmt: skip
-    repository = f"{local_repository}/{flavour.name}"
-    return BuildPlan(
-        reference=f"{repository}:{tag}",
-        flavour=flavour.name,
-        variant=variant.name,
-        distro=distro,
-        targets=(ALL_TARGETS,),
-        cuda_version=cuda,
-        recipe_dir=images_dir / Path(distro.recipe).parent,
-        dockerfile=Path(distro.recipe).name,
-        stage=None,
-        buildargs=tuple(sorted({**buildargs, "SCALE_REPO_URL": repo_url}.items())),
-        labels=tuple(sorted(labels.items())),
-        recipe_digest=digest,
-        warnings=(),
-        aliases=tuple(
-            f"{repository}:{alias}" for alias in latest_aliases(flavour, cuda, variant.name, distro, version)
-        ),
-    )
+    return finish_plan(
+        flavour, variant, distro, cuda, version, "repository", commercial, local_repository, base_image,
+        digest, str(images_dir / distro.recipe), {**buildargs, "SCALE_REPO_URL": repo_url}, {},
+    )  # fmt: skip

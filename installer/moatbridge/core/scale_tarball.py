@@ -20,19 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
-from moatbridge.core.catalog import CatalogError, Flavour
-from moatbridge.core.gfx import is_gfx_name
-from moatbridge.core.recipes import (
-    ALL_TARGETS,
-    LABEL_PREFIX,
-    BuildPlan,
-    BuildRequest,
-    _moatbridge_labels,
-    compute_digest,
-    image_tag,
-)
+from moatbridge.core.catalog import Flavour
+from moatbridge.core.recipes import LABEL_PREFIX, BuildPlan, BuildRequest, compute_digest
 from moatbridge.core.redact import strip_secrets
-from moatbridge.core.scale_recipes import latest_aliases
+from moatbridge.core.scale_recipes import VERSION, check_request, finish_plan
 from moatbridge.errors import InputError
 
 RECIPE = "scale/Dockerfile.tarball"
@@ -47,7 +38,6 @@ TARBALL_NAME = re.compile(
 )
 # The directory the tarball extracts to.
 TREE_NAME = re.compile(rf"scale(?:-free|-unstable)?-(?P<version>{_VERSION})-Linux", re.ASCII)
-VERSION = re.compile(_VERSION, re.ASCII)
 SHA256 = re.compile(r"[0-9a-f]{64}", re.ASCII)
 _URL = re.compile(r"[a-z][a-z0-9+.-]*://", re.ASCII | re.IGNORECASE)
 # What the plan says until the build starts and moatbridge serves the local file.
@@ -152,19 +142,7 @@ def plan_scale_tarball_build(
     the file name has none). A local file's SCALE_TARBALL_URL is ``SERVED_LATER`` until
     the build serves it.
     """
-    variant = flavour.variant(request.variant or flavour.default_variant)
-    if variant.name != "devel":
-        raise CatalogError(
-            f"Building SCALE's {variant.name} variant from a tarball is not supported.",
-            f"pull the vendor's image instead: {flavour.registries[0]}:<cuda>-{variant.name}-<distro>",
-        )
-    if request.targets not in ((), (ALL_TARGETS,)):
-        raise CatalogError(
-            "SCALE images carry every target's toolkit (/opt/scale/targets/<gfx>); --target does not apply.",
-            "drop --target; pick the target when activating: scaleenv gfx1100",
-        )
-    distro = flavour.distro(request.distro)
-    cuda = flavour.cuda(request.cuda_version, distro)
+    variant, distro, cuda = check_request(flavour, request, "a tarball")
     extra = dict(extra_args)
     version = _chosen_version(source, tree, extra)
     checksum = _chosen_sha256(sha256, extra)
@@ -177,41 +155,13 @@ def plan_scale_tarball_build(
          "recipe": RECIPE},
         context_digest,
     )  # fmt: skip
-    licence = (flavour.commercial_licence or flavour.licence) if commercial else flavour.licence
-    tag = image_tag(flavour, cuda, variant.name, distro.name, (ALL_TARGETS,), version)
-    amd = ",".join(t for t in distro.compiler_targets if is_gfx_name(t))
-    labels = _moatbridge_labels(flavour, variant, distro, amd, cuda, licence, base_image, digest)
-    labels.update({
-        "org.opencontainers.image.title": f"SCALE {version} {variant.name} ({distro.name}, from the tarball)",
-        "org.opencontainers.image.vendor": "moatbridge (SCALE by Spectral Compute)",
-        "org.opencontainers.image.version": tag,
-        "org.opencontainers.image.licenses": f"LicenseRef-{licence}",
-        f"{LABEL_PREFIX}scale-version": version,
-        f"{LABEL_PREFIX}scale-channel": "tarball",
-        # The name only: a URL's query may hold a token, a path the user's directories.
-        f"{LABEL_PREFIX}scale-tarball": source.name,
-        f"{LABEL_PREFIX}scale-tarball-sha256": checksum or "",
-    })  # fmt: skip
-    repository = f"{local_repository}/{flavour.name}"
     url = source.location if source.is_url else SERVED_LATER
-    return BuildPlan(
-        reference=f"{repository}:{tag}",
-        flavour=flavour.name,
-        variant=variant.name,
-        distro=distro,
-        targets=(ALL_TARGETS,),
-        cuda_version=cuda,
-        recipe_dir=images_dir / Path(RECIPE).parent,
-        dockerfile=Path(RECIPE).name,
-        stage=None,
-        buildargs=tuple(sorted({**buildargs, "SCALE_TARBALL_URL": url}.items())),
-        labels=tuple(sorted(labels.items())),
-        recipe_digest=digest,
-        warnings=(),
-        aliases=tuple(
-            f"{repository}:{alias}" for alias in latest_aliases(flavour, cuda, variant.name, distro, version)
-        ),
-    )
+    return finish_plan(
+        flavour, variant, distro, cuda, version, "tarball", commercial, local_repository, base_image, digest,
+        str(images_dir / RECIPE), {**buildargs, "SCALE_TARBALL_URL": url},
+        # The name only: a URL's query may hold a token, a path the user's directories.
+        {f"{LABEL_PREFIX}scale-tarball": source.name, f"{LABEL_PREFIX}scale-tarball-sha256": checksum or ""},
+    )  # fmt: skip
 
 
 # What the recipe's `moatbridge-tarball: <code> <details>` lines mean: (sentence, hint).
