@@ -117,6 +117,14 @@ def test_nvidia_targets_are_scales_nvidia_mode(target: str) -> None:
     assert any("NVIDIA mode" in w for w in warnings)
 
 
+def test_old_nvidia_targets_need_an_older_toolkit() -> None:
+    flavour = _scale()
+    _, warnings = normalise_targets(flavour, flavour.distro(None), ("sm_70",))
+    assert any("older than 13.0" in w for w in warnings)
+    _, warnings = normalise_targets(flavour, flavour.distro(None), ("sm_90a",))
+    assert not any("older than 13.0" in w for w in warnings)
+
+
 @pytest.mark.parametrize(
     ("targets", "message"),
     [(("sm_103f",), "no NVIDIA mode for sm_103f"), (("sm_89", "gfx1100"), "not both"), (("sm_8",), "not a")],

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,7 +67,10 @@ def normalise_targets(
     warnings: list[str] = []
     for target in requested:
         if not is_target_name(target):
-            raise CatalogError(f"{target!r} is not a gfx target name.", "targets look like gfx1030 or gfx90a")
+            raise CatalogError(
+                f"{target!r} is not a gfx target name.",
+                "targets look like gfx1030 or gfx90a (or, for scale's NVIDIA mode, sm_89)",
+            )
         if is_nvidia_target(target):
             if target not in distro.nvidia_targets:
                 raise CatalogError(
@@ -75,6 +79,8 @@ def normalise_targets(
                     if not distro.nvidia_targets
                     else f"NVIDIA targets: {', '.join(distro.nvidia_targets)}",
                 )
+            if int(re.sub(r"[af]$", "", target[3:])) < 75:
+                warnings.append(f"{target}: needs an NVIDIA CUDA toolkit older than 13.0 (13.x dropped it)")
             warnings.append(
                 f"{target}: SCALE's NVIDIA mode - only the compiler is SCALE's; NVIDIA's CUDA "
                 "libraries and driver must be there at run time (--gpus needs the NVIDIA container toolkit)"
