@@ -208,6 +208,63 @@ def test_exported_functions_are_left_out_and_expansions_refused() -> None:
         split_dumps(_dump(BEFORE), "img")  # no separator: cut short
 
 
+# --- the probe when the engine fails it (no engine needed: a client that fails on cue) -------------
+
+
+class _FailingClient:
+    """A docker API client whose image is here but whose wait times out (a slow or stuck
+    engine), or which cannot even be asked about the image."""
+
+    def __init__(self, fail: str) -> None:
+        self.fail = fail
+        self.removed: list[str] = []
+
+    def inspect_image(self, ref: str) -> dict[str, str]:
+        import requests
+
+        if self.fail == "inspect":
+            raise requests.exceptions.ConnectionError("connection refused")
+        return {"Id": "sha256:" + "cd" * 32}
+
+    def create_container(self, **_: Any) -> dict[str, str]:
+        return {"Id": "c0ffee"}
+
+    def start(self, _id: str) -> None:
+        pass
+
+    def wait(self, _id: str, timeout: int) -> dict[str, int]:
+        import requests
+
+        raise requests.exceptions.ReadTimeout(f"read timed out ({timeout}s)")
+
+    def remove_container(self, container: str, force: bool) -> None:
+        self.removed.append(container)
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_probe_that_fails_with_the_image_present_is_an_error_not_a_fallback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from moatbridge.adapters import docker_api
+    from moatbridge.adapters.scaleenv_probe import ProbeFailed, measure, toolchain_environment
+
+    client = _FailingClient("wait")
+    with pytest.raises(ProbeFailed) as failed:
+        measure(client, "example/scale:1", TARGET)
+    assert "to measure SCALE's environment failed: read timed out (120s)" in failed.value.message
+    assert "moatbridge doctor" in str(failed.value.hint) and client.removed == ["c0ffee"]
+    # Through the entry point the generators use: a gfx target has a documented fallback, and
+    # it must not be taken silently when the image is here.
+    monkeypatch.setattr(docker_api, "connect", lambda: _FailingClient("wait"))
+    with pytest.raises(ProbeFailed):
+        toolchain_environment("scale", TARGET, "example/scale:1")
+    # No engine answering at all (not even about the image): the documented layout, as before.
+    monkeypatch.setattr(docker_api, "connect", lambda: _FailingClient("inspect"))
+    assert toolchain_environment("scale", TARGET, "example/scale:1") == toolkit_env("scale", TARGET)
+
+
 # --- against the engine: a stand-in SCALE image -----------------------------------------------
 
 PROGRAM = f"{ROOT}/share/scale/standin-program"  # linked against libredscale.so, no rpath

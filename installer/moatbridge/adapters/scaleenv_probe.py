@@ -2,12 +2,14 @@
 
 The generated files (devcontainer, Kubernetes, CI, Apptainer) spell the activation out.
 SCALE's script is not public, so when the image is here its real effect is used; when it
-is not (or the engine cannot be reached), core.toolkit_env's documented layout is, which
-refuses NVIDIA targets rather than guess them.
+is not (or the engine cannot be reached to ask), core.toolkit_env's documented layout is,
+which refuses NVIDIA targets rather than guess them. When the image is here and running
+scaleenv in it fails, that is an error (ProbeFailed), never a silent fall back.
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from moatbridge.core.scale_env import SEPARATOR, measured_env, split_dumps
@@ -40,23 +42,29 @@ def measure(client: Any, image: str, target: str) -> ToolkitEnv | None:
 
     if inspect_image(client, image) is None:
         return None
-    container = client.create_container(
-        image=image, entrypoint=["bash"], command=["--noprofile", "--norc", "-c", _SCRIPT, target],
-        environment=["SCALE_LICENSE_ACCEPT=1"], network_disabled=True,
-        labels={"io.moatbridge.managed": "1"},
-    )  # fmt: skip
+    # The image is here: from now on a failure (an engine error, a read timeout while waiting)
+    # is an error, never a silent fall back to the documented layout.
+    container: dict[str, Any] = {}
     try:
+        container = client.create_container(
+            image=image, entrypoint=["bash"], command=["--noprofile", "--norc", "-c", _SCRIPT, target],
+            environment=["SCALE_LICENSE_ACCEPT=1"], network_disabled=True,
+            labels={"io.moatbridge.managed": "1"},
+        )  # fmt: skip
         client.start(container["Id"])
         status = client.wait(container["Id"], timeout=_TIMEOUT_S).get("StatusCode")
         output = bytes(client.logs(container["Id"], stdout=True, stderr=False))
         errors = bytes(client.logs(container["Id"], stdout=False, stderr=True))
-    except docker.errors.APIError as exc:
+    except (docker.errors.DockerException, OSError) as exc:  # requests' errors are OSError
         raise ProbeFailed(
-            f"Running scaleenv in {printable(image, newlines=False)} failed: {printable(str(exc))}.",
-            "see 'moatbridge doctor'",
+            f"Running scaleenv in {printable(image, newlines=False)} to measure SCALE's environment "
+            f"failed: {printable(str(exc) or type(exc).__name__)}.",
+            "check the engine ('moatbridge doctor') and generate the file again",
         ) from None
     finally:
-        client.remove_container(container["Id"], force=True)
+        if container:  # best effort: the first error is the one to tell
+            with contextlib.suppress(docker.errors.DockerException, OSError):
+                client.remove_container(container["Id"], force=True)
     if status != 0:
         said = printable(errors.decode("utf-8", "replace").strip()[-300:] or f"exit status {status}")
         raise ProbeFailed(
@@ -82,8 +90,8 @@ def toolchain_environment(flavour: str, target: str, image: str, distro: str | N
     except EngineUnavailable:
         return toolkit_env(flavour, target)
     try:
-        measured = measure(client, image, target)
-    except (docker.errors.DockerException, OSError):  # no engine answering (requests' errors are OSError)
+        measured = measure(client, image, target)  # ProbeFailed once the image is known to be here
+    except (docker.errors.DockerException, OSError):  # no engine answering the image inspection
         measured = None
     finally:
         client.close()
