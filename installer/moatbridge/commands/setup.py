@@ -29,9 +29,11 @@ from moatbridge.core.checks import engine_checks
 from moatbridge.core.detection import detect
 from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.licences import LicenceError, check_use, consent_status
+from moatbridge.core.redact import has_secret, redact_url
+from moatbridge.core.scale_tarball import tarball_source
 from moatbridge.core.setup_plan import NVIDIA_MODE_REASON, SetupPlan, defaults, make_plan
 from moatbridge.core.shims import candidate_tools
-from moatbridge.core.toolchains import Toolchain
+from moatbridge.core.toolchains import ImageSource, Toolchain
 from moatbridge.errors import InputError, MoatbridgeError, UsageError
 from moatbridge.paths import Paths
 
@@ -49,9 +51,7 @@ def _flags(args: Namespace) -> Answers:
         use=args.use,
         accept_license=True if args.accept_license else None,
         customer=validate_customer(args.customer) if getattr(args, "customer", None) else None,
-        credentials_file=os.path.abspath(args.credentials_file)
-        if getattr(args, "credentials_file", None)
-        else None,
+        credentials_file=getattr(args, "credentials_file", None) or None,
         shells=tuple(args.shell) if args.shell else None,
         modify_rc=False if args.no_modify_rc else None,
         name=args.name,
@@ -88,7 +88,14 @@ def gather(args: Namespace, paths: Paths, report: Any) -> Answers:
         s: p.exists() for s, p in rc_files_for(("bash", "zsh", "fish"), os.path.expanduser("~")).items()
     }
     layers.append(defaults(report, dict(os.environ), existing))
-    return merge(*layers)
+    merged = merge(*layers)
+    if merged.credentials_file:  # recorded for upgrade, which may run from anywhere
+        merged = replace(merged, credentials_file=absolute_path(merged.credentials_file))
+    return merged
+
+
+def absolute_path(path: str) -> str:
+    return os.path.abspath(os.path.expanduser(path))
 
 
 def group_by_directory(files: list[str]) -> list[str]:
@@ -115,9 +122,11 @@ def summary(plan: SetupPlan, image: str, action: str, files: list[str], rcs: lis
 
 
 def _ensure_image(
-    plan: SetupPlan, args: Namespace, dry_run: bool, rebuild: bool = False
+    plan: SetupPlan, args: Namespace, dry_run: bool, rebuild: bool = False, consent_checked: bool = False
 ) -> tuple[str, str, str, str | None]:
-    """Returns (reference, image id, what happened, registry digest when pulled)."""
+    """Returns (reference, image id, what happened, registry digest when pulled).
+    ``consent_checked``: the caller applied the consent rule itself (setup, which records
+    the acceptance only once the toolchain works); else the build asks for it."""
     from moatbridge.adapters import docker_api
     from moatbridge.commands import image_build
 
@@ -137,6 +146,12 @@ def _ensure_image(
         image_id, digest = pull_reference(client, reference, retries=4, stall_timeout=60, quiet=args.json)
         return reference, image_id, "pulled", digest
     commercial = plan.flavour == "scale" and plan.use == "commercial"
+    tarball = getattr(args, "tarball", None)
+    credentials: str | None = None
+    if commercial and tarball is None:
+        credentials = str(credentials_path(plan, Paths.from_environ(os.environ)))
+    elif commercial and tarball is not None and tarball_source(tarball).is_url:
+        credentials = plan.credentials_file  # only when its server asks for them (given)
     options = image_build.BuildOptions(
         flavour=plan.flavour, variant=plan.variant, cuda_version=plan.cuda_version, distro=plan.distro,
         check_valid_until=getattr(args, "check_valid_until", None),
@@ -144,13 +159,35 @@ def _ensure_image(
         target=None if plan.flavour == "scale" else plan.targets,
         base=args.base, mirror=args.mirror, dry_run=dry_run, json=True, no_cache=rebuild,
         base_image=getattr(args, "base_image", None), repo_url=getattr(args, "repo_url", None),
-        tarball=getattr(args, "tarball", None), consent_checked=True,
+        tarball=tarball, consent_checked=consent_checked,
         build_arg=tuple(getattr(args, "build_arg", None) or ()),
         commercial=commercial, customer=plan.customer,
-        credentials_file=str(credentials_path(plan, Paths.from_environ(os.environ))) if commercial else None,
+        credentials_file=credentials,
     )  # fmt: skip
     result = image_build.build(options, quiet=args.json or dry_run)  # the summary says it all
     return str(result["reference"]), str(result.get("id", "")), str(result["action"]), None
+
+
+def image_source(plan: SetupPlan, args: Namespace) -> ImageSource:
+    """What the toolchain records of how its image is made (never a secret), for upgrade."""
+    if plan.source == "pull":
+        return ImageSource("registry")
+    base_image = getattr(args, "base_image", None)
+    build_args = tuple(getattr(args, "build_arg", None) or ())
+    tarball = getattr(args, "tarball", None)
+    if tarball is not None:
+        from moatbridge.adapters.file_server import file_sha256
+
+        given = tarball_source(tarball)
+        sha256 = None if given.is_url else file_sha256(Path(given.location))  # hashed once per process
+        return ImageSource("tarball", base_image=base_image, build_args=build_args, tarball=given.name,
+                           tarball_sha256=sha256)  # fmt: skip
+    repo_url: str | None = getattr(args, "repo_url", None)
+    return ImageSource(
+        "repository", repo_url=redact_url(repo_url) if repo_url else None,
+        repo_url_secret=has_secret(repo_url) if repo_url else False, base_image=base_image,
+        build_args=build_args,
+    )  # fmt: skip
 
 
 def credentials_path(plan: SetupPlan, paths: Paths) -> Path:
@@ -160,10 +197,15 @@ def credentials_path(plan: SetupPlan, paths: Paths) -> Path:
 def check_commercial(plan: SetupPlan, args: Namespace, paths: Paths) -> None:
     """A commercial SCALE build needs the customer repository (its name, or --repo-url for a
     mirror of it) and readable credentials for it: one clear error (exit 2) before any build.
-    A pull from the customer's own registry needs neither (the engine's login serves it)."""
-    from moatbridge.adapters.credentials import load_credentials
-
+    A pull from the customer's own registry needs neither (the engine's login serves it), nor
+    does a local tarball (air-gapped sites carry the customer's tarball in); a tarball URL
+    needs credentials only when its server asks for them (checked when given)."""
     if plan.source == "pull":
+        return
+    tarball = getattr(args, "tarball", None)
+    if tarball is not None:
+        if tarball_source(tarball).is_url and plan.credentials_file:
+            _check_credentials(Path(plan.credentials_file), "your tarball's server")
         return
     if not plan.customer and not getattr(args, "repo_url", None):
         raise LicenceError(
@@ -171,11 +213,17 @@ def check_commercial(plan: SetupPlan, args: Namespace, paths: Paths) -> None:
             "pass --customer NAME and --credentials-file FILE, or choose the open flavour "
             "(free for commercial use)",
         )
+    _check_credentials(credentials_path(plan, paths), "your customer repository")
+
+
+def _check_credentials(path: Path, what: str) -> None:
+    from moatbridge.adapters.credentials import load_credentials
+
     try:
-        load_credentials(credentials_path(plan, paths))  # checked now; the build reads it again
+        load_credentials(path)  # checked now; the build reads it again
     except InputError as exc:
         raise InputError(
-            f"{exc.message.rstrip('.')}; commercial use of SCALE needs it to reach your customer repository.",
+            f"{exc.message.rstrip('.')}; commercial use of SCALE needs it to reach {what}.",
             f"{exc.hint}; or pass --credentials-file FILE" if exc.hint else "pass --credentials-file FILE",
         ) from None
 
@@ -219,7 +267,8 @@ def run(args: Namespace) -> int:
         created = datetime.now(timezone.utc).isoformat(timespec="seconds")
         toolchain = Toolchain(plan.name, plan.flavour, plan.variant, plan.targets, plan.cuda_version,
                               reference, image_id, licence.id, None, created, plan.distro,
-                              customer=plan.customer, credentials_file=plan.credentials_file)  # fmt: skip
+                              customer=plan.customer, credentials_file=plan.credentials_file,
+                              source=image_source(plan, args))  # fmt: skip
         runtime = tc.runtime_for(toolchain, paths, licence.acceptance_required)
         make_default = state.default is None or state.default == plan.name or bool(args.default)
         changes = tc.install_files(paths, toolchain, runtime, make_default, dry_run=True)
@@ -245,7 +294,7 @@ def run(args: Namespace) -> int:
         print("Dry run: nothing changed.")
         return 0
     with store.locked():
-        reference, image_id, action, digest = _ensure_image(plan, args, dry_run=False)
+        reference, image_id, action, digest = _ensure_image(plan, args, dry_run=False, consent_checked=True)
         toolchain = replace(toolchain, image=reference, image_id=image_id, digest=digest)
         faults.point("setup.image-ready", reference)
         note = verify(reference, plan, gpu_run_args(report, plan.targets[0]))

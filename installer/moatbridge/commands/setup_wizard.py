@@ -168,13 +168,15 @@ def _ask_customer(args: Namespace, paths: Paths) -> None:
                 )
             ).strip()
         )
+        # Absolute: the answers and the toolchain keep it, and upgrade may run from anywhere.
+        path = os.path.abspath(os.path.expanduser(path))
         try:
-            load_credentials(Path(os.path.expanduser(path)))
+            load_credentials(Path(path))
         except MoatbridgeError as exc:
             print(safe(f"  {exc.message} ({exc.hint})"))
             args.credentials_file = None
             continue
-        args.credentials_file = os.path.expanduser(path)
+        args.credentials_file = path
         return
 
 

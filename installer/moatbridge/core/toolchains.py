@@ -72,6 +72,57 @@ def default_name(flavour: str, targets: tuple[str, ...]) -> str:
     return validate_name(f"{flavour}-{'_'.join(targets)}")
 
 
+CHANNELS = ("repository", "tarball", "registry")
+_SHA256 = re.compile(r"[0-9a-f]{64}", re.ASCII)
+_BUILD_ARG = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=[^\x00-\x1f\x7f]*", re.ASCII)
+
+
+@dataclass(frozen=True)
+class ImageSource:
+    """How a toolchain's image was made, so that upgrade makes the next one the same way.
+
+    ``repository``: built from a package repository (``repo_url``: a mirror given to setup,
+    None for the catalog's; a URL that carried a token is kept with it masked and
+    ``repo_url_secret`` set, so upgrade asks for it again rather than store it);
+    ``tarball``: built from the vendor's tarball (its file name and, for a local file, its
+    SHA-256; an upgrade needs the newer tarball); ``registry``: pulled. Never a secret:
+    build args with secret-looking names are refused by image build."""
+
+    channel: str
+    repo_url: str | None = None
+    repo_url_secret: bool = False
+    base_image: str | None = None
+    build_args: tuple[str, ...] = ()
+    tarball: str | None = None
+    tarball_sha256: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "channel": self.channel, "repo_url": self.repo_url, "repo_url_secret": self.repo_url_secret,
+            "base_image": self.base_image, "build_args": list(self.build_args),
+            "tarball": self.tarball, "tarball_sha256": self.tarball_sha256,
+        }  # fmt: skip
+
+    @classmethod
+    def from_json(cls, data: Any) -> ImageSource | None:
+        """The recorded source; None (today's behaviour: rebuild from the catalog's repository,
+        or pull) for older state or a record that is not one."""
+        if not isinstance(data, dict) or data.get("channel") not in CHANNELS:
+            return None
+        args = data.get("build_args") or []
+        if not isinstance(args, list) or not all(
+            isinstance(a, str) and _BUILD_ARG.fullmatch(a) for a in args
+        ):
+            return None
+        sha = data.get("tarball_sha256")
+        return cls(
+            channel=str(data["channel"]), repo_url=_text(data.get("repo_url")),
+            repo_url_secret=data.get("repo_url_secret") is True, base_image=_text(data.get("base_image")),
+            build_args=tuple(args), tarball=_text(data.get("tarball")),
+            tarball_sha256=sha if isinstance(sha, str) and _SHA256.fullmatch(sha) else None,
+        )  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Toolchain:
     name: str
@@ -90,6 +141,7 @@ class Toolchain:
     # (never its content), so that upgrade builds from the same repository.
     customer: str | None = None
     credentials_file: str | None = None
+    source: ImageSource | None = None  # how its image was made; None: older state (see ImageSource)
 
     @property
     def target(self) -> str:
@@ -104,6 +156,7 @@ class Toolchain:
             "licence": self.licence, "digest": self.digest, "created": self.created,
             "distro": self.distro, "tools": list(self.tools) if self.tools is not None else None,
             "customer": self.customer, "credentials_file": self.credentials_file,
+            "source": self.source.to_json() if self.source is not None else None,
         }  # fmt: skip
 
     @classmethod
@@ -115,6 +168,7 @@ class Toolchain:
             created=str(data.get("created", "")), distro=_distro_name(data.get("distro")),
             tools=_tool_names(data.get("tools")),
             customer=_text(data.get("customer")), credentials_file=_text(data.get("credentials_file")),
+            source=ImageSource.from_json(data.get("source")),
         )  # fmt: skip
 
 
