@@ -109,7 +109,7 @@ def enter_repo_proxy(stack: ExitStack, upstream: str, credentials: Credentials |
 def credentials(options: BuildOptions) -> Credentials | None:
     if options.credentials_file:
         return load_credentials(Path(options.credentials_file))
-    if options.commercial:
+    if options.commercial and options.tarball is None:  # a tarball: only credentials given for it
         return load_credentials(Paths.from_environ(os.environ).credentials / "scale.json")
     return None
 
