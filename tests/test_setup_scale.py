@@ -13,16 +13,8 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
-
-from moatbridge.adapters.hostfs import HostFS
-from moatbridge.adapters.records import load_catalog
-from moatbridge.core.answers import Answers, merge
-from moatbridge.core.detection import detect
-from moatbridge.core.setup_plan import NVIDIA_MODE_REASON, defaults, make_plan
-from moatbridge.errors import UsageError
 
 from support.scale_standin import SeenRequest, StandinRepoServer, build_standin_repo, missing_tools
 from support.secret_scan import scan_saved_image
@@ -184,113 +176,6 @@ def test_commercial_use_is_never_pulled_from_the_vendors_public_images(tmp_path:
               "--dry-run")  # fmt: skip
     assert team.returncode == 0, team.stderr
     assert "registry.example:5000/acme/scale:" in team.stdout and "would pull" in team.stdout
-
-
-# --- SCALE's NVIDIA mode ------------------------------------------------------------------------
-
-
-def test_an_nvidia_machine_is_offered_scales_nvidia_mode(machine: Any) -> None:
-    report = detect(HostFS(str(machine("nvidia-only"))), {})
-    offered = defaults(report, {"SHELL": "/bin/bash"}, {})
-    # The target is SCALE's NVIDIA mode; the flavour, whose licence needs acceptance, is not
-    # defaulted: the wizard proposes it, --yes must name it.
-    assert (offered.flavour, offered.targets) == (None, ("sm_89",))  # an RTX 4090
-    with pytest.raises(UsageError) as unnamed:
-        make_plan(merge(Answers(use="non-commercial", accept_license=True), offered), load_catalog())
-    assert "named explicitly" in unnamed.value.message and "--flavour scale" in str(unnamed.value.hint)
-    chosen = merge(Answers(flavour="scale", use="non-commercial", accept_license=True), offered)
-    plan = make_plan(chosen, load_catalog())
-    assert plan.targets == ("sm_89",) and plan.flavour == "scale"
-    assert any("NVIDIA mode" in w for w in plan.warnings)
-    assert "NVIDIA's own CUDA libraries" in NVIDIA_MODE_REASON
-    # An AMD GPU next to it keeps the AMD default.
-    amd = detect(HostFS(str(machine("rdna3-desktop"))), {})
-    assert defaults(amd, {}, {}).flavour == "open"
-
-
-def test_yes_never_accepts_scales_licence_unnamed(
-    machine: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """`setup --yes --accept-license` on an NVIDIA-only machine, without --flavour: refused
-    (exit 2, one sentence and a hint) before anything is asked of the engine, no consent on record."""
-    from moatbridge import cli
-    from moatbridge.adapters import hostfs
-    from moatbridge.commands import setup
-
-    root = machine("nvidia-only")
-    monkeypatch.setattr(setup, "HostFS", lambda _root: hostfs.HostFS(str(root)))
-    home = tmp_path / "home"
-    home.mkdir()
-    for name in [n for n in os.environ if n.startswith(("MOATBRIDGE_", "XDG_"))]:
-        monkeypatch.delenv(name)
-    monkeypatch.setenv("HOME", str(home))
-    status = cli.main(["setup", "--yes", "--accept-license", "--use", "non-commercial", "--no-modify-rc"])
-    err = capsys.readouterr().err
-    assert status == 2, err
-    assert "No flavour was named for sm_89 (NVIDIA: SCALE's NVIDIA mode)" in err and "--flavour scale" in err
-    assert "Traceback" not in err
-    assert [p for p in home.rglob("*") if p.is_file()] == []  # no consent, no state, no answers
-
-
-def test_nvidia_mode_runs_take_dockers_nvidia_path(machine: Any) -> None:
-    from moatbridge.commands import _toolchain as tc
-    from moatbridge.commands.setup_verify import gpu_run_args
-    from moatbridge.core.shims import ToolchainRuntime, render_toolchain_env
-    from moatbridge.core.toolchains import Toolchain
-    from moatbridge.paths import Paths
-
-    toolchain = Toolchain(
-        "scale-sm_89", "scale", "devel", ("sm_89",), "13.0.2", "img", "sha256:x", "scale-free"
-    )
-    runtime = tc.runtime_for(toolchain, Paths.from_environ(os.environ), licence_required=True)
-    assert runtime.devices == () and runtime.group_adds == ()  # never /dev/kfd for sm_NN
-    assert runtime.activate.endswith(". /opt/scale/bin/scaleenv")
-    assert runtime.gpus == tc.nvidia_gpu_access()  # --gpus only where the toolkit serves it
-    rendered = render_toolchain_env(ToolchainRuntime(**{**runtime.__dict__, "gpus": True}))
-    assert "MB_RUN_ARGS='--gpus all'" in rendered
-    report = detect(HostFS(str(machine("nvidia-only"))), {})
-    assert gpu_run_args(report, "sm_89") == (("--gpus", "all") if tc.nvidia_gpu_access() else ())
-    assert "/dev/kfd" not in " ".join(gpu_run_args(report, "sm_89"))
-
-
-@pytest.mark.engine
-def test_setup_for_sm_89_against_the_stand_in(engine_version: str, debian_base: str, tmp_path: Path) -> None:
-    if missing_tools():
-        pytest.fail(f"the stand-in repository needs: {' '.join(missing_tools())}")
-    home = tmp_path / "home"
-    home.mkdir()
-    repo = build_standin_repo(tmp_path / "standin")
-    image_id = ""
-    try:
-        with StandinRepoServer(repo.root) as server:
-            setup = mb(
-                home, "setup", "--yes", "--flavour", "scale", "--target", "sm_89", "--source", "build",
-                "--use", "non-commercial", "--accept-license", "--repo-url", server.url,
-                "--base-image", debian_base, "--build-arg", "SCALE_PREREQS=",
-                "--build-arg", f"SCALE_VERSION={repo.scale_version}",
-                "--build-arg", "SCALE_VENDOR_HOSTS=scale-standin.invalid", "--no-modify-rc",
-            )  # fmt: skip
-        assert setup.returncode == 0, setup.stdout + setup.stderr
-        assert "SCALE's NVIDIA mode" in setup.stdout
-        (toolchain,) = json.loads(mb(home, "list", "--json").stdout)["toolchains"]
-        image_id = str(toolchain["image_id"])
-        assert toolchain["targets"] == ["sm_89"]
-        conf = (home / ".local/share/moatbridge/toolchains/scale-sm_89/toolchain.env").read_text()
-        assert "MB_TARGET='sm_89'" in conf and "/dev/kfd" not in conf
-        work = home / "w"
-        work.mkdir()
-        shim = home / ".local/share/moatbridge/toolchains/scale-sm_89/bin/nvcc"
-        ran = subprocess.run(
-            [str(shim), "--version"], capture_output=True, text=True, cwd=work, env=_env(home)
-        )
-        assert ran.returncode == 0 and "SCALE" in ran.stdout, ran.stdout + ran.stderr
-        env = mb(home, "run", "--", "printenv", "SCALE_ENV")
-        assert env.stdout.strip() == "sm_89", env.stdout + env.stderr
-    finally:
-        mb(home, "uninstall", "--all", "--remove-images")
-        subprocess.run(["docker", "rm", "-f", f"moatbridge-scale-sm_89-{os.getuid()}"], capture_output=True)
-        if image_id:
-            subprocess.run(["docker", "rmi", "-f", image_id], capture_output=True)
 
 
 @pytest.mark.engine

@@ -6,7 +6,8 @@ vendor's public material (docs/images.md, /work/shared/reference/anchors.md sect
 
     /opt/scale/bin/{scaleenv,scaleinfo,scalediag,hsakmtsysinfo,scale_bugreport}
     /opt/scale/targets/<gfx>/{bin/nvcc, lib/libredscale.so, include/, share/scale/ccmap.conf}
-    /opt/scale/targets/sm_any/...   NVIDIA mode (a guess, see SCALEENV)
+    /opt/scale/targets/sm_any/...   NVIDIA mode without an NVIDIA toolkit (a guess, see SCALEENV)
+    /usr/local/cuda-12.9            write_fake_nvidia_toolkit(): a FAKE NVIDIA toolkit, on request
     /opt/scale/llvm/bin/nvcc
     /opt/scale/lib/libcublas.so ...  /opt/scale/lib64 -> lib
     /opt/rocm-scale/lib/librocblas.so
@@ -71,13 +72,30 @@ if [ -z "$_scale_target" ]; then
     unset _scale_target _scale_self _scale_root
     return 1 2>/dev/null || exit 1
 fi
-# NVIDIA mode (SCALE 1.6.1+): sm_NN, sm_NNa, sm_NNf. The vendor's layout for it is
-# undocumented; this stand-in GUESSES one shared toolkit directory, targets/sm_any,
-# and sets CUDAARCHS to the number (and suffix) given.
+# NVIDIA mode (SCALE 1.6.1+): sm_NN, sm_NNa, sm_NNf; CUDAARCHS is the number (and suffix).
+# The vendor's scaleenv picks an NVIDIA CUDA installation ("Using cuda install at ...") by
+# an unpublished search and points CUDA_PATH at it; this stand-in looks at
+# <sys>/usr/local/cuda, then <sys>/usr/local/cuda-*, where <sys> is / for /opt/scale (and
+# the tree's root in host tests), and then puts SCALE's NVIDIA-mode nvcc (llvm/bin) first on
+# PATH and the toolkit's lib64 on LD_LIBRARY_PATH (GUESSED). Without an NVIDIA install it
+# falls back to an older GUESS, one shared toolkit directory targets/@NVIDIA_DIR@ (so that
+# moatbridge's own check of CUDA_PATH, not this script, is what refuses such an image).
 _scale_arch=86
+_scale_nvcc_dir=
 if printf '%s\\n' "$_scale_target" | grep -Eqx 'sm_[0-9]+[af]?'; then
     _scale_arch="${_scale_target#sm_}"
     _scale_dir="$_scale_root/targets/@NVIDIA_DIR@"
+    case "$_scale_root" in */opt/scale) _scale_sys="${_scale_root%/opt/scale}" ;; *) _scale_sys= ;; esac
+    for _scale_c in "$_scale_sys/usr/local/cuda" \
+        $(find "$_scale_sys/usr/local" -mindepth 1 -maxdepth 1 -name 'cuda-*' 2>/dev/null | sort); do
+        if [ -f "$_scale_c/include/cuda_runtime.h" ]; then
+            echo "scaleenv (stand-in): Using cuda install at $_scale_c" >&2
+            _scale_dir="$_scale_c"
+            _scale_nvcc_dir="$_scale_root/llvm/bin"
+            break
+        fi
+    done
+    unset _scale_c _scale_sys
 else
     _scale_dir="$_scale_root/targets/$_scale_target"
 fi
@@ -92,10 +110,16 @@ _SCALE_OLD_LD_LIBRARY_PATH="${LD_LIBRARY_PATH-}"
 export SCALE_ENV="$_scale_target"
 export CUDA_HOME="$_scale_dir" CUDA_PATH="$_scale_dir" CUDA_DIR="$_scale_dir" CUDA_ROOT="$_scale_dir"
 export CUDA_BIN_PATH="$_scale_dir/bin" CUDA_INC_DIR="$_scale_dir/include"
-export CUDACXX="$_scale_dir/bin/nvcc" CUDA_CXX="$_scale_dir/bin/nvcc" CUCC="$_scale_dir/bin/nvcc"
+if [ -n "$_scale_nvcc_dir" ]; then  # NVIDIA mode with NVIDIA's toolkit: SCALE's compiler, NVIDIA's libraries
+    export CUDACXX="$_scale_nvcc_dir/nvcc" CUDA_CXX="$_scale_nvcc_dir/nvcc" CUCC="$_scale_nvcc_dir/nvcc"
+    export PATH="$_scale_nvcc_dir:$PATH"
+    export LD_LIBRARY_PATH="$_scale_dir/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+else
+    export CUDACXX="$_scale_dir/bin/nvcc" CUDA_CXX="$_scale_dir/bin/nvcc" CUCC="$_scale_dir/bin/nvcc"
+    export PATH="$_scale_dir/bin:$PATH"
+    export LD_LIBRARY_PATH="$_scale_dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 export CUDAARCHS="$_scale_arch"
-export PATH="$_scale_dir/bin:$PATH"
-export LD_LIBRARY_PATH="$_scale_dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 deactivate() {
     PATH="$_SCALE_OLD_PATH"
     if [ -n "$_SCALE_OLD_LD_LIBRARY_PATH" ]; then
@@ -107,7 +131,7 @@ deactivate() {
         CUDACXX CUDA_CXX CUCC CUDAARCHS _SCALE_OLD_PATH _SCALE_OLD_LD_LIBRARY_PATH
     unset -f deactivate
 }
-unset _scale_target _scale_self _scale_root _scale_dir _scale_arch
+unset _scale_target _scale_self _scale_root _scale_dir _scale_arch _scale_nvcc_dir
 """
 
 
@@ -312,6 +336,36 @@ def write_scale_tree(root: Path, version: str, targets: Sequence[str] = DEFAULT_
     """Write root/opt/scale and root/opt/rocm-scale, as a package installs them (``root`` = /)."""
     write_scale_prefix(root / "opt" / "scale", version, targets)
     write_rocm_scale(root / "opt" / "rocm-scale")
+
+
+# A FAKE NVIDIA CUDA toolkit for SCALE's NVIDIA mode: where NVIDIA's cuda-toolkit-12-9 package
+# puts it (/usr/local/cuda-12.9, /usr/local/cuda -> it), with only what moatbridge checks:
+# include/cuda_runtime.h and libcudart in targets/x86_64-linux/lib (lib64 -> it). Not NVIDIA's.
+FAKE_NVIDIA_CUDA = "/usr/local/cuda-12.9"
+FAKE_NVIDIA_NVCC = """\
+#!/bin/sh
+# nvcc -- FAKE NVIDIA nvcc, TEST STAND-IN (moatbridge tests); not NVIDIA's. Like NVIDIA's,
+# it rejects SCALE's --require-scale (moatbridge's guard against reaching it by accident).
+for arg in "$@" ${NVCC_APPEND_FLAGS-}; do
+    if [ "$arg" = --require-scale ]; then echo "nvcc fatal   : Unknown option '--require-scale'" >&2; exit 1; fi
+done
+echo "nvcc: FAKE NVIDIA nvcc (TEST STAND-IN, moatbridge tests); it compiles nothing" >&2
+exit 1
+"""
+
+
+def write_fake_nvidia_toolkit(root: Path) -> str:
+    """Write a FAKE NVIDIA CUDA toolkit under ``root`` (= /) at FAKE_NVIDIA_CUDA; returns that path."""
+    base = root / FAKE_NVIDIA_CUDA.lstrip("/")
+    _write(base / "README.TEST-STAND-IN", "FAKE NVIDIA CUDA toolkit for moatbridge's tests; not NVIDIA's.\n")
+    _write(
+        base / "include" / "cuda_runtime.h", "/* FAKE NVIDIA CUDA header, TEST STAND-IN: not NVIDIA's */\n"
+    )
+    _write_stub_library(base / "targets" / "x86_64-linux" / "lib" / "libcudart.so.12")
+    _write(base / "bin" / "nvcc", FAKE_NVIDIA_NVCC, 0o755)
+    (base / "lib64").symlink_to("targets/x86_64-linux/lib")
+    (base.parent / "cuda").symlink_to(base.name)
+    return FAKE_NVIDIA_CUDA
 
 
 DKMS_LEFTOVERS = ("usr/src/amdgpu-standin", "var/lib/dkms/amdgpu-standin", "boot/standin-initrd")

@@ -59,14 +59,45 @@ def probe_tools(reference: str, plan: SetupPlan) -> tuple[str, ...]:
     return probed_tools(output, tools)
 
 
+# SCALE's NVIDIA mode compiles with SCALE and links NVIDIA's CUDA libraries: after activation
+# CUDA_PATH (scaleenv picks an NVIDIA install) must be an NVIDIA toolkit, not SCALE's own tree.
+# When activation itself fails, the standard places are looked at to tell which problem it is.
+_NVIDIA_TOOLKIT = r"""
+nvidia_toolkit() {
+    case "$1" in "" | /opt/scale | /opt/scale/*) return 1 ;; esac
+    [ -f "$1/include/cuda_runtime.h" ] || return 1
+    for lib in "$1"/lib64/libcudart.so* "$1"/targets/x86_64-linux/lib/libcudart.so*; do
+        [ -e "$lib" ] && return 0
+    done
+    return 1
+}
+any_nvidia_toolkit() {
+    for dir in /usr/local/cuda /usr/local/cuda-*; do nvidia_toolkit "$dir" && return 0; done
+    return 1
+}
+"""
+NVIDIA_TOOLKIT_HINT = (
+    "SCALE brings only the compiler: build on an image that has NVIDIA's cuda-toolkit-12-x "
+    "(setup --source build --base-image REF), or pull your own SCALE image extended with it "
+    '(--registry HOST/PATH); docs/images.md, "SCALE\'s NVIDIA mode", shows both'
+)
+
+
+def _activation(flavour: str) -> str:
+    """What shims, `moatbridge run` and Slurm scripts run in the container, followed by the
+    target ("$0"): the same prefix, so setup checks what users get."""
+    return f'{tc.ACTIVATORS.get(flavour, tc.ACTIVATORS["open"])} "$0"'
+
+
 def verify(reference: str, plan: SetupPlan, gpu_args: tuple[str, ...] = ()) -> str | None:
     """Check the image per flavour and variant; returns a note when a check was skipped.
 
-    scale devel: scaleenv activates the target, `nvcc --version` says SCALE and a sample
-    compiles; scale runtime/base: the target's libredscale.so is where the vendor keeps it
-    (an sm_NN target has no AMD runtime: skipped, said so); open devel: the sample compiles
-    through its nvcc (and runs when the GPU is here, ``gpu_args``); open runtime/base:
-    the HIP runtime library and rocminfo."""
+    scale devel: the shims' activation selects the target, `nvcc --version` says SCALE, a
+    sample compiles, and for an sm_NN target CUDA_PATH is an NVIDIA CUDA toolkit; scale
+    runtime/base: the target's libredscale.so is where the vendor keeps it (an sm_NN
+    target has no AMD runtime: skipped, said so); open devel: the sample compiles through
+    its nvcc (and runs when the GPU is here, ``gpu_args``); open runtime/base: the HIP
+    runtime library and rocminfo."""
     target = plan.targets[0]
     failures = {1: f"could not compile a sample for {target}"}
     if plan.flavour == "scale" and plan.variant != "devel":
@@ -79,11 +110,17 @@ def verify(reference: str, plan: SetupPlan, gpu_args: tuple[str, ...] = ()) -> s
         script = f"test -e {library}"
         failures = {1: f"has no {library} (SCALE's runtime for {target})"}
     elif plan.flavour == "scale":
+        nvidia = is_nvidia_target(target)
         script = (
-            f". /opt/scale/bin/scaleenv {target} >/dev/null || exit 3\n"
+            (_NVIDIA_TOOLKIT if nvidia else "")
+            + f"{_activation('scale')} >/dev/null 2>/tmp/activate.err || "
+            + ("{ any_nvidia_toolkit || exit 5; " if nvidia else "{ ")
+            + "cat /tmp/activate.err >&2; exit 3; }\n"
             "nvcc --version | grep -q SCALE || exit 4\n"
-            "echo 'int main(){}' > /tmp/s.cu && nvcc /tmp/s.cu -o /tmp/s"
-        )
+            + ('nvidia_toolkit "${CUDA_PATH:-${CUDA_HOME:-}}" || '
+               '{ echo "CUDA_PATH after activation: ${CUDA_PATH:-unset}" >&2; exit 5; }\n' if nvidia else "")
+            + "echo 'int main(){}' > /tmp/s.cu && nvcc /tmp/s.cu -o /tmp/s"
+        )  # fmt: skip
         failures = {
             1: f"could not compile a sample for {target}",
             3: f"could not activate {target} with /opt/scale/bin/scaleenv",
@@ -98,11 +135,17 @@ def verify(reference: str, plan: SetupPlan, gpu_args: tuple[str, ...] = ()) -> s
         # The toolchain's promise: unmodified CUDA through its nvcc, for this target.
         script = (
             f"cat > /tmp/moatbridge-sample.cu <<'EOF'\n{SAMPLE_CUDA}\nEOF\n"
-            f". /opt/moatbridge/bin/activate {target} && "
+            f"{_activation('open')} && "
             "nvcc -o /tmp/moatbridge-sample /tmp/moatbridge-sample.cu"
             + (" && /tmp/moatbridge-sample" if gpu_args else "")
         )
-    code, output = _in_image(reference, script, gpu_args)
+    code, output = _in_image(reference, script, gpu_args, argv=(target,))
+    if code == 5 and plan.flavour == "scale":
+        raise MoatbridgeError(
+            f"The toolchain image {reference} has no NVIDIA CUDA toolkit, which SCALE's NVIDIA mode "
+            f"({target}) needs for CUDA's headers and libraries.",
+            f"{NVIDIA_TOOLKIT_HINT}; its output:\n" + output[-1000:],
+        )
     if code != 0:
         what = failures.get(code, failures[1])
         raise MoatbridgeError(f"The toolchain image {reference} {what}.", "its output:\n" + output[-2000:])
