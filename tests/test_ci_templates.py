@@ -46,6 +46,19 @@ def test_gitlab_structure() -> None:
     assert document["test-gpu"]["tags"] == ["amd-gpu"] and document["test-gpu"]["needs"] == ["build"]
 
 
+def test_nvidia_targets_test_with_gpus_all() -> None:
+    """SCALE's NVIDIA mode (sm_89): the GPU job asks for --gpus all, never /dev/kfd."""
+    from moatbridge.core.toolkit_env import ToolkitEnv
+
+    env = ToolkitEnv((("SCALE_ENV", "sm_89"),), ("/opt/scale/llvm/bin",), (), (), "measured in test")
+    spec = CiSpec("scale-sm_89", "scale", "sm_89", "r.example/scale:1", gpu_runner="rtx", environment=env)
+    test = yaml.safe_load(github_workflow(spec))["jobs"]["test-gpu"]
+    assert test["container"]["options"] == "--gpus all"
+    gitlab = gitlab_ci(spec)
+    assert 'gpus = "all"' in gitlab and "/dev/kfd" not in gitlab
+    assert "/dev/kfd" in gitlab_ci(CiSpec(**{**SPEC.__dict__, "gpu_runner": "amd-gpu"}))
+
+
 @pytest.mark.engine
 def test_generated_github_build_steps_run_in_the_image_with_ccache(
     toolchain_home: Path, tmp_path: Path, open_devel_gfx1030: dict[str, Any]

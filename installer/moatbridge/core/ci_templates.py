@@ -2,8 +2,9 @@
 
 GitHub Actions and GitLab CI both run the build as a container job in the toolchain image
 (a registry reference the runners can pull), keep ccache between runs, and, when a
-self-hosted runner with an AMD GPU is named, run the tests there with the device nodes
-passed in. The build and test commands are plain shell lines, so tests can run exactly
+self-hosted runner with a GPU is named, run the tests there with the GPU passed in the
+target vendor's way (core.gpu_request: AMD's device nodes, or --gpus all for sm_NN). The
+build and test commands are plain shell lines, so tests can run exactly
 these lines in the image.
 """
 
@@ -14,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from moatbridge.core.gpu_request import gpu_request
 from moatbridge.core.licences import LicenceNote
 from moatbridge.core.toolkit_env import ToolkitEnv, toolkit_env
 
@@ -25,6 +27,12 @@ DEFAULT_BUILD = (
 )
 DEFAULT_TEST = ("ctest --test-dir build --output-on-failure",)
 GPU_OPTIONS = "--device /dev/kfd --device /dev/dri --group-add video --group-add render"
+
+
+def gpu_options(target: str) -> str:
+    """docker options of a GPU test job: AMD's device nodes, or NVIDIA's --gpus all (sm_NN)."""
+    request = gpu_request(target)
+    return " ".join(request.docker_args) if request.is_nvidia else GPU_OPTIONS
 
 
 @dataclass(frozen=True)
@@ -95,7 +103,7 @@ def github_workflow(spec: CiSpec) -> str:
         jobs["test-gpu"] = {
             "needs": "build",
             "runs-on": ["self-hosted", spec.gpu_runner],
-            "container": {"image": spec.image, "options": GPU_OPTIONS},
+            "container": {"image": spec.image, "options": gpu_options(spec.target)},
             "env": env,
             "steps": [
                 {"uses": "actions/checkout@v4"},
@@ -136,6 +144,8 @@ def gitlab_ci(spec: CiSpec) -> str:
             "script": list(spec.test),
         }
     note = '# GPU jobs: the runner\'s config.toml needs devices = ["/dev/kfd", "/dev/dri"].\n'
+    if gpu_request(spec.target).is_nvidia:
+        note = '# GPU jobs: the runner\'s config.toml needs gpus = "all" (NVIDIA Container Toolkit).\n'
     return (
         _header(spec)
         + (note if spec.gpu_runner else "")
