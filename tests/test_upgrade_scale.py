@@ -282,10 +282,15 @@ def test_a_tarball_toolchain_upgrade_asks_for_the_new_tarball(debian_base: str, 
         assert toolchain["source"]["channel"] == "tarball"
         assert toolchain["source"]["tarball"] == tarball.name
         assert toolchain["source"]["tarball_sha256"] == hashlib.sha256(tarball.read_bytes()).hexdigest()
-        refused = mb(home, "upgrade", "--rebuild")
+        refused = mb(home, "upgrade", "scale-gfx1030", "--rebuild")
         assert refused.returncode == 2, refused.stdout + refused.stderr
         assert f"built from the tarball {tarball.name}" in refused.stderr
         assert "--tarball NEWFILE" in refused.stderr and "moatbridge setup" in refused.stderr
+        assert _image_id(toolchain["image"]) == toolchain["image_id"] and _toolchains(home) == [toolchain]
+        # Upgrading every toolchain: this one is skipped with the same hint, the rest would go on.
+        every = mb(home, "upgrade", "--rebuild")
+        assert every.returncode == 0, every.stdout + every.stderr
+        assert "scale-gfx1030 skipped: " in every.stderr and "--tarball NEWFILE" in every.stderr
         assert _image_id(toolchain["image"]) == toolchain["image_id"] and _toolchains(home) == [toolchain]
     finally:
         _clean(home, "scale-gfx1030", set())

@@ -11,6 +11,7 @@ the new image, and its warm container is recreated on next use.
 from __future__ import annotations
 
 import os
+import sys
 from argparse import Namespace
 from dataclasses import replace
 
@@ -92,10 +93,20 @@ def run(args: Namespace) -> int:
         state = store.read()
         names = [state.toolchain(args.name).name] if args.name else [t.name for t in state.toolchains]
         licences: dict[str, Licence] = {}
-        for name in names:  # every refusal before anything is built or run
+        for name in list(names):  # every refusal before anything is built or run
             toolchain = state.toolchain(name)
             licences[name] = require_for(paths, toolchain, f"Upgrading toolchain {name}")
-            check_repeatable(toolchain)
+            try:
+                check_repeatable(toolchain)
+            except InputError as exc:
+                if args.name:
+                    raise
+                # Upgrading them all: this one waits for its new tarball (or URL); the rest go on.
+                sys.stderr.write(
+                    safe(f"moatbridge: {name} skipped: {exc.message}\n  hint: {exc.hint}") + "\n"
+                )
+                names.remove(name)
+                continue
             plan = _plan(toolchain)
             if plan.flavour == "scale" and plan.use == "commercial":
                 check_commercial(plan, _image_args(toolchain), paths)
