@@ -169,7 +169,10 @@ def test_toolchain_env_passes_devices_groups_and_licence() -> None:
         licence="scale-free", licence_records="/opt/mb/licenses", licence_env=("SCALE_LICENSE_ACCEPT=1",),
     )  # fmt: skip
     env = render_toolchain_env(runtime)
-    assert "MB_RUN_ARGS='--group-add 44 --group-add 992 --device /dev/kfd --device /dev/dri'" in env
+    assert (
+        "MB_RUN_ARGS='--group-add 44 --group-add 992 --device /dev/kfd --device /dev/dri "
+        "--security-opt label=disable'" in env  # as the warm container is created
+    )
     assert "MB_LICENCE='scale-free'" in env and "MB_LICENCE_ARGS='-e SCALE_LICENSE_ACCEPT=1'" in env
     assert "MB_CONTAINER='moatbridge-scale-gfx1100-1000'" in env
     assert "--privileged" not in env

@@ -23,6 +23,7 @@ from moatbridge.adapters.toolchain_files import (
 from moatbridge.core.activation import activation_plan, rc_block, render_fish, render_posix
 from moatbridge.core.detection import detect_devices
 from moatbridge.core.gfx import is_nvidia_target
+from moatbridge.core.launcher import LAUNCHER, MBRUN, render_launcher, render_mbrun
 from moatbridge.core.licences import LicenceNote
 from moatbridge.core.shims import (
     ToolchainRuntime,
@@ -147,15 +148,34 @@ def install_files(
                 dry_run,
             )
         )
+    written += launcher_files(paths, toolchain.name, dry_run)
     # A new image may lack a command the old one had: its own shim goes (ours only).
     own_bin = toolchain_dir(paths, toolchain.name) / "bin"
     for stale in sorted(own_bin.glob("*")) if own_bin.is_dir() else []:
-        if stale.name not in tools and stale.is_file():
+        if stale.name not in (*tools, MBRUN) and stale.is_file():
             remove_owned(stale, dry_run)
     if make_default:
         written.append(write_default(paths, toolchain.name, dry_run))
     default = toolchain.name if make_default else (read_default(paths) or toolchain.name)
     return written + write_env_files(paths, default, dry_run)
+
+
+def launcher_files(paths: Paths, name: str, dry_run: bool) -> list[Written]:
+    """Next to the shims: `mbrun` (dynamic, and the toolchain's own fixed one) and the
+    `moatbridge` launcher, which runs the CLI with this interpreter, so a new shell has
+    `moatbridge` on PATH however moatbridge was installed (core.launcher)."""
+    import moatbridge
+
+    home = Path(paths.home)
+    python = sys.executable or shutil.which("python3") or "python3"
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(moatbridge.__file__)))
+    launcher = render_launcher(python, package_parent)
+    own_mbrun = toolchain_dir(paths, name) / "bin" / MBRUN
+    return [
+        write_owned(home / "cuda" / "bin" / MBRUN, render_mbrun(str(home), None), "shim", 0o755, dry_run),
+        write_owned(own_mbrun, render_mbrun(str(home), name), "shim", 0o755, dry_run),
+        write_owned(home / "cuda" / "bin" / LAUNCHER, launcher, "launcher", 0o755, dry_run),
+    ]
 
 
 def write_env_files(paths: Paths, default: str, dry_run: bool) -> list[Written]:

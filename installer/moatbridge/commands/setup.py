@@ -325,7 +325,20 @@ def run(args: Namespace) -> int:
     print(
         f"Next: open a new shell, or run  . {env}  - then nvcc, hipcc, cmake and make run in the toolchain."
     )
+    for line in closing_lines():
+        print(safe(line))
     return 0
+
+
+def closing_lines() -> list[str]:
+    """What a new user needs next: built programs run in the toolchain (its GPU runtime is
+    in the image, not on the host), and `moatbridge` is on the activated PATH."""
+    return [
+        "Run what you build there too - the GPU runtime is in the image, not on this host:",
+        "  moatbridge run ./prog    (short: mbrun ./prog)",
+        f"The new shell has moatbridge on PATH (run by {sys.executable}); to keep it past this",
+        "install, use pipx: pipx install moatbridge (or, in its checkout, pipx install .).",
+    ]
 
 
 def _save_answers(paths: Paths, answers: Answers) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from moatbridge.core.activation import MARKER
+from moatbridge.core.launcher import RUN_HINT
 
 TOOLS = (
     "nvcc", "hipcc", "hipconfig", "hipify-perl", "clang", "clang++", "cmake", "ctest", "cpack",
@@ -114,6 +115,9 @@ def render_toolchain_env(rt: ToolchainRuntime) -> str:
                 [
                     *(f"--group-add {g}" for g in rt.group_adds),
                     *(f"--device {d}" for d in rt.devices),
+                    # As the warm container is created (adapters.containers): SELinux labels
+                    # would keep /dev/kfd from the one-shot container too.
+                    *(["--security-opt label=disable"] if rt.devices else []),
                     *(["--gpus all"] if rt.gpus else []),
                 ]
             )
@@ -142,6 +146,19 @@ MOATBRIDGE_HOME={_q(home)}
 tool=$1; shift
 
 fail() {{ printf 'moatbridge: %s\\nhint: %s\\n' "$1" "$2" >&2; exit 127; }}
+
+# `nvcc --version` (or -V) for a person at a terminal: after nvcc's own output, one line
+# on stderr saying where built programs run. stdout stays nvcc's, byte for byte (build
+# systems parse it), and nothing is added when stderr is captured.
+if [ "$tool" = nvcc ] && [ "$#" -eq 1 ] && [ -z "${{MOATBRIDGE_NO_RUN_HINT:-}}" ] && [ -t 2 ]; then
+    case $1 in
+        --version|-V)
+            MOATBRIDGE_NO_RUN_HINT=1 /bin/sh "$0" "$tool" "$1"
+            status=$?
+            if [ "$status" -eq 0 ]; then printf '%s\\n' {_q(RUN_HINT)} >&2; fi
+            exit "$status" ;;
+    esac
+fi
 
 # Which toolchain: an explicit shim, a pin file up from here, the shell's, the default.
 name=${{MOATBRIDGE_TOOLCHAIN_FIXED:-}}

@@ -1,0 +1,96 @@
+"""The `moatbridge` launcher and the `mbrun` shim, written next to the tool shims (pure text).
+
+A project-local install (`.venv/bin/moatbridge`) is not on a new shell's PATH, but the
+shim directory is: setup puts a `moatbridge` launcher there that runs the CLI with the
+interpreter that ran setup, so `moatbridge run`, `list` and `uninstall` work in every
+activated shell. When that interpreter (or moatbridge in it) is gone the launcher says so
+in one sentence with a hint and exits 127, as a missing command would.
+
+Programs built through the shims link the toolchain's runtime (libamdhip64, SCALE's
+libredscale), which lives in the image, not on the host: `mbrun ./prog` runs them there,
+through the same runner (and warm container) as `nvcc`, like `moatbridge run -- ./prog`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from moatbridge.core.activation import MARKER
+
+LAUNCHER = "moatbridge"
+MBRUN = "mbrun"
+# The line `nvcc --version` adds on a terminal's stderr (the runner writes it; core.shims).
+RUN_HINT = (
+    "moatbridge: programs built with these tools need the toolchain's runtime, which is in "
+    "its image: run them with 'moatbridge run ./prog' (or 'mbrun ./prog')."
+)
+GONE_HINT = (
+    "install moatbridge for good with 'pipx install moatbridge' (or 'pipx install .' in its "
+    "checkout), then run '~/.local/bin/moatbridge setup' once to point this launcher at it"
+)
+
+
+def _q(value: str) -> str:
+    """POSIX sh single quotes: any byte but NUL stays literal (spaces, $, `, newlines)."""
+    return "'" + value.replace("'", "'\"'\"'") + "'"
+
+
+def _python_code(package_parent: str) -> str:
+    """What the launcher asks Python to run: the CLI's entry point, as the console script
+    does (the working directory is not put first on sys.path, so a `moatbridge` directory
+    in a project cannot shadow the CLI). The directory moatbridge was imported from when
+    setup ran is appended, so a setup run from a checkout (PYTHONPATH) keeps working; an
+    installed moatbridge is found first."""
+    parent = json.dumps(package_parent)  # a JSON string is a Python literal (surrogates too)
+    return "\n".join(
+        [
+            "import sys",
+            'if sys.path and sys.path[0] in ("", "."): del sys.path[0]',
+            f"if {parent} not in sys.path: sys.path.append({parent})",
+            'sys.argv[0] = "moatbridge"',
+            "try:",
+            "    from moatbridge.cli import main",
+            "except ImportError as error:",
+            '    sys.stderr.write("moatbridge: %s can no longer run moatbridge (%s).\\nhint: %s\\n"'
+            f" % (sys.executable, error, {json.dumps(GONE_HINT)}))",
+            "    sys.exit(127)",
+            "sys.exit(main())",
+        ]
+    )
+
+
+def render_launcher(python: str, package_parent: str) -> str:
+    """`moatbridge` on the activated PATH, running the CLI with ``python`` (setup's
+    sys.executable) and moatbridge from ``package_parent`` (or wherever that Python has it)."""
+    return (
+        "#!/bin/sh\n"
+        f"{MARKER}: launcher of the moatbridge CLI (the Python that ran setup); do not edit\n"
+        f"py={_q(python)}\n"
+        'if [ ! -x "$py" ] || [ -d "$py" ]; then\n'
+        "    printf 'moatbridge: the Python that ran moatbridge setup is gone (%s).\\nhint: %s\\n' "
+        f'"$py" {_q(GONE_HINT)} >&2\n'
+        "    exit 127\n"
+        "fi\n"
+        f'exec "$py" -c {_q(_python_code(package_parent))} "$@"\n'
+    )
+
+
+def render_mbrun(home: str, toolchain: str | None) -> str:
+    """`mbrun CMD ARGS`: CMD in the toolchain, through the shims' runner (a pin file,
+    $MOATBRIDGE_TOOLCHAIN or the default picks it; ``toolchain`` fixes it, as the explicit
+    shims do). An optional leading `--` is dropped, as `moatbridge run --` takes it."""
+    fixed = ""
+    if toolchain:
+        fixed = f"MOATBRIDGE_TOOLCHAIN_FIXED={_q(toolchain)}; export MOATBRIDGE_TOOLCHAIN_FIXED\n"
+    usage = _q(
+        "moatbridge: mbrun needs the command to run in the toolchain.\n"
+        "hint: mbrun ./prog ARGS (the same as moatbridge run -- ./prog ARGS)\n"
+    )
+    return (
+        "#!/bin/sh\n"
+        f"{MARKER} shim: mbrun runs its arguments in the toolchain; do not edit\n"
+        'if [ "$#" -gt 0 ] && [ "$1" = -- ]; then shift; fi\n'
+        f'if [ "$#" -eq 0 ]; then printf %s {usage} >&2; exit 2; fi\n'
+        f"{fixed}"
+        f'exec {_q(home + "/libexec/moatbridge-exec")} "$@"\n'
+    )
