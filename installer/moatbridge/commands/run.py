@@ -1,7 +1,10 @@
-"""`moatbridge run [-t NAME] -- CMD ...`: run a command in the toolchain, as if on the host.
+"""`moatbridge run [-t NAME] [--] CMD ...`: run a command in the toolchain, as if on the host.
 
 Hands over to the shim runner with ``os.execvp``: the docker CLI then owns stdin, the
 TTY, signals and the exit status, exactly like a direct `docker exec`/`docker run`.
+Shims, `mbrun` (its short form, core.launcher) and `moatbridge shell` go through the same
+runner, so a program built on the host (`moatbridge run ./vadd`) finds the GPU exactly as
+`nvcc` does: the same devices, groups, environment, mounts and warm container.
 """
 
 from __future__ import annotations
@@ -34,5 +37,7 @@ def exec_in_toolchain(toolchain_name: str | None, argv: list[str]) -> NoReturn:
 def run(args: Namespace) -> int:
     command = command_after_separator(args.command_args)
     if not command:
-        raise UsageError("Name the command to run.", "moatbridge run -- make -j8")
+        raise UsageError(
+            "Name the command to run.", "moatbridge run ./prog ARGS (or: moatbridge run -- make -j8)"
+        )
     return exec_in_toolchain(args.toolchain, command)
