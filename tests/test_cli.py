@@ -34,10 +34,13 @@ def test_console_script_matches_module(tmp_path: Path) -> None:
     assert result.stdout.strip() == f"moatbridge {__version__}"
 
 
-def test_no_command_prints_help() -> None:
-    result = cli()
+def test_no_command_shows_the_status_and_help_lists_the_commands() -> None:
+    env = {**os.environ, "DOCKER_HOST": "unix:///nonexistent/docker.sock"}  # the engine is not asked
+    result = cli(env=env)
     assert result.returncode == 0
-    assert "detect" in result.stdout and "doctor" in result.stdout
+    assert "Toolchains: none installed yet" in result.stdout and "moatbridge --help" in result.stdout
+    helped = cli("--help")
+    assert "detect" in helped.stdout and "doctor" in helped.stdout and "status" in helped.stdout
 
 
 @pytest.mark.parametrize(

@@ -66,6 +66,11 @@ def build_parser() -> argparse.ArgumentParser:
     doctor = verbs.add_parser("doctor", help="check whether this machine is ready")
     doctor.add_argument("--json", action="store_true", help="machine-readable output")
     _add_root(doctor)
+    status = verbs.add_parser(
+        "status", help="toolchains, default, warm containers, GPUs and what to try next (also: no command)"
+    )
+    status.add_argument("--json", action="store_true", help="machine-readable output")
+    _add_root(status)
     _add_image_commands(verbs)
     _add_license_commands(verbs)
     _add_toolchain_commands(verbs)
@@ -97,6 +102,11 @@ def _add_beyond_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     _toolchain_option(devcontainer)
     devcontainer.add_argument("--dir", default=".", metavar="PATH", help="project directory (default: .)")
     devcontainer.add_argument("--force", action="store_true", help="replace an existing devcontainer.json")
+    devcontainer.add_argument(
+        "--gpu", action="store_true",
+        help="pass /dev/kfd and /dev/dri even if this machine has no GPU (for a file a team commits; "
+        "the container then starts only where they exist)",
+    )  # fmt: skip
     devcontainer.add_argument(
         "--dry-run", action="store_true", help="show the file and the diff, write nothing"
     )

@@ -1,0 +1,273 @@
+"""`moatbridge status` (and `moatbridge` alone): the first look after setup.
+
+The composition is pure (core/status.py); the command is run as a new user would run it:
+a real non-root account in the docker group, its login shell on a real pseudo-terminal,
+against no engine, a dead one, one that hangs, and (engine tests) the live engine after a
+real setup.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import select
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from moatbridge.adapters.statestore import StateStore
+from moatbridge.core.shims import ToolchainRuntime
+from moatbridge.core.status import (
+    ABSENT,
+    RUNNING,
+    STOPPED,
+    UNKNOWN,
+    EngineView,
+    Facts,
+    GpuView,
+    overview,
+    warm_container_name,
+)
+from moatbridge.core.toolchains import State, Toolchain
+
+import machines
+from support.docker_user import DockerUser, docker_group_user
+
+OPEN = Toolchain(
+    name="open-gfx1030", flavour="open", variant="devel", targets=("gfx1030",), cuda_version="12.4",
+    image="moatbridge/open:12.4-devel-trixie-gfx1030", image_id="sha256:" + "ab" * 32, licence="open-components",
+)  # fmt: skip
+RX6800 = GpuView("amd", "AMD Radeon RX 6800", "gfx1030", True)
+RX7900 = GpuView("amd", "AMD Radeon RX 7900 XTX", "gfx1100", True)
+ENGINE_UP = EngineView("unix:///var/run/docker.sock", ())
+ENGINE_DOWN = EngineView("unix:///nowhere.sock", None, "not running")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def _facts(**changes: Any) -> Facts:
+    values: dict[str, Any] = dict(
+        home="/home/u/.local/share/moatbridge", state=State(), active=None, engine=ENGINE_UP, gpus=(),
+        uid=1000, nvcc=None,
+    )  # fmt: skip
+    values.update(changes)
+    return Facts(**values)
+
+
+# --- the overview (pure) ----------------------------------------------------------------------
+
+
+def test_no_toolchain_points_to_setup() -> None:
+    view = overview(_facts(gpus=(RX6800,)))
+    assert view.toolchains == () and view.next_steps[0].command == "moatbridge setup"
+    assert len(view.next_steps) == 1
+
+
+def test_one_toolchain_with_its_warm_container_and_the_next_commands() -> None:
+    state = State().with_toolchain(OPEN, True)
+    engine = EngineView("unix:///var/run/docker.sock", (("moatbridge-open-gfx1030-1000", True),))
+    view = overview(_facts(state=state, engine=engine, active=("open-gfx1030", "the default"), gpus=(RX6800,),
+                           nvcc="/home/u/.local/share/moatbridge/cuda/bin/nvcc"))  # fmt: skip
+    (line,) = view.toolchains
+    assert (line.name, line.default, line.active, line.warm) == ("open-gfx1030", True, True, RUNNING)
+    assert view.shims_on_path
+    assert [s.command for s in view.next_steps] == [
+        "nvcc --version",
+        "nvcc -o app app.cu && moatbridge run ./app",
+    ]
+    stopped = overview(
+        replace(_facts(state=state), engine=EngineView("x", (("moatbridge-open-gfx1030-1000", False),)))
+    )
+    assert stopped.toolchains[0].warm == STOPPED
+    other_user = overview(replace(_facts(state=state, uid=1001), engine=engine))
+    assert other_user.toolchains[0].warm == ABSENT  # the container of uid 1000 is not this user's
+
+
+def test_engine_down_is_said_and_the_warm_state_unknown() -> None:
+    view = overview(_facts(state=State().with_toolchain(OPEN, True), engine=ENGINE_DOWN))
+    assert view.toolchains[0].warm == UNKNOWN
+    assert view.next_steps[0].command == "sudo systemctl start docker"
+    refused = overview(_facts(engine=EngineView("unix:///s", None, "permission denied")))
+    assert refused.next_steps[0].command == "sudo usermod -aG docker $USER"
+
+
+def test_shims_off_path_and_a_gpu_no_toolchain_serves() -> None:
+    view = overview(_facts(state=State().with_toolchain(OPEN, True), gpus=(RX7900,), nvcc="/usr/bin/nvcc"))
+    commands = [s.command for s in view.next_steps]
+    assert commands[0] == '. "/home/u/.local/share/moatbridge/env"'  # /usr/bin/nvcc is not a shim
+    assert "moatbridge setup --target gfx1100" in commands
+
+
+def test_a_pin_naming_an_uninstalled_toolchain_is_a_note() -> None:
+    view = overview(
+        _facts(state=State().with_toolchain(OPEN, True), active=("gone", "pin file /p/.moatbridge-toolchain"))
+    )
+    assert view.problems == ("pin file /p/.moatbridge-toolchain names gone, which is not installed",)
+    assert json.loads(json.dumps(view.to_json()))["active"] == {
+        "name": "gone",
+        "from": "pin file /p/.moatbridge-toolchain",
+    }
+
+
+def test_warm_container_name_is_the_runners() -> None:
+    runtime = ToolchainRuntime(name="open-gfx1030", image="i", target="gfx1030", activate="", uid=1234, gid=1234,
+                               group_adds=(), devices=(), roots=(), licence=None, licence_records="", licence_env=())  # fmt: skip
+    assert warm_container_name("open-gfx1030", 1234) == runtime.container
+
+
+# --- as a new user: a non-root account in the docker group, its login shell on a pty -----------
+
+
+@pytest.fixture
+def user(shared_tmp: Path) -> Iterator[DockerUser]:
+    if os.geteuid() != 0:
+        pytest.skip("making a test account needs root")
+    with docker_group_user(shared_tmp) as account:
+        yield account
+
+
+def in_pty(user: DockerUser, command: str, timeout: float = 120, **env: str) -> tuple[int, str, float]:
+    """`command` in the account's login shell on a real terminal: (exit status, screen, seconds)."""
+    started = time.monotonic()
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(user.home)
+        os.execvpe(user.argv(command)[0], user.argv(command), user.env(COLUMNS="100", LINES="40", **env))
+    screen = b""
+    deadline = started + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 1)
+        if ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            screen += chunk
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    text = ANSI.sub("", screen.decode(errors="replace")).replace("\r\n", "\n")
+    return os.waitstatus_to_exitcode(status), text, time.monotonic() - started
+
+
+def _dead_socket(directory: Path) -> str:
+    """A socket file nobody listens on: what a stopped engine leaves behind (connect: refused)."""
+    path = directory / "dead.sock"
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(path))
+    sock.close()
+    path.chmod(0o777)
+    return f"unix://{path}"
+
+
+def _record(user: DockerUser, *toolchains: Toolchain) -> None:
+    home = user.home / ".local" / "share" / "moatbridge"
+    state = State()
+    for index, toolchain in enumerate(toolchains):
+        state = state.with_toolchain(toolchain, index == 0)
+    StateStore(home / "state.json").write(state)
+    subprocess.run(["chown", "-R", f"{user.uid}:{user.gid}", str(user.home / ".local")], check=True)
+
+
+def test_no_toolchain_yet_in_a_login_shell(user: DockerUser, shared_tmp: Path) -> None:
+    dead = _dead_socket(shared_tmp)
+    code, screen, _ = in_pty(user, "moatbridge", DOCKER_HOST=dead)  # no arguments: the overview
+    assert code == 0, screen
+    assert "Toolchains: none installed yet" in screen, screen
+    assert "Next: sudo systemctl start docker" in screen and "then: moatbridge setup" in screen
+    assert "Traceback" not in screen
+    same, status_screen, _ = in_pty(user, "moatbridge status", DOCKER_HOST=dead)
+    assert same == 0 and status_screen == screen
+
+
+def test_one_toolchain_and_the_gpu_found(user: DockerUser, shared_tmp: Path) -> None:
+    root = machines.build("rdna3-desktop", shared_tmp / "rdna3-desktop")
+    subprocess.run(["chmod", "-R", "a+rX", str(shared_tmp)], check=True)
+    _record(user, OPEN)
+    code, screen, _ = in_pty(user, f"moatbridge status --root {root}", DOCKER_HOST=_dead_socket(shared_tmp))
+    assert code == 0, screen
+    assert re.search(r"\* +│ open-gfx1030 +│ open +│ gfx1030 +│ 12\.4 +│ unknown", screen), screen
+    assert "Active: open-gfx1030 (from the default)" in screen
+    assert "GPU 0: AMD Radeon RX 7900 XTX (gfx1100)" in screen
+    assert "Shims (nvcc ...): not on PATH in this shell" in screen
+    assert "moatbridge setup --target gfx1100" in screen  # the GPU here is not what it builds for
+    pinned = user.home / "project"
+    pinned.mkdir()
+    (pinned / ".moatbridge-toolchain").write_text("other-one\n")
+    shutil.chown(pinned, user.uid, user.gid)
+    code, screen, _ = in_pty(
+        user, f"cd {pinned} && moatbridge status --json", DOCKER_HOST=_dead_socket(pinned)
+    )
+    data = json.loads(screen[screen.index("{") :])
+    assert data["active"] == {"name": "other-one", "from": f"pin file {pinned}/.moatbridge-toolchain"}
+    assert data["problems"] == [
+        f"pin file {pinned}/.moatbridge-toolchain names other-one, which is not installed"
+    ]
+
+
+def test_engine_down_is_quick_and_said(user: DockerUser, shared_tmp: Path) -> None:
+    _record(user, OPEN)
+    code, screen, seconds = in_pty(user, "moatbridge status", DOCKER_HOST=_dead_socket(shared_tmp))
+    assert code == 0, screen
+    assert "Engine: engine not running (unix://" in screen and "warm containers unknown" in screen
+    assert "unknown" in screen.split("Toolchains", 1)[1]
+    assert seconds < 10, seconds  # no retries, no SDK wait: a refused socket answers at once
+    result = user.run("moatbridge status --json", DOCKER_HOST=_dead_socket(user.home))
+    data = json.loads(result.stdout)
+    assert data["engine"]["running"] is False and data["engine"]["problem"] == "not running"
+    assert data["toolchains"][0]["warm_container"] == "unknown"
+
+
+def test_an_engine_that_hangs_costs_the_timeout_only(user: DockerUser, shared_tmp: Path) -> None:
+    _record(user, OPEN)
+    path = shared_tmp / "hung.sock"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(path))
+    listener.listen(8)  # connections queue, nobody ever answers
+    path.chmod(0o777)
+    try:
+        result = user.run("moatbridge status --json", DOCKER_HOST=f"unix://{path}", timeout=60)
+    finally:
+        listener.close()
+    data = json.loads(result.stdout)
+    assert data["engine"] == {"endpoint": f"unix://{path}", "running": False,
+                              "problem": "not answering (no reply within 3 s)"}  # fmt: skip
+    assert data["next"][0]["command"] == "moatbridge doctor"
+
+
+# --- against the live engine --------------------------------------------------------------------
+
+
+@pytest.mark.engine
+def test_after_a_real_setup_the_warm_container_shows(
+    user: DockerUser, open_devel_gfx1030: dict[str, Any]
+) -> None:
+    container = warm_container_name("open-gfx1030", user.uid)
+    try:
+        setup = user.run("moatbridge setup --yes --flavour open --target gfx1030 --no-modify-rc")
+        assert setup.returncode == 0, setup.stdout[-2000:] + setup.stderr[-2000:]
+        subprocess.run(["docker", "rm", "-f", container], capture_output=True, check=False)
+        code, screen, seconds = in_pty(user, "moatbridge status")
+        assert code == 0, screen
+        assert re.search(r"\* +│ open-gfx1030 +│ open +│ gfx1030 +│ [0-9.]+ +│ not started", screen), screen
+        assert "Engine: running (unix:///var/run/docker.sock)" in screen
+        assert "Next: . " in screen  # this login shell has not sourced the env file
+        warmed = user.run(". ~/.local/share/moatbridge/env && nvcc --version && moatbridge status")
+        assert warmed.returncode == 0, warmed.stderr[-2000:]
+        assert re.search(r"\* +│ open-gfx1030 +│ open +│ gfx1030 +│ [0-9.]+ +│ running", warmed.stdout), (
+            warmed.stdout
+        )
+        assert "Shims (nvcc ...): on PATH" in warmed.stdout and "Next: nvcc --version" in warmed.stdout
+        assert seconds < 20, seconds
+    finally:
+        user.run("moatbridge uninstall --all --keep-images")
+        subprocess.run(["docker", "rm", "-f", container], capture_output=True, check=False)
