@@ -40,10 +40,11 @@ from moatbridge.paths import Paths
 LICENCE_ENV = {"scale": ("SCALE_LICENSE_ACCEPT=1",)}
 
 
-def moatbridge_command() -> str:
-    """How shims call back into moatbridge (only to start a warm container)."""
-    script = Path(sys.executable).with_name("moatbridge")
-    return str(script) if script.exists() else (shutil.which("moatbridge") or "moatbridge")
+def moatbridge_command(paths: Paths) -> str:
+    """How shims call back into moatbridge (only to start a warm container): through the
+    launcher written beside them, so the runner and `moatbridge` on PATH use one
+    interpreter, and a vanished one is reported by the launcher's own message."""
+    return str(Path(paths.home) / "cuda" / "bin" / LAUNCHER)
 
 
 def work_roots() -> tuple[str, ...]:
@@ -120,7 +121,7 @@ def install_files(
     written = [
         write_owned(
             home / "libexec" / "moatbridge-exec",
-            render_runner(str(home), moatbridge_command()),
+            render_runner(str(home), moatbridge_command(paths)),
             "runner",
             0o755,
             dry_run,
