@@ -17,6 +17,7 @@ whole path for real, as an unprivileged user in the docker group.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import pty
 import re
@@ -24,8 +25,10 @@ import select
 import shutil
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,17 +111,25 @@ def _env(home: Path, mbhome: Path, **extra: str) -> dict[str, str]:
     return {"HOME": str(home), "PATH": BASE_PATH, "MOATBRIDGE_HOME": str(mbhome), "LANG": "C.UTF-8", **extra}
 
 
-def _in_pty(argv: list[str], env: dict[str, str], cwd: Path, stdout: int | None = None) -> tuple[int, str]:
+def _controlling_terminal() -> None:
+    """In the child, after setsid: its stdin (the pty) becomes its controlling terminal, as
+    a terminal emulator's shell has (job control, Ctrl-C, `docker exec -t`)."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def _in_pty(
+    argv: list[str], env: dict[str, str], cwd: Path, stdout: int | None = None, timeout: float = 120
+) -> tuple[int, str]:
     """Run ``argv`` on a real pseudo-terminal (stdin, stderr, and stdout unless given);
     returns its exit status and everything the terminal showed."""
     master, slave = pty.openpty()
     process = subprocess.Popen(
         argv, stdin=slave, stdout=stdout if stdout is not None else slave, stderr=slave, env=env, cwd=cwd,
-        start_new_session=True,
+        start_new_session=True, preexec_fn=_controlling_terminal,
     )  # fmt: skip
     os.close(slave)
     screen = b""
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         ready, _, _ = select.select([master], [], [], 0.5)
         if ready:
@@ -403,3 +414,76 @@ def test_no_hint_when_nvcc_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     status, screen = _in_pty([str(mbhome / "cuda" / "bin" / "nvcc"), "--version"], env, tmp_path)
     assert status == 3
     assert "moatbridge run" not in screen
+
+
+# --- the whole path, for real: a new user in the docker group ---------------------------------
+
+VADD = r"""#include <cstdio>
+#include <cuda_runtime.h>
+int main() {
+    int n = -1;
+    cudaError_t status = cudaGetDeviceCount(&n);
+    std::printf("runtime reached: %s\n", cudaGetErrorString(status));
+    return 0;
+}
+"""
+
+
+def _as_user(user: Any, command: str, timeout: float = 900) -> tuple[int, str]:
+    """``command`` in a new terminal of ``user``: an interactive login bash on a real pty,
+    with the groups /etc/group gives the account (docker) and a fresh environment."""
+    argv = ["setpriv", f"--reuid={user.uid}", f"--regid={user.gid}", "--init-groups", "--reset-env",
+            "bash", "-l", "-i", "-c", command]  # fmt: skip
+    return _in_pty(argv, user.env(), user.home, timeout=timeout)
+
+
+@pytest.mark.engine
+def test_a_new_user_in_the_docker_group_runs_what_they_built(
+    open_devel_gfx1030: dict[str, Any], shared_tmp: Path
+) -> None:
+    from support.docker_user import docker_group_user
+
+    with docker_group_user(shared_tmp) as user:
+        container = f"moatbridge-{NAME}-{user.uid}"
+        mbhome = user.home / ".local" / "share" / "moatbridge"
+        try:
+            bashrc = (user.home / ".bashrc").read_bytes()
+            status, screen = _as_user(
+                user, "moatbridge setup --yes --flavour open --target gfx1030 --shell bash"
+            )
+            assert status == 0, screen[-4000:]
+            assert f"Ready: toolchain {NAME}" in screen
+            assert "moatbridge run ./prog    (short: mbrun ./prog)" in screen  # the closing lines
+            assert "pipx install" in screen
+            # As after the README's command: moatbridge was in a venv, not on a new shell's PATH.
+            (user.home / "bin" / "moatbridge").unlink()
+            project = user.home / "vadd"
+            project.mkdir()
+            (project / "vadd.cu").write_text(VADD)
+            subprocess.run(["chown", "-R", f"{user.uid}:{user.gid}", str(project)], check=True)
+
+            status, screen = _as_user(
+                user,
+                "cd ~/vadd; command -v moatbridge; moatbridge --version; nvcc --version; "
+                "nvcc -o vadd vadd.cu; echo built=$?; ./vadd; echo host=$?; "
+                "moatbridge run ./vadd; echo run=$?; mbrun true; echo mbrun=$?",
+            )
+            assert status == 0, screen[-4000:]
+            lines = screen.splitlines()
+            assert str(mbhome / "cuda" / "bin" / "moatbridge") in lines, screen[-4000:]
+            assert f"moatbridge {__version__}" in lines
+            assert "Cuda compilation tools, release 12.4" in screen
+            assert RUN_HINT in screen  # nvcc --version on a terminal
+            assert "built=0" in lines, screen[-4000:]
+            assert (project / "vadd").stat().st_uid == user.uid
+            # On the host the program cannot find the HIP runtime; in the toolchain it does.
+            assert "error while loading shared libraries: libamdhip64.so" in screen and "host=127" in lines
+            assert any(line.startswith("runtime reached: ") for line in lines), screen[-4000:]
+            assert "run=0" in lines and "mbrun=0" in lines
+
+            status, screen = _as_user(user, "moatbridge uninstall --all --keep-images")
+            assert status == 0, screen[-4000:]
+            assert (user.home / ".bashrc").read_bytes() == bashrc  # byte for byte
+            assert not (mbhome / "cuda").exists()
+        finally:
+            subprocess.run(["docker", "rm", "-f", container], capture_output=True, check=False)

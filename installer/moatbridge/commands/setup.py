@@ -336,8 +336,8 @@ def closing_lines() -> list[str]:
     return [
         "Run what you build there too - the GPU runtime is in the image, not on this host:",
         "  moatbridge run ./prog    (short: mbrun ./prog)",
-        f"The new shell has moatbridge on PATH (run by {sys.executable}); to keep it past this",
-        "install, use pipx: pipx install moatbridge (or, in its checkout, pipx install .).",
+        f"The new shell has moatbridge on PATH too, run by {sys.executable}; to install it",
+        "for good: pipx install .  in a clone of moatbridge (or from PyPI: pipx install moatbridge).",
     ]
 
 

@@ -25,8 +25,8 @@ RUN_HINT = (
     "its image: run them with 'moatbridge run ./prog' (or 'mbrun ./prog')."
 )
 GONE_HINT = (
-    "install moatbridge for good with 'pipx install moatbridge' (or 'pipx install .' in its "
-    "checkout), then run '~/.local/bin/moatbridge setup' once to point this launcher at it"
+    "install moatbridge for good with 'pipx install .' in a clone of it (or 'pipx install "
+    "moatbridge' from PyPI), then run '~/.local/bin/moatbridge setup' once to point this launcher at it"
 )
 
 
