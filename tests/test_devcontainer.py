@@ -6,23 +6,31 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from moatbridge.adapters.statestore import StateStore
 from moatbridge.core.devcontainer import (
+    GPU_GROUPS_PATH,
     DevcontainerSpec,
     devcontainer_json,
     dockerfile,
+    gpu_groups_script,
     strip_jsonc,
 )
 from moatbridge.core.licences import LicenceNote
+from moatbridge.core.toolchains import State, Toolchain
 from moatbridge.core.toolkit_env import ToolkitEnv, toolkit_env
 
 from conftest import docker_run, mb
+from support.docker_user import DockerUser, docker_group_user
 
 SCALE_NOTE = LicenceNote("scale-free", "SCALE Free License", "https://example.invalid/terms",
                          ("SCALE_LICENSE_ACCEPT=1",), "non-commercial", "alice at 2026-11-30")  # fmt: skip
@@ -85,6 +93,115 @@ def test_devcontainer_cli_reads_the_nvidia_configuration(tmp_path: Path) -> None
     assert (
         configuration["runArgs"] == ["--gpus=all"] and configuration["containerEnv"]["SCALE_ENV"] == "sm_89"
     )
+
+
+GPU_ARGS = ["--device=/dev/kfd", "--device=/dev/dri", "--security-opt=seccomp=unconfined"]
+
+
+def test_gpu_flag_asks_for_the_devices_on_a_host_without_them() -> None:
+    """--gpu on a GPU-less host: the device arguments, no numbers (this host's mean nothing
+    elsewhere); a non-root user joins the device nodes' groups at start, as root."""
+    spec = _spec(devices=(), group_adds=(), gpu=True)
+    text = devcontainer_json(spec)
+    config = json.loads(strip_jsonc(text))
+    assert config["runArgs"] == GPU_ARGS and "group-add" not in text
+    assert (config["containerUser"], config["remoteUser"], config["overrideCommand"]) == (
+        "root",
+        "dev",
+        False,
+    )
+    assert "does not start where they do not exist" in text and "compile-only container (" not in text
+    docker = dockerfile(spec)
+    assert docker is not None and f'ENTRYPOINT ["{GPU_GROUPS_PATH}"]' in docker
+    assert "COPY gpu-groups.sh " in docker
+    assert gpu_groups_script(spec) is not None
+    # On a host with GPUs --gpu writes the same: nothing of this host's numbers.
+    assert devcontainer_json(replace(spec, devices=("/dev/kfd", "/dev/dri"), group_adds=(993,))) == text
+    as_root = replace(spec, uid=0, gid=0)
+    root_config = _parsed(as_root)
+    assert root_config["runArgs"] == GPU_ARGS and root_config["containerUser"] == "root"
+    assert "overrideCommand" not in root_config and gpu_groups_script(as_root) is None  # root needs no group
+    env = ToolkitEnv((("SCALE_ENV", "sm_89"),), ("/opt/scale/llvm/bin",), (), (), "measured in test")
+    nvidia = replace(spec, target="sm_89", flavour="scale", environment=env)
+    assert _parsed(nvidia)["runArgs"] == ["--gpus=all"] and gpu_groups_script(nvidia) is None
+    without = devcontainer_json(_spec(devices=(), group_adds=()))
+    assert "compile-only container (moatbridge devcontainer --gpu asks for them regardless)" in without
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None, reason="needs root and unshare")
+def test_gpu_groups_script_joins_the_groups_of_the_nodes_it_finds(tmp_path: Path) -> None:
+    """The start script in a real shell, in a private mount namespace whose /dev has stand-in
+    device nodes (char 1:3) owned by video (44), by a group the image lacks (4711), by root
+    (skipped) and a regular file (skipped). groupadd and usermod are stand-ins that log."""
+    script = gpu_groups_script(_spec(gpu=True))
+    assert script is not None
+    (tmp_path / "gpu-groups.sh").write_text(script)
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    for tool in ("groupadd", "usermod"):
+        (stubs / tool).write_text(f'#!/bin/sh\necho "{tool} $*" >> {tmp_path}/calls\n')
+        (stubs / tool).chmod(0o755)
+    inner = (
+        "set -e; mount -t tmpfs none /dev; mkdir /dev/dri; "
+        "mknod -m 660 /dev/kfd c 1 3; chgrp 4711 /dev/kfd; "
+        "mknod -m 660 /dev/dri/renderD128 c 1 3; chgrp 44 /dev/dri/renderD128; "
+        "mknod -m 660 /dev/dri/renderD129 c 1 3; "
+        "touch /dev/dri/renderD130; chgrp 4712 /dev/dri/renderD130; "
+        f"PATH={stubs}:$PATH sh {tmp_path}/gpu-groups.sh echo the command ran"
+    )
+    result = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", inner],
+                            capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "the command ran\n"
+    video = subprocess.run(["getent", "group", "44"], capture_output=True, text=True).stdout.split(":")[0]
+    assert video, "this host has no group 44 (Debian's video)"
+    assert (tmp_path / "calls").read_text().splitlines() == [
+        "groupadd --gid 4711 gpu4711", "usermod -a -G gpu4711 dev", f"usermod -a -G {video} dev",
+    ]  # fmt: skip
+    assert not Path("/dev/kfd").exists()  # the stand-ins lived in the namespace only
+
+
+OPEN = Toolchain(
+    name="open-gfx1030", flavour="open", variant="devel", targets=("gfx1030",), cuda_version="12.4",
+    image="moatbridge/open:12.4-devel-trixie-gfx1030", image_id="sha256:" + "ab" * 32, licence="open-components",
+)  # fmt: skip
+
+
+@pytest.fixture
+def docker_user(shared_tmp: Path) -> Iterator[DockerUser]:
+    """A non-root account in the docker group with the open gfx1030 toolchain on record."""
+    if os.geteuid() != 0:
+        pytest.skip("making a test account needs root")
+    with docker_group_user(shared_tmp) as user:
+        StateStore(user.home / ".local/share/moatbridge/state.json").write(State().with_toolchain(OPEN, True))
+        subprocess.run(["chown", "-R", f"{user.uid}:{user.gid}", str(user.home / ".local")], check=True)
+        yield user
+
+
+@pytest.mark.skipif(os.path.exists("/dev/kfd"), reason="this host has a GPU: the GPU-less case is elsewhere")
+def test_gpu_flag_on_this_gpu_less_host_in_a_login_shell(docker_user: DockerUser) -> None:
+    project = docker_user.home / "team project"
+    project.mkdir()
+    shutil.chown(project, docker_user.uid, docker_user.gid)
+    plain = docker_user.run(f"moatbridge devcontainer --dir '{project}'")
+    assert plain.returncode == 0, plain.stderr
+    assert "GPU: none here, so a compile-only container (--gpu asks" in plain.stdout
+    config = json.loads(strip_jsonc((project / ".devcontainer/devcontainer.json").read_text()))
+    assert config["runArgs"] == [] and not (project / ".devcontainer/gpu-groups.sh").exists()
+    refused = docker_user.run(f"moatbridge devcontainer --gpu --dir '{project}'")
+    assert refused.returncode == 2 and "already exists and differs" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert not (project / ".devcontainer/gpu-groups.sh").exists()  # nothing written when one is refused
+    made = docker_user.run(f"moatbridge devcontainer --gpu --force --dir '{project}'")
+    assert made.returncode == 0, made.stderr
+    assert "GPU: /dev/kfd and /dev/dri asked for; the container starts only where they exist" in made.stdout
+    folder = project / ".devcontainer"
+    config = json.loads(strip_jsonc((folder / "devcontainer.json").read_text()))
+    assert config["runArgs"] == GPU_ARGS
+    assert (config["containerUser"], config["remoteUser"]) == ("root", "dev")
+    assert f"USER_UID={docker_user.uid}" in (folder / "Dockerfile").read_text()
+    assert (folder / "gpu-groups.sh").read_text().startswith("#!/bin/sh")
+    assert all(p.stat().st_uid == docker_user.uid for p in folder.iterdir())
 
 
 def test_activation_is_spelled_out_because_the_entrypoint_is_overridden() -> None:
@@ -193,6 +310,99 @@ def test_devcontainer_cli_builds_and_enters_it(toolchain_home: Path, tmp_path: P
         made = sorted(_devcontainer_images() - images_before)
         if made:
             subprocess.run(["docker", "rmi", *made], capture_output=True, check=False)
+
+
+@contextmanager
+def gpu_device_nodes() -> Iterator[dict[str, int]]:
+    """/dev/kfd and a render node, by path -> owning gid, for `devcontainer up` to pass in.
+
+    The real ones where this host has them. Docker's --device takes a host path that must
+    be a device node, so on a GPU-less host (as root) stand-ins are made AT THE SAME PATHS
+    for the length of the test and removed after: char 1:3 (what /dev/null is), mode 0660,
+    /dev/kfd owned by a group no image has (4711), the render node by video (44). They
+    give access like a GPU's nodes do (by group) but there is no GPU behind them.
+    """
+    kfd, dri = Path("/dev/kfd"), Path("/dev/dri")
+    if kfd.exists():
+        nodes = [kfd, *sorted(dri.glob("renderD*"))]
+        yield {str(n): n.stat().st_gid for n in nodes}
+        return
+    if os.geteuid() != 0:
+        pytest.skip("no /dev/kfd here, and stand-in device nodes need root")
+    made_dri = not dri.exists()
+    render = dri / "renderD128"
+    assert not render.exists(), "a render node without /dev/kfd: not a host this test understands"
+    try:
+        dri.mkdir(exist_ok=True)
+        for node, gid in ((kfd, 4711), (render, 44)):
+            os.mknod(node, 0o660 | stat.S_IFCHR, os.makedev(1, 3))
+            os.chown(node, 0, gid)
+            node.chmod(0o660)
+        yield {str(kfd): 4711, str(render): 44}
+    finally:
+        for node in (kfd, render):
+            if node.is_char_device():
+                node.unlink()
+        if made_dri:
+            dri.rmdir()
+
+
+@pytest.mark.engine
+def test_devcontainer_up_accepts_the_gpu_arguments_where_the_devices_exist(
+    docker_user: DockerUser, open_devel_gfx1030: dict[str, Any]
+) -> None:
+    """`devcontainer --gpu`, written on this GPU-less host by a non-root docker-group user, is
+    accepted by the real `devcontainer up` where /dev/kfd and /dev/dri exist, and the user
+    in the container can open the nodes through the groups joined at start."""
+    cli = _devcontainer_cli()
+    toolchain = replace(
+        OPEN, image=str(open_devel_gfx1030["reference"]), image_id=str(open_devel_gfx1030["id"])
+    )
+    StateStore(docker_user.home / ".local/share/moatbridge/state.json").write(
+        State().with_toolchain(toolchain, True)
+    )
+    project = docker_user.home / "gpu project"
+    project.mkdir()
+    subprocess.run(["chown", "-R", f"{docker_user.uid}:{docker_user.gid}", str(docker_user.home)], check=True)
+    if not os.path.exists("/dev/kfd"):  # written where there is no GPU, as a team would
+        made = docker_user.run(f"moatbridge devcontainer --gpu --dir '{project}'")
+        assert made.returncode == 0 and "asked for" in made.stdout, made.stderr
+    workspace = f"--workspace-folder '{project}'"
+    images_before = _devcontainer_images()
+    try:
+        build = docker_user.run(f"{cli} build {workspace}", timeout=900)
+        assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
+        with gpu_device_nodes() as nodes:
+            up = docker_user.run(f"{cli} up {workspace}", timeout=900)
+            assert up.returncode == 0, up.stdout[-3000:] + up.stderr[-3000:]
+            assert json.loads(up.stdout.strip().splitlines()[-1])["outcome"] == "success"
+            probe = "id -un; id -G; " + "; ".join(f"test -r {n} && test -w {n} && echo rw {n}" for n in nodes)
+            inside = docker_user.run(f"{cli} exec {workspace} sh -c '{probe}'", timeout=300)
+            assert inside.returncode == 0, inside.stdout + inside.stderr
+            lines = inside.stdout.strip().splitlines()
+            assert lines[0] == "dev" and set(map(str, nodes.values())) <= set(lines[1].split())
+            assert [f"rw {n}" for n in nodes] == lines[2:]
+            container = json.loads(up.stdout.strip().splitlines()[-1])["containerId"]
+            # Without those groups the same uid is refused: the access is the groups' doing.
+            bare = subprocess.run(["docker", "exec", "-u", f"{docker_user.uid}:{docker_user.gid}", container,
+                                   "sh", "-c", "test -w /dev/kfd || echo refused"], capture_output=True, text=True)  # fmt: skip
+            assert bare.stdout.strip() == "refused", bare.stdout + bare.stderr
+            compiled = docker_user.run(f"{cli} exec {workspace} nvcc --version", timeout=300)
+            assert compiled.returncode == 0 and "Cuda compilation tools" in compiled.stdout, compiled.stderr
+    finally:
+        _remove_devcontainers(project, images_before)
+
+
+def _remove_devcontainers(project: Path, images_before: set[str]) -> None:
+    containers = subprocess.run(
+        ["docker", "ps", "-aq", "--filter", f"label=devcontainer.local_folder={project}"],
+        capture_output=True, text=True, check=False,
+    ).stdout.split()  # fmt: skip
+    if containers:
+        subprocess.run(["docker", "rm", "-f", *containers], capture_output=True, check=False)
+    made = sorted(_devcontainer_images() - images_before)
+    if made:
+        subprocess.run(["docker", "rmi", *made], capture_output=True, check=False)
 
 
 def _devcontainer_images() -> set[str]:

@@ -1,4 +1,4 @@
-"""`moatbridge devcontainer [-t NAME] [--dir PATH] [--force] [--dry-run]`."""
+"""`moatbridge devcontainer [-t NAME] [--dir PATH] [--gpu] [--force] [--dry-run]`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,15 @@ from argparse import Namespace
 from moatbridge.adapters.console import safe
 from moatbridge.adapters.scaleenv_probe import environment_of
 from moatbridge.commands import _toolchain as tc
-from moatbridge.commands._project_files import project_directory, write_project_file
-from moatbridge.core.devcontainer import DevcontainerSpec, devcontainer_json, dockerfile
+from moatbridge.commands._project_files import existing_text, project_directory, write_project_file
+from moatbridge.core.devcontainer import (
+    GPU_GROUPS_FILE,
+    DevcontainerSpec,
+    devcontainer_json,
+    dockerfile,
+    gpu_groups_script,
+)
+from moatbridge.core.gpu_request import gpu_request
 from moatbridge.core.toolchains import pinned_image
 
 
@@ -29,21 +36,33 @@ def run(args: Namespace) -> int:
         group_adds=groups,
         licence=tc.licence_note(toolchain, "A devcontainer for this toolchain"),
         environment=environment_of(toolchain),
+        gpu=bool(args.gpu),
     )
-    outcomes = []
-    docker_text = dockerfile(spec)
-    if docker_text is not None:
-        target = project / ".devcontainer" / "Dockerfile"
-        outcomes.append(
-            (target, write_project_file(target, docker_text, args.force, args.dry_run, "Dockerfile"))
-        )
-    target = project / ".devcontainer" / "devcontainer.json"
-    json_text = devcontainer_json(spec)
-    outcomes.append(
-        (target, write_project_file(target, json_text, args.force, args.dry_run, "devcontainer.json"))
+    folder = project / ".devcontainer"
+    texts = (
+        (GPU_GROUPS_FILE, gpu_groups_script(spec)),
+        ("Dockerfile", dockerfile(spec)),
+        ("devcontainer.json", devcontainer_json(spec)),
     )
+    files = [(folder / name, text, name) for name, text in texts if text is not None]
+    if not args.force:  # one file of theirs that differs: refused before any is written
+        for path, text, what in files:
+            old = existing_text(path, what)
+            if old is not None and old != text:
+                write_project_file(path, text, False, args.dry_run, what)  # shows the diff, refuses
+    outcomes = [
+        (path, write_project_file(path, text, args.force, args.dry_run, what)) for path, text, what in files
+    ]
     for path, outcome in outcomes:
         print(safe(f"{outcome}: {path}"))
+    if not gpu_request(spec.target).is_nvidia:
+        if spec.gpu:
+            print("GPU: /dev/kfd and /dev/dri asked for; the container starts only where they exist")
+        elif not devices:
+            print(
+                "GPU: none here, so a compile-only container"
+                " (--gpu asks for /dev/kfd and /dev/dri regardless)"
+            )
     if not args.dry_run:
         vscode = "  (or 'Reopen in Container' in VS Code)"
         print(safe(f"next: devcontainer up --workspace-folder {project}") + vscode)
