@@ -246,20 +246,18 @@ class Terminal:
 
 
 def _pick_gfx1030(term: Terminal) -> None:
-    from moatbridge.adapters.records import load_catalog
-
-    every = sorted(
-        {t for f in load_catalog().flavours for t in f.compiler_targets}, key=lambda t: (len(t), t)
-    )
+    """The open flavour first (the picker lists what the flavour serves), then gfx1030 by typing
+    its name into the picker's filter (typing "RX 6800" would find it too)."""
+    term.wait_for("Flavour:")
+    term.send(ENTER)  # open
     term.wait_for("Targets to build for")
-    term.send(DOWN * every.index("gfx1030") + SPACE + ENTER)
+    term.send("gfx1030")
+    term.send(SPACE + ENTER)
 
 
 def test_wizard_to_a_working_toolchain(home: Path) -> None:
     term = Terminal("setup")
     _pick_gfx1030(term)
-    term.wait_for("Flavour:")
-    term.send(ENTER)  # open
     term.wait_for("Stack:")  # the reason first, then the choice with the recommended one selected
     assert "trixie (ROCm 5.7, clang 17): the oldest stable stack, and it serves gfx1030" in term.screen
     term.send(ENTER)
@@ -281,8 +279,6 @@ def test_wizard_to_a_working_toolchain(home: Path) -> None:
 def test_wizard_cancel_at_the_summary(home: Path) -> None:
     term = Terminal("setup", "--shell", "bash")
     _pick_gfx1030(term)
-    term.wait_for("Flavour:")
-    term.send(ENTER)
     term.wait_for("Stack:")
     term.send(ENTER)
     term.wait_for("CUDA version to mimic")
@@ -296,6 +292,8 @@ def test_wizard_cancel_at_the_summary(home: Path) -> None:
 
 def test_wizard_ctrl_c_midway(home: Path) -> None:
     term = Terminal("setup")
+    term.wait_for("Flavour:")
+    term.send(ENTER)
     term.wait_for("Targets to build for")
     term.send(CTRL_C)
     assert term.finish() == 130
@@ -305,8 +303,7 @@ def test_wizard_ctrl_c_midway(home: Path) -> None:
 
 def test_wizard_licence_declined(home: Path) -> None:
     term = Terminal("setup")
-    _pick_gfx1030(term)
-    term.wait_for("Flavour:")
+    term.wait_for("Flavour:")  # asked first: the licence comes before the targets
     term.send(DOWN + ENTER)  # scale
     term.wait_for("How will you use SCALE?")
     term.send(ENTER)  # non-commercial
@@ -327,7 +324,6 @@ def test_wizard_asks_commercial_scale_users_for_their_customer_repository(home: 
         path.write_text(json_.dumps({"username": "u", "password": "wizard-secret-9f3a"}))
         path.chmod(mode)
     term = Terminal("setup", "--shell", "bash")
-    _pick_gfx1030(term)
     term.wait_for("Flavour:")
     term.send(DOWN + ENTER)  # scale
     term.wait_for("How will you use SCALE?")
@@ -344,6 +340,10 @@ def test_wizard_asks_commercial_scale_users_for_their_customer_repository(home: 
     term.send("\x15" + str(loose) + ENTER)  # Ctrl-U clears the suggested path first
     term.wait_for("is readable by others")
     term.send("\x15" + str(good) + ENTER)
+    term.wait_for("Targets to build for")  # SCALE's targets only, every one served
+    assert "gfx700" not in term.screen and "Instinct MI300X/MI300A/MI325X" in term.screen
+    term.send("gfx1030")
+    term.send(SPACE + ENTER)
     term.wait_for("CUDA version to mimic")
     term.send(ENTER)
     term.wait_for("Proceed?")
@@ -408,8 +408,6 @@ def test_setup_never_overwrites_a_foreign_file(home: Path) -> None:
 def test_wizard_customize_asks_again(home: Path) -> None:
     term = Terminal("setup", "--shell", "bash")
     _pick_gfx1030(term)
-    term.wait_for("Flavour:")
-    term.send(ENTER)
     term.wait_for("Stack:")
     term.send(ENTER)
     term.wait_for("CUDA version to mimic")
@@ -418,8 +416,6 @@ def test_wizard_customize_asks_again(home: Path) -> None:
     term.send(DOWN + ENTER)  # Customize
     term.screen = ""
     _pick_gfx1030(term)
-    term.wait_for("Flavour:")
-    term.send(ENTER)
     term.wait_for("Stack:")
     term.send(ENTER)
     term.wait_for("CUDA version to mimic")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from argparse import Namespace
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from moatbridge.adapters.hostfs import HostFS
 from moatbridge.adapters.records import load_catalog, load_licences
 from moatbridge.adapters.toolchain_files import rc_files_for
 from moatbridge.core.answers import SHELLS
+from moatbridge.core.catalog import Flavour
 from moatbridge.core.detection import detect
 from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.setup_plan import (
@@ -26,6 +28,7 @@ from moatbridge.core.setup_plan import (
     detected_targets,
 )
 from moatbridge.core.stacks import choose_stack, describe
+from moatbridge.core.target_choices import stacks_for, target_menu
 from moatbridge.errors import MoatbridgeError
 from moatbridge.paths import Paths
 
@@ -78,19 +81,9 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
     driver = report.amdgpu_driver.kind or "not loaded"
     print(safe(f"  amdgpu driver: {driver}; host ROCm: {report.rocm.version or 'none'}") + "\n")
 
-    if not args.target:
-        every = sorted({t for f in catalog.flavours for t in f.compiler_targets}, key=lambda t: (len(t), t))
-        every = [*nvidia, *every]  # SCALE's NVIDIA mode first, when that is what is here
-        choices = [q.Choice(t, checked=t in found or t in nvidia[:1]) for t in every]
-        picked = ask_prompt(q.checkbox("Targets to build for (space to toggle):", choices=choices))
-        if not picked:
-            raise MoatbridgeError(
-                "No target chosen; nothing changed.", "run setup again and pick at least one"
-            )
-        args.target = picked
     if not args.flavour:
         print(COMPARISON)
-        nvidia_mode = any(is_nvidia_target(t) for t in args.target)
+        nvidia_mode = any(is_nvidia_target(t) for t in args.target or nvidia)
         default = "scale" if nvidia_mode else "open"
         args.flavour = ask_prompt(q.select("Flavour:", choices=["open", "scale"], default=default))
     flavour = catalog.flavour(args.flavour)
@@ -116,6 +109,8 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
     if args.flavour == "scale" and args.use == "commercial":
         _ask_customer(args, paths)
     flavour = catalog.flavour(args.flavour)
+    if not args.target:
+        args.target = _ask_targets(flavour, getattr(args, "distro", None), found, nvidia)
     if not getattr(args, "distro", None) and len(flavour.distros) > 1 and flavour.name == "open":
         choice = choose_stack(flavour, tuple(args.target))
         print(safe(f"Stack: {choice.reason}"))
@@ -143,6 +138,30 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
         args.shell = picked or list(preselected)
         args.no_modify_rc = not ask_prompt(q.confirm("Add moatbridge to their rc files?", default=True))
     return args
+
+
+def _ask_targets(
+    flavour: Flavour, distro: str | None, found: Sequence[str], nvidia: Sequence[str]
+) -> list[str]:
+    """The picker: product names, grouped by family, the served targets first; typing filters."""
+    q = _q()
+    menu = target_menu(stacks_for(flavour.distros, distro), found, nvidia)
+    for target in menu.unoffered:
+        print(safe(f"  This machine's {target} is not among the {flavour.name} flavour's targets."))
+    choices = [q.Choice(c.label, value=c.target, checked=c.checked, description=c.note) for c in menu.choices]
+    picked = ask_prompt(
+        q.checkbox(
+            "Targets to build for:",
+            choices=choices,
+            initial_choice=(menu.preselected or (None,))[0],
+            use_search_filter=True,
+            use_jk_keys=False,
+            instruction="(type a product or gfx name to filter, space to toggle, backspace to clear)",
+        )
+    )
+    if not picked:
+        raise MoatbridgeError("No target chosen; nothing changed.", "run setup again and pick at least one")
+    return list(picked)
 
 
 def _ask_customer(args: Namespace, paths: Paths) -> None:

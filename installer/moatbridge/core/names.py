@@ -86,3 +86,62 @@ BUILTIN_AMD_NAMES: dict[int, str] = {
     0x1681: "AMD Radeon 680M",
     0x164E: "AMD Radeon 610M",
 }
+
+
+# Well-known products per gfx target, for people who know their card's name and not its ISA
+# (the setup wizard's target picker searches these). Abbreviated: "RX 7900 XTX/XT/GRE" is three
+# cards. Sources: LLVM's AMDGPUUsage processor table ("Example Products"), AMD's ROCm "GPU
+# hardware specifications" tables, and libdrm's amdgpu.ids for the device names; a target whose
+# products are not on record there has no entry (the picker then shows its family only).
+GFX_PRODUCTS: dict[str, str] = {
+    # GCN2 (Sea Islands)
+    "gfx700": "Kaveri APUs (A8-7600, A10-7850K, FX-7600P)",
+    "gfx701": "FirePro W8100/W9100, S9150/S9170",
+    "gfx702": "Radeon R9 290/290X, R9 390/390X",
+    "gfx703": "Kabini/Mullins APUs (Athlon 5350, E1-2500)",
+    "gfx704": "Radeon HD 7790, R7 260/260X",
+    # GCN3 (Volcanic Islands) and GCN4 (Polaris)
+    "gfx801": "Carrizo APUs (A10-8700P, FX-8800P)",
+    "gfx802": "Radeon R9 285/380/380X, FirePro W7100",
+    "gfx803": "Radeon RX 470/480/570/580/590, RX 460/560, R9 Fury/Nano",
+    "gfx805": "FirePro S7150/S7100",
+    "gfx810": "Stoney Ridge APUs (A6-9220, A9-9420)",
+    # GCN5 (Vega)
+    "gfx900": "Radeon RX Vega 56/64, Vega Frontier Edition, Instinct MI25",
+    "gfx902": "Raven Ridge APUs (Ryzen 5 2400G, Ryzen 7 2700U; Vega 8/11)",
+    "gfx904": "Radeon Pro Vega 16/20",
+    "gfx906": "Radeon VII, Radeon Pro VII, Instinct MI50/MI60",
+    "gfx909": "Raven2 APUs (Ryzen 3 3200U, Athlon 300U)",
+    "gfx90c": "Renoir/Cezanne APUs (Ryzen 7 4800U, Ryzen 7 5700G)",
+    # CDNA
+    "gfx908": "Instinct MI100",
+    "gfx90a": "Instinct MI210/MI250/MI250X",
+    "gfx940": "Instinct MI300 (pre-production)",
+    "gfx941": "Instinct MI300 (pre-production)",
+    "gfx942": "Instinct MI300X/MI300A/MI325X",
+    "gfx950": "Instinct MI350X/MI355X",
+    # RDNA1
+    "gfx1010": "Radeon RX 5700 XT/5700/5600 XT, PRO W5700",
+    "gfx1011": "Radeon Pro V520, Pro 5600M",
+    "gfx1012": "Radeon RX 5500 XT/5500/5300, PRO W5500",
+    "gfx1013": "Cyan Skillfish APU (AMD BC-250)",
+    # RDNA2
+    "gfx1030": "Radeon RX 6950 XT/6900 XT/6800 XT/6800, PRO W6800/V620",
+    "gfx1031": "Radeon RX 6750 XT/6700 XT/6700, RX 6800M",
+    "gfx1032": "Radeon RX 6650 XT/6600 XT/6600, PRO W6600",
+    "gfx1033": "Van Gogh APU (Steam Deck)",
+    "gfx1034": "Radeon RX 6500 XT/6400, PRO W6400",
+    "gfx1035": "Rembrandt APUs (Radeon 680M/660M, Ryzen 6000)",
+    "gfx1036": "Raphael APUs (Radeon 610M, Ryzen 7000)",
+    # RDNA3 and RDNA3.5
+    "gfx1100": "Radeon RX 7900 XTX/XT/GRE, PRO W7900/W7800",
+    "gfx1101": "Radeon RX 7800 XT/7700 XT, PRO W7700",
+    "gfx1102": "Radeon RX 7600 XT/7600, PRO W7600/W7500",
+    "gfx1103": "Phoenix APUs (Radeon 780M/760M/740M, Ryzen 7040/8040)",
+    "gfx1150": "Strix Point APUs (Radeon 890M/880M, Ryzen AI 300)",
+    "gfx1151": "Strix Halo APUs (Radeon 8060S/8050S, Ryzen AI Max)",
+    "gfx1152": "Krackan Point APUs (Radeon 860M/840M)",
+    # RDNA4
+    "gfx1200": "Radeon RX 9060 XT/9060",
+    "gfx1201": "Radeon RX 9070 XT/9070/9070 GRE, AI PRO R9700",
+}

@@ -1,0 +1,299 @@
+"""The setup wizard's target picker: product names, families, served targets first,
+compile-only ones marked, this machine's GPU preselected, typing a product name filters.
+
+The pure part (core/target_choices.py) against the real catalog; the prompt on a real
+pseudo-terminal, run as an unprivileged user in the `docker` group, with the machine's
+/sys replaced (in a private mount namespace) by a composed one with or without a GPU.
+Nothing here uses the container engine: each wizard is stopped with Ctrl-C once the
+answer shows, before setup asks the engine anything.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import grp
+import os
+import re
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pytest
+
+from moatbridge.adapters.records import load_catalog
+from moatbridge.core.gfx import family_of
+from moatbridge.core.names import GFX_PRODUCTS
+from moatbridge.core.target_choices import (
+    COMPILE_ONLY,
+    FAMILY_ORDER,
+    THIS_MACHINE,
+    TargetMenu,
+    stacks_for,
+    target_menu,
+)
+
+import machines
+from conftest import NOBODY
+
+SPACE, ENTER, CTRL_C = " ", "\r", "\x03"
+_CSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+def _open_menu(**kwargs: object) -> TargetMenu:
+    return target_menu(load_catalog().flavour("open").distros, **kwargs)  # type: ignore[arg-type]
+
+
+# --- the choice list (pure) ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "targets"),
+    [
+        ("7900", ["gfx1100"]),
+        ("9070", ["gfx1201"]),
+        ("MI210", ["gfx90a"]),
+        ("mi300x", ["gfx942"]),  # any case
+        ("Radeon VII", ["gfx906"]),
+        ("Steam Deck", ["gfx1033"]),
+        ("gfx1030", ["gfx1030"]),
+    ],
+)
+def test_typing_a_product_name_leaves_its_target(typed: str, targets: list[str]) -> None:
+    assert [c.target for c in _open_menu().search(typed)] == targets
+
+
+def test_the_search_is_the_prompts_own_filter() -> None:
+    """TargetMenu.search says what questionary's type-to-filter leaves on screen."""
+    from questionary import Choice
+    from questionary.prompts.common import InquirerControl
+
+    menu = _open_menu()
+    control = InquirerControl([Choice(c.label, value=c.target) for c in menu.choices])
+    for typed in ("7900", "RDNA3", "instinct", "compile-only", "rx 6"):
+        control.search_filter = typed
+        assert [c.value for c in control.filtered_choices] == [c.target for c in menu.search(typed)]
+
+
+def test_labels_carry_target_family_and_products() -> None:
+    for choice in _open_menu().choices:
+        assert choice.label.startswith(choice.target)
+        assert choice.family and choice.family in choice.label
+        if choice.target in GFX_PRODUCTS:
+            assert GFX_PRODUCTS[choice.target] in choice.label
+    by_target = {c.target: c for c in _open_menu().choices}
+    assert "Radeon RX 7900 XTX/XT/GRE, PRO W7900/W7800" in by_target["gfx1100"].label
+    assert "Instinct MI210/MI250/MI250X" in by_target["gfx90a"].label
+
+
+def test_every_target_a_flavour_serves_has_product_names_and_a_family() -> None:
+    for flavour in load_catalog().flavours:
+        for choice in target_menu(flavour.distros).choices:
+            assert choice.family in FAMILY_ORDER, choice.target
+            if choice.served:
+                assert choice.target in GFX_PRODUCTS, f"{choice.target}: served but no product names"
+
+
+def test_served_first_then_compile_only_each_by_family() -> None:
+    menu = _open_menu()
+    served = [c.served for c in menu.choices]
+    assert served == sorted(served, reverse=True)  # every served one before every compile-only one
+    assert True in served and False in served
+    for part in (True, False):
+        families = [FAMILY_ORDER.index(c.family) for c in menu.choices if c.served is part]
+        assert families == sorted(families)
+    for choice in menu.choices:
+        assert (COMPILE_ONLY in choice.label) is not choice.served
+        assert choice.note.startswith(COMPILE_ONLY) is not choice.served
+    flavour = load_catalog().flavour("open")
+    for choice in menu.choices:  # the catalog's own answer, stack by stack
+        assert choice.served == any(d.serves(choice.target) for d in flavour.distros)
+
+
+def test_the_chosen_stack_decides_what_is_served() -> None:
+    flavour = load_catalog().flavour("open")
+    trixie = {c.target: c for c in target_menu(stacks_for(flavour.distros, "trixie")).choices}
+    sid = {c.target: c for c in target_menu(stacks_for(flavour.distros, "sid")).choices}
+    every = {c.target: c for c in target_menu(stacks_for(flavour.distros, None)).choices}
+    assert "gfx1201" not in trixie  # its clang 17 cannot build for RDNA4: not offered at all
+    assert not sid["gfx1201"].served and COMPILE_ONLY in sid["gfx1201"].label
+    assert every["gfx1201"].served and "preview stack" in every["gfx1201"].label  # experimental only
+    assert trixie["gfx1100"].served and "preview" not in every["gfx1100"].label
+    assert "rocblas" in sid["gfx1201"].note  # what compile-only costs, in one sentence
+    assert stacks_for(flavour.distros, "no-such-stack") == flavour.distros  # setup refuses it later
+
+
+def test_the_scale_flavour_lists_only_its_targets_all_served() -> None:
+    scale = load_catalog().flavour("scale")
+    menu = target_menu(scale.distros)
+    assert {c.target for c in menu.choices} == set(scale.compiler_targets)
+    assert all(c.served for c in menu.choices)
+    assert [c.target for c in menu.search("MI355X")] == ["gfx950"]
+
+
+def test_this_machines_gpu_is_preselected_and_marked() -> None:
+    menu = _open_menu(detected=("gfx1030", "gfx1103"))
+    assert menu.preselected == ("gfx1030", "gfx1103")
+    marked = [c.target for c in menu.choices if THIS_MACHINE in c.label]
+    assert marked == ["gfx1030", "gfx1103"]
+    assert menu.unoffered == ()
+    nothing = _open_menu()
+    assert nothing.preselected == () and not any(c.checked for c in nothing.choices)
+
+
+def test_a_gpu_the_flavour_cannot_build_for_is_said_not_offered() -> None:
+    scale = load_catalog().flavour("scale")
+    menu = target_menu(scale.distros, detected=("gfx1031",))
+    assert menu.unoffered == ("gfx1031",) and menu.preselected == ()
+
+
+def test_nvidia_targets_only_where_a_stack_builds_for_them() -> None:
+    catalog = load_catalog()
+    scale = target_menu(catalog.flavour("scale").distros, nvidia=("sm_89",))
+    assert scale.choices[0].target == "sm_89" and scale.choices[0].checked
+    assert scale.preselected == ("sm_89",)
+    assert "sm_89" not in {c.target for c in _open_menu(nvidia=("sm_89",)).choices}
+
+
+def test_families_follow_the_gfx_table() -> None:
+    for choice in _open_menu().choices:
+        assert choice.family == family_of(choice.target)
+
+
+# --- the prompt, on a real terminal, as an unprivileged member of the docker group --------
+
+
+def _docker_gid() -> int:
+    try:
+        return grp.getgrnam("docker").gr_gid
+    except KeyError:
+        pytest.fail("there is no docker group on this machine (issue 14: tests run as a member of it)")
+
+
+class Wizard:
+    """`moatbridge setup ARGS` on a pty as uid 65534 in the docker group, seeing ``machine``'s
+    /sys (bind-mounted in a private mount namespace: the host's own /sys is untouched)."""
+
+    def __init__(self, home: Path, machine: Path, *args: str) -> None:
+        import pty
+
+        argv = [
+            "unshare", "--mount", "--propagation", "private", "sh", "-c",
+            'mount --bind "$1/sys" /sys && shift && exec "$@"', "sh", str(machine),
+            "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", f"--groups={_docker_gid()}",
+            sys.executable, "-m", "moatbridge", "setup", *args,
+        ]  # fmt: skip
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "TERM": "xterm", "LANG": "C.UTF-8",
+               "COLUMNS": "120", "LINES": "60", "SHELL": "/bin/bash", "PROMPT_TOOLKIT_NO_CPR": "1"}  # fmt: skip
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.execvpe(argv[0], argv, env)
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 60, 120, 0, 0))
+        self.raw = ""
+
+    @property
+    def screen(self) -> str:
+        """What was drawn, without colours and cursor moves (the filter line is coloured)."""
+        return _CSI.sub("", self.raw)
+
+    def wait_for(self, text: str, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.screen:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssertionError(f"{text!r} never appeared; screen:\n{self.screen[-3000:]}")
+            if select.select([self.fd], [], [], remaining)[0]:
+                try:
+                    chunk = os.read(self.fd, 65536)
+                except OSError:
+                    chunk = b""
+                if not chunk:
+                    raise AssertionError(f"ended before {text!r}; screen:\n{self.screen[-3000:]}")
+                self.raw += chunk.decode(errors="replace")
+
+    def send(self, keys: str) -> None:
+        time.sleep(0.3)  # let prompt_toolkit draw before typing
+        os.write(self.fd, keys.encode())
+
+    def interrupt(self) -> int:
+        self.send(CTRL_C)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                os.close(self.fd)
+                return os.waitstatus_to_exitcode(status)
+            if select.select([self.fd], [], [], 0.5)[0]:
+                with contextlib.suppress(OSError):
+                    self.raw += os.read(self.fd, 65536).decode(errors="replace")
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        raise AssertionError(f"the wizard did not stop on Ctrl-C; screen:\n{self.screen[-2000:]}")
+
+
+@pytest.fixture
+def user_home(shared_tmp: Path) -> Path:
+    if os.geteuid() != 0:
+        pytest.skip("switching to another user and mount namespace needs root")
+    if shutil.which("unshare") is None or shutil.which("setpriv") is None:
+        pytest.fail("util-linux's unshare and setpriv are needed")
+    home = shared_tmp / "home"
+    home.mkdir()
+    (home / ".bashrc").write_bytes(b"# mine\n")
+    os.chown(home, NOBODY, NOBODY)
+    os.chown(home / ".bashrc", NOBODY, NOBODY)
+    probe = subprocess.run(
+        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", f"--groups={_docker_gid()}",
+         sys.executable, "-c", "import questionary, moatbridge"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    if probe.returncode != 0:
+        pytest.fail(f"uid {NOBODY} cannot run this interpreter with moatbridge: {probe.stderr[-400:]}")
+    return home
+
+
+def _untouched(home: Path) -> None:
+    assert sorted(p.name for p in home.iterdir()) == [".bashrc"]
+    assert (home / ".bashrc").read_bytes() == b"# mine\n"
+
+
+def test_typing_7900_in_the_picker_chooses_gfx1100(user_home: Path, shared_tmp: Path) -> None:
+    machine = machines.build("no-gpu", shared_tmp / "machine")
+    wizard = Wizard(user_home, machine)
+    wizard.wait_for("Flavour:")  # the flavour first: the picker then lists what it serves
+    wizard.send(ENTER)  # open
+    wizard.wait_for("Targets to build for")
+    wizard.wait_for("Instinct MI210/MI250/MI250X")
+    shown = ("RDNA4", "Radeon RX 9070 XT", "[compile-only] Radeon RX 6750 XT", "type a product or gfx name")
+    assert all(text in wizard.screen for text in shown), wizard.screen[-3000:]
+    assert "this machine" not in wizard.screen  # no GPU here: nothing preselected
+    wizard.send("7900")
+    wizard.wait_for("7900...")  # the filter line
+    # Unfiltered, SPACE would toggle the first line (an RDNA4 card): gfx1100 proves the filter.
+    wizard.send(SPACE + ENTER)
+    wizard.wait_for("Stack:")
+    assert "the oldest stable stack, and it serves gfx1100" in wizard.screen
+    assert wizard.interrupt() == 130
+    assert "Traceback" not in wizard.screen
+    _untouched(user_home)
+
+
+def test_this_machines_gpu_is_preselected_in_the_picker(user_home: Path, shared_tmp: Path) -> None:
+    machine = machines.build("rdna3-desktop", shared_tmp / "machine")
+    wizard = Wizard(user_home, machine, "--flavour", "open", "--shell", "bash")
+    wizard.wait_for("GPU: AMD Radeon RX 7900")  # the name from amdgpu.ids, or the built-in table
+    assert "- gfx1100" in wizard.screen
+    wizard.wait_for("Targets to build for")
+    wizard.wait_for("[this machine]")
+    wizard.send(ENTER)  # nothing typed, nothing toggled: the preselection is the answer
+    wizard.wait_for("Stack:")
+    assert "it serves gfx1100" in wizard.screen
+    assert wizard.interrupt() == 130
+    _untouched(user_home)
