@@ -218,7 +218,7 @@ def test_engine_down_is_quick_and_said(user: DockerUser, shared_tmp: Path) -> No
     _record(user, OPEN)
     code, screen, seconds = in_pty(user, "moatbridge status", DOCKER_HOST=_dead_socket(shared_tmp))
     assert code == 0, screen
-    assert "Engine: engine not running (unix://" in screen and "warm containers unknown" in screen
+    assert "Engine: not running (unix://" in screen and "warm containers unknown" in screen
     assert "unknown" in screen.split("Toolchains", 1)[1]
     assert seconds < 10, seconds  # no retries, no SDK wait: a refused socket answers at once
     result = user.run("moatbridge status --json", DOCKER_HOST=_dead_socket(user.home))
@@ -242,6 +242,22 @@ def test_an_engine_that_hangs_costs_the_timeout_only(user: DockerUser, shared_tm
     assert data["engine"] == {"endpoint": f"unix://{path}", "running": False,
                               "problem": "not answering (no reply within 3 s)"}  # fmt: skip
     assert data["next"][0]["command"] == "moatbridge doctor"
+
+
+def test_an_engine_that_refuses_the_user_says_how_to_join(user: DockerUser, shared_tmp: Path) -> None:
+    """A socket only root may open (as the engine's is for a user outside the docker group)."""
+    path = shared_tmp / "root-only.sock"
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(path))
+    listener.listen(8)
+    path.chmod(0o600)
+    try:
+        code, screen, _ = in_pty(user, "moatbridge status", DOCKER_HOST=f"unix://{path}")
+    finally:
+        listener.close()
+    assert code == 0, screen
+    assert f"Engine: permission denied (unix://{path})" in screen
+    assert "Next: sudo usermod -aG docker $USER" in screen
 
 
 # --- against the live engine --------------------------------------------------------------------

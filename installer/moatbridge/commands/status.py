@@ -102,7 +102,7 @@ def render(view: Overview) -> None:
         line(f"[bold]Engine:[/bold] running ({markup(engine.endpoint)})")
     else:
         line(
-            f"[bold]Engine:[/bold] [yellow]engine {markup(engine.problem)}[/yellow] "
+            f"[bold]Engine:[/bold] [yellow]{markup(engine.problem)}[/yellow] "
             f"({markup(engine.endpoint)}); warm containers unknown"
         )
     for index, gpu in enumerate(view.gpus):
