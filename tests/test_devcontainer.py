@@ -111,6 +111,7 @@ def test_gpu_flag_asks_for_the_devices_on_a_host_without_them() -> None:
         False,
     )
     assert "does not start where they do not exist" in text and "compile-only container (" not in text
+    assert "// Regenerate with: moatbridge devcontainer --gpu --force." in text
     docker = dockerfile(spec)
     assert docker is not None and f'ENTRYPOINT ["{GPU_GROUPS_PATH}"]' in docker
     assert "COPY gpu-groups.sh " in docker
