@@ -167,3 +167,144 @@ def test_detect_live_machine_json() -> None:
     assert set(report) >= {"gpus", "amdgpu_driver", "rocm", "devices"}
     assert set(report["devices"]) == {"kfd", "render_nodes"}
     assert report["devices"]["kfd"]["path"] == "/dev/kfd"
+
+
+# --- --yes/-y wherever a command can ask (issue 14, item 5) ---------------------------------
+
+# Every command that can ask, by the module that asks, and the words that run it.
+ASKING = {
+    "setup.py": ["setup"],  # the plan's Proceed/Customize/Cancel
+    "setup_wizard.py": ["setup"],  # the wizard's questions
+    "license.py": ["license", "accept", "scale-free"],  # "Do you accept ...? [y/N]"
+    "toolchain_uninstall.py": ["uninstall", "--all"],  # "Also remove the images? [y/N]"
+}
+
+
+def test_every_command_that_can_ask_takes_yes_and_y() -> None:
+    """A new question anywhere fails here until its command has --yes/-y too."""
+    commands = Path(cli_module.__file__).parent / "commands"
+    asking = sorted(
+        p.name for p in commands.glob("*.py")
+        if any(call in p.read_text() for call in ("ask_line(", "ask_prompt(", "confirm_plan("))
+    )  # fmt: skip
+    assert asking == sorted(ASKING)
+    from moatbridge.parser import build_parser
+
+    for words in ASKING.values():
+        for flag in ("--yes", "-y"):
+            assert build_parser().parse_args([*words, flag]).yes is True, (words, flag)
+        assert build_parser().parse_args(words).yes is False
+
+
+def test_yes_is_never_a_licence_acceptance() -> None:
+    from moatbridge.parser import build_parser
+
+    args = build_parser().parse_args(["setup", "-y", "--flavour", "scale", "--target", "gfx1100"])
+    assert args.yes is True and args.accept_license is False
+
+
+@pytest.fixture
+def account(shared_tmp: Path) -> Any:
+    """A new non-root account in the docker group (tests/support/docker_user.py)."""
+    if os.geteuid() != 0:
+        pytest.skip("making a test account needs root")
+    from support.docker_user import docker_group_user
+
+    with docker_group_user(shared_tmp) as user:
+        yield user
+
+
+def test_uninstall_all_yes_and_y_with_nothing_installed(account: Any) -> None:
+    for flag in ("--yes", "-y"):
+        result = account.run(f"moatbridge uninstall --all {flag}")
+        assert (result.returncode, result.stderr) == (0, ""), result.stderr
+        assert result.stdout.strip().endswith("Uninstalled: nothing.")
+
+
+def test_license_accept_y_as_a_docker_group_user(account: Any) -> None:
+    result = account.run("moatbridge license accept scale-free --use non-commercial -y")
+    assert result.returncode == 0, result.stderr
+    assert "Recorded: SCALE Free Licence accepted for non-commercial use by" in result.stdout
+    status = json.loads(account.run("moatbridge license status --json").stdout)["licences"]
+    assert [r["status"] for r in status if r["licence"] == "scale-free"] == ["accepted"]
+
+
+def _record_toolchain(account: Any, name: str, image: str) -> None:
+    from moatbridge.adapters.statestore import StateStore
+    from moatbridge.core.toolchains import State, Toolchain
+
+    toolchain = Toolchain(name=name, flavour="open", variant="devel", targets=("gfx1030",), cuda_version="12.4",
+                          image=image, image_id="sha256:" + "ab" * 32, licence="open-components")  # fmt: skip
+    StateStore(account.home / ".local/share/moatbridge/state.json").write(
+        State().with_toolchain(toolchain, True)
+    )
+    subprocess.run(["chown", "-R", f"{account.uid}:{account.gid}", str(account.home / ".local")], check=True)
+
+
+def _image_exists(reference: str) -> bool:
+    return subprocess.run(["docker", "image", "inspect", reference], capture_output=True).returncode == 0
+
+
+@pytest.mark.engine
+def test_uninstall_yes_answers_the_image_question(account: Any, engine_version: str) -> None:
+    """`uninstall --all --yes` as a docker-group user: the toolchain's image goes too (here a
+    throwaway tag of some local image: only that tag is removed); without --yes and without a
+    terminal to ask on, it stays."""
+    import secrets
+
+    source = subprocess.run(["docker", "image", "ls", "-q"], capture_output=True, text=True).stdout.split()
+    assert source, "no local image to tag"
+    tag = f"moatbridge-test/uninstall-yes:{secrets.token_hex(4)}"
+    subprocess.run(["docker", "tag", source[0], tag], check=True)
+    try:
+        _record_toolchain(account, "uy-kept", tag)
+        kept = account.run("moatbridge uninstall --all </dev/null")
+        assert kept.returncode == 0, kept.stderr
+        assert _image_exists(tag) and f"image {tag}" not in kept.stdout
+        _record_toolchain(account, "uy-gone", tag)
+        planned = account.run("moatbridge uninstall --all --yes --dry-run")
+        assert f"Would remove image {tag}" in planned.stdout and _image_exists(tag)
+        for flag, name in (("--yes", "uy-gone"), ("-y", "uy-gone-too")):
+            if flag == "-y":
+                subprocess.run(["docker", "tag", source[0], tag], check=True)
+                _record_toolchain(account, name, tag)
+            gone = account.run(f"moatbridge uninstall --all {flag}")
+            assert gone.returncode == 0, gone.stderr
+            assert f"Removed image {tag}" in gone.stdout and f"Uninstalled: {name}." in gone.stdout
+            assert not _image_exists(tag)
+        assert subprocess.run(["docker", "image", "inspect", source[0]], capture_output=True).returncode == 0
+    finally:
+        subprocess.run(["docker", "rmi", tag], capture_output=True)
+
+
+# --- the licence line of setup's summary (issue 14, item 4) ----------------------------------
+
+
+def test_the_licence_line_shows_the_use_only_where_the_licence_distinguishes_uses() -> None:
+    from moatbridge.adapters.records import load_licences
+    from moatbridge.commands.setup import licence_use
+
+    records = load_licences()
+    assert licence_use(records["open-components"], "non-commercial") == "free for any use"
+    assert licence_use(records["scale-free"], "non-commercial") == "non-commercial use"
+    assert licence_use(records["scale-commercial"], "commercial") == "commercial use"  # accepted for it
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize(
+    ("flags", "line"),
+    [
+        ("--flavour open --target gfx1030", "licence open-components (free for any use)"),
+        ("--flavour scale --target gfx1100 --use non-commercial --accept-license",
+         "licence scale-free (non-commercial use)"),
+    ],
+)  # fmt: skip
+def test_setup_summary_licence_line_for_both_flavours(
+    account: Any, engine_version: str, flags: str, line: str
+) -> None:
+    result = account.run(f"moatbridge setup --yes --dry-run --no-modify-rc {flags}")
+    assert result.returncode == 0, result.stderr
+    assert f"  {line}" in result.stdout.splitlines(), result.stdout
+    if "open" in flags:
+        assert "commercial" not in result.stdout  # no use restriction stated for the open flavour
+    assert "Dry run: nothing changed." in result.stdout

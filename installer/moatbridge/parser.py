@@ -178,7 +178,10 @@ _VALID_UNTIL_HELP = (
 
 def _add_toolchain_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     setup = verbs.add_parser("setup", help="install a CUDA-on-AMD toolchain (wizard, or --yes with flags)")
-    setup.add_argument("--yes", "-y", action="store_true", help="do not ask: flags, answers file, defaults")
+    setup.add_argument(
+        "--yes", "-y", action="store_true",
+        help="do not ask: flags, answers file, defaults (a licence still needs --accept-license)",
+    )  # fmt: skip
     setup.add_argument("--flavour", "--flavor", choices=("open", "scale"))
     setup.add_argument("--target", action="append", metavar="GFX", help="gfx target (repeatable)")
     setup.add_argument("--variant", choices=("devel", "runtime", "base"))
@@ -237,6 +240,9 @@ def _add_toolchain_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     uninstall = verbs.add_parser("uninstall", help="remove a toolchain (or --all) and what setup wrote")
     uninstall.add_argument("name", nargs="?", metavar="NAME")
     uninstall.add_argument("--all", action="store_true", help="every toolchain, shims, env files, rc blocks")
+    uninstall.add_argument(
+        "--yes", "-y", action="store_true", help="answer yes to its question: also remove the images"
+    )
     images = uninstall.add_mutually_exclusive_group()
     images.add_argument("--remove-images", action="store_true", help="also remove the images (no question)")
     images.add_argument("--keep-images", action="store_true", help="keep the images (no question)")
@@ -267,7 +273,9 @@ def _add_license_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     )
     accept.add_argument("id", metavar="LICENCE")
     accept.add_argument("--use", choices=("non-commercial", "commercial"), help="how you will use it")
-    accept.add_argument("--yes", action="store_true", help="accept without the interactive confirmation")
+    accept.add_argument(
+        "--yes", "-y", action="store_true", help="accept without the interactive confirmation"
+    )
     accept.add_argument("--dry-run", action="store_true", help="say what would be recorded")
     revoke = actions.add_parser("revoke", help="withdraw a recorded acceptance")
     revoke.add_argument("id", metavar="LICENCE")

@@ -28,7 +28,7 @@ from moatbridge.core.answers import Answers, merge, parse_answers, validate_cust
 from moatbridge.core.checks import engine_checks
 from moatbridge.core.detection import detect
 from moatbridge.core.gfx import is_nvidia_target
-from moatbridge.core.licences import LicenceError, check_use, consent_status
+from moatbridge.core.licences import USES, Licence, LicenceError, check_use, consent_status
 from moatbridge.core.redact import has_secret, redact_url
 from moatbridge.core.scale_tarball import tarball_source
 from moatbridge.core.setup_plan import NVIDIA_MODE_REASON, SetupPlan, defaults, make_plan
@@ -107,13 +107,24 @@ def group_by_directory(files: list[str]) -> list[str]:
     return [f"{d}/: {', '.join(names)}" for d, names in by_dir.items()]
 
 
-def summary(plan: SetupPlan, image: str, action: str, files: list[str], rcs: list[str]) -> str:
+def licence_use(licence: Licence, use: str) -> str:
+    """The summary's word on use: a licence that allows every use and asks for no acceptance
+    (the open flavour's) puts no condition on it; one that allows only some uses, or whose
+    acceptance is recorded for the use stated (SCALE's), shows that use."""
+    if set(USES) <= set(licence.allowed_use) and not licence.acceptance_required:
+        return "free for any use"
+    return f"{use} use"
+
+
+def summary(
+    plan: SetupPlan, licence: Licence, image: str, action: str, files: list[str], rcs: list[str]
+) -> str:
     lines = [
         f"Toolchain {plan.name}: {plan.flavour} {plan.variant}, target(s) {', '.join(plan.targets)}, "
         f"CUDA {plan.cuda_version}",
         f"  image   {image} ({action})",
         f"  stack   {plan.stack_reason}",
-        f"  licence {plan.licence} ({plan.use} use)",
+        f"  licence {licence.id} ({licence_use(licence, plan.use)})",
         *([f"  mode    {NVIDIA_MODE_REASON}"] if any(is_nvidia_target(t) for t in plan.targets) else []),
         "  write   " + ("\n          ".join(group_by_directory(files)) if files else "(nothing new)"),
         "  rc      " + ("\n          ".join(rcs) if rcs else "(not modified)"),
@@ -275,7 +286,7 @@ def run(args: Namespace) -> int:
         files = [w.path for w in changes if w.changed]
         rc_changes = tc.edit_shell_rcs(paths, plan.shells, dry_run=True) if plan.modify_rc else []
         rcs = [w.path for w in rc_changes if w.changed]
-        print(safe(summary(plan, reference, action, files, rcs)))
+        print(safe(summary(plan, licence, reference, action, files, rcs)))
         if args.dry_run or not interactive:
             break
         from moatbridge.commands import setup_wizard

@@ -1,7 +1,7 @@
 """`moatbridge uninstall [NAME | --all]`: reverse exactly what setup did.
 
 Removes the toolchain's shims and configuration, its warm container and, after
-asking (or with --remove-images), its image. With --all (or when the last
+asking (or with --remove-images; --yes/-y answers yes), its image. With --all (or when the last
 toolchain goes) also the shared shims, env files and the rc-file blocks, which
 leaves rc files byte-identical to before setup when nothing else touched them.
 """
@@ -50,8 +50,11 @@ def run(args: Namespace) -> int:
             names = [state.toolchain(args.name).name]
         else:
             raise UsageError("Name the toolchain to uninstall.", "moatbridge uninstall NAME, or --all")
+        # --yes answers the one question (the images go too); a dry run with it says so.
         remove_images = args.remove_images or (
-            not args.keep_images and not args.dry_run and names and _confirm("Also remove the images?")
+            not args.keep_images
+            and bool(names)
+            and (args.yes or (not args.dry_run and _confirm("Also remove the images?")))
         )
         removed: list[str] = []
         problems: list[str] = []
