@@ -2,7 +2,7 @@
 compile-only ones marked, this machine's GPU preselected, typing a product name filters.
 
 The pure part (core/target_choices.py) against the real catalog; the prompt on a real
-pseudo-terminal, run as an unprivileged user in the `docker` group, with the machine's
+pseudo-terminal, run by a new non-root account in the `docker` group, with the machine's
 /sys replaced (in a private mount namespace) by a composed one with or without a GPU.
 Nothing here uses the container engine: each wizard is stopped with Ctrl-C once the
 answer shows, before setup asks the engine anything.
@@ -12,17 +12,15 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import grp
 import os
 import re
 import select
 import shutil
 import signal
 import struct
-import subprocess
-import sys
 import termios
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -40,7 +38,7 @@ from moatbridge.core.target_choices import (
 )
 
 import machines
-from conftest import NOBODY
+from support.docker_user import DockerUser, docker_group_user
 
 SPACE, ENTER, CTRL_C = " ", "\r", "\x03"
 _CSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -169,28 +167,20 @@ def test_families_follow_the_gfx_table() -> None:
 # --- the prompt, on a real terminal, as an unprivileged member of the docker group --------
 
 
-def _docker_gid() -> int:
-    try:
-        return grp.getgrnam("docker").gr_gid
-    except KeyError:
-        pytest.fail("there is no docker group on this machine (issue 14: tests run as a member of it)")
-
-
 class Wizard:
-    """`moatbridge setup ARGS` on a pty as uid 65534 in the docker group, seeing ``machine``'s
-    /sys (bind-mounted in a private mount namespace: the host's own /sys is untouched)."""
+    """`moatbridge setup ARGS` on a pty, run by ``user`` (a new account in the docker group) in
+    its login shell, seeing ``machine``'s /sys (bind-mounted in a private mount namespace: the
+    host's own /sys is untouched)."""
 
-    def __init__(self, home: Path, machine: Path, *args: str) -> None:
+    def __init__(self, user: DockerUser, machine: Path, *args: str) -> None:
         import pty
 
         argv = [
             "unshare", "--mount", "--propagation", "private", "sh", "-c",
             'mount --bind "$1/sys" /sys && shift && exec "$@"', "sh", str(machine),
-            "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", f"--groups={_docker_gid()}",
-            sys.executable, "-m", "moatbridge", "setup", *args,
+            *user.argv(" ".join(["moatbridge", "setup", *args])),
         ]  # fmt: skip
-        env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "TERM": "xterm", "LANG": "C.UTF-8",
-               "COLUMNS": "120", "LINES": "60", "SHELL": "/bin/bash", "PROMPT_TOOLKIT_NO_CPR": "1"}  # fmt: skip
+        env = user.env(COLUMNS="120", LINES="60", PROMPT_TOOLKIT_NO_CPR="1")
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
             os.execvpe(argv[0], argv, env)
@@ -238,35 +228,25 @@ class Wizard:
         raise AssertionError(f"the wizard did not stop on Ctrl-C; screen:\n{self.screen[-2000:]}")
 
 
+def _files(home: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(home)): p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file()}
+
+
 @pytest.fixture
-def user_home(shared_tmp: Path) -> Path:
+def account(shared_tmp: Path) -> Iterator[DockerUser]:
+    """A new non-root account in the docker group (tests/support/docker_user.py)."""
     if os.geteuid() != 0:
-        pytest.skip("switching to another user and mount namespace needs root")
-    if shutil.which("unshare") is None or shutil.which("setpriv") is None:
-        pytest.fail("util-linux's unshare and setpriv are needed")
-    home = shared_tmp / "home"
-    home.mkdir()
-    (home / ".bashrc").write_bytes(b"# mine\n")
-    os.chown(home, NOBODY, NOBODY)
-    os.chown(home / ".bashrc", NOBODY, NOBODY)
-    probe = subprocess.run(
-        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", f"--groups={_docker_gid()}",
-         sys.executable, "-c", "import questionary, moatbridge"],
-        capture_output=True, text=True,
-    )  # fmt: skip
-    if probe.returncode != 0:
-        pytest.fail(f"uid {NOBODY} cannot run this interpreter with moatbridge: {probe.stderr[-400:]}")
-    return home
+        pytest.skip("making a test account and a mount namespace needs root")
+    if shutil.which("unshare") is None:
+        pytest.fail("util-linux's unshare is needed")
+    with docker_group_user(shared_tmp) as user:
+        yield user
 
 
-def _untouched(home: Path) -> None:
-    assert sorted(p.name for p in home.iterdir()) == [".bashrc"]
-    assert (home / ".bashrc").read_bytes() == b"# mine\n"
-
-
-def test_typing_7900_in_the_picker_chooses_gfx1100(user_home: Path, shared_tmp: Path) -> None:
+def test_typing_7900_in_the_picker_chooses_gfx1100(account: DockerUser, shared_tmp: Path) -> None:
     machine = machines.build("no-gpu", shared_tmp / "machine")
-    wizard = Wizard(user_home, machine)
+    before = _files(account.home)
+    wizard = Wizard(account, machine)
     wizard.wait_for("Flavour:")  # the flavour first: the picker then lists what it serves
     wizard.send(ENTER)  # open
     wizard.wait_for("Targets to build for")
@@ -282,12 +262,13 @@ def test_typing_7900_in_the_picker_chooses_gfx1100(user_home: Path, shared_tmp: 
     assert "the oldest stable stack, and it serves gfx1100" in wizard.screen
     assert wizard.interrupt() == 130
     assert "Traceback" not in wizard.screen
-    _untouched(user_home)
+    assert _files(account.home) == before  # nothing written, rc files byte for byte
 
 
-def test_this_machines_gpu_is_preselected_in_the_picker(user_home: Path, shared_tmp: Path) -> None:
+def test_this_machines_gpu_is_preselected_in_the_picker(account: DockerUser, shared_tmp: Path) -> None:
     machine = machines.build("rdna3-desktop", shared_tmp / "machine")
-    wizard = Wizard(user_home, machine, "--flavour", "open", "--shell", "bash")
+    before = _files(account.home)
+    wizard = Wizard(account, machine, "--flavour", "open", "--shell", "bash")
     wizard.wait_for("GPU: AMD Radeon RX 7900")  # the name from amdgpu.ids, or the built-in table
     assert "- gfx1100" in wizard.screen
     wizard.wait_for("Targets to build for")
@@ -296,4 +277,4 @@ def test_this_machines_gpu_is_preselected_in_the_picker(user_home: Path, shared_
     wizard.wait_for("Stack:")
     assert "it serves gfx1100" in wizard.screen
     assert wizard.interrupt() == 130
-    _untouched(user_home)
+    assert _files(account.home) == before  # nothing written, rc files byte for byte
