@@ -235,6 +235,7 @@ def _record_toolchain(account: Any, name: str, image: str) -> None:
 
     toolchain = Toolchain(name=name, flavour="open", variant="devel", targets=("gfx1030",), cuda_version="12.4",
                           image=image, image_id="sha256:" + "ab" * 32, licence="open-components")  # fmt: skip
+    (account.home / ".local/share/moatbridge").mkdir(parents=True, exist_ok=True)
     StateStore(account.home / ".local/share/moatbridge/state.json").write(
         State().with_toolchain(toolchain, True)
     )
@@ -252,8 +253,11 @@ def test_uninstall_yes_answers_the_image_question(account: Any, engine_version: 
     terminal to ask on, it stays."""
     import secrets
 
-    source = subprocess.run(["docker", "image", "ls", "-q"], capture_output=True, text=True).stdout.split()
-    assert source, "no local image to tag"
+    listed = subprocess.run(["docker", "image", "ls", "--filter", "dangling=false", "--format",
+                             "{{.Repository}}:{{.Tag}}"], capture_output=True, text=True).stdout.split()  # fmt: skip
+    # A tagged image, so removing the test's own tag only untags it (the image keeps its name).
+    source = [ref for ref in listed if "<none>" not in ref and not ref.startswith("moatbridge-test/")]
+    assert source, "no tagged local image to add a test tag to"
     tag = f"moatbridge-test/uninstall-yes:{secrets.token_hex(4)}"
     subprocess.run(["docker", "tag", source[0], tag], check=True)
     try:
