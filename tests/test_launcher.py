@@ -39,6 +39,8 @@ from moatbridge.core.shims import ToolchainRuntime, _q
 from moatbridge.core.toolchains import Toolchain
 from moatbridge.paths import Paths
 
+from support.docker_user import DockerUser, docker_group_user
+
 NAME = "open-gfx1030"
 IMAGE_ID = "sha256:" + "5e" * 32
 NVCC_VERSION = "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release 12.4, V12.4.131\n"
@@ -429,20 +431,19 @@ int main() {
 """
 
 
-def _as_user(user: Any, command: str, timeout: float = 900) -> tuple[int, str]:
+def _as_user(user: DockerUser, command: str, timeout: float = 900) -> tuple[int, str]:
     """``command`` in a new terminal of ``user``: an interactive login bash on a real pty,
-    with the groups /etc/group gives the account (docker) and a fresh environment."""
-    argv = ["setpriv", f"--reuid={user.uid}", f"--regid={user.gid}", "--init-groups", "--reset-env",
-            "bash", "-l", "-i", "-c", command]  # fmt: skip
-    return _in_pty(argv, user.env(), user.home, timeout=timeout)
+    with the groups /etc/group gives the account (docker) and the account's environment
+    (support.docker_user: its argv, made interactive, as a terminal's shell is)."""
+    argv = user.argv(command)
+    assert argv[-2:] == ["-lc", command], argv
+    return _in_pty([*argv[:-2], "-l", "-i", "-c", command], user.env(), user.home, timeout=timeout)
 
 
 @pytest.mark.engine
 def test_a_new_user_in_the_docker_group_runs_what_they_built(
     open_devel_gfx1030: dict[str, Any], shared_tmp: Path
 ) -> None:
-    from support.docker_user import docker_group_user
-
     with docker_group_user(shared_tmp) as user:
         container = f"moatbridge-{NAME}-{user.uid}"
         mbhome = user.home / ".local" / "share" / "moatbridge"
