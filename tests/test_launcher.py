@@ -461,13 +461,16 @@ def test_a_new_user_in_the_docker_group_runs_what_they_built(
             project = user.home / "vadd"
             project.mkdir()
             (project / "vadd.cu").write_text(VADD)
-            subprocess.run(["chown", "-R", f"{user.uid}:{user.gid}", str(project)], check=True)
+            outside = shared_tmp / f"{user.name} outside home"  # a one-shot container's directory
+            outside.mkdir()
+            subprocess.run(["chown", "-R", f"{user.uid}:{user.gid}", str(project), str(outside)], check=True)
 
             status, screen = _as_user(
                 user,
                 "cd ~/vadd; command -v moatbridge; moatbridge --version; nvcc --version; "
                 "nvcc -o vadd vadd.cu; echo built=$?; ./vadd; echo host=$?; "
-                "moatbridge run ./vadd; echo run=$?; mbrun true; echo mbrun=$?",
+                "moatbridge run ./vadd; echo run=$?; mbrun true; echo mbrun=$?; "
+                f"cp vadd {_q(str(outside))}/ && cd {_q(str(outside))} && mbrun ./vadd; echo oneshot=$?",
             )
             assert status == 0, screen[-4000:]
             lines = screen.splitlines()
@@ -479,8 +482,9 @@ def test_a_new_user_in_the_docker_group_runs_what_they_built(
             assert (project / "vadd").stat().st_uid == user.uid
             # On the host the program cannot find the HIP runtime; in the toolchain it does.
             assert "error while loading shared libraries: libamdhip64.so" in screen and "host=127" in lines
-            assert any(line.startswith("runtime reached: ") for line in lines), screen[-4000:]
-            assert "run=0" in lines and "mbrun=0" in lines
+            reached = [line for line in lines if line.startswith("runtime reached: ")]
+            assert len(reached) == 2, screen[-4000:]  # warm (in the home) and one-shot (outside it)
+            assert "run=0" in lines and "mbrun=0" in lines and "oneshot=0" in lines
 
             status, screen = _as_user(user, "moatbridge uninstall --all --keep-images")
             assert status == 0, screen[-4000:]
