@@ -312,3 +312,13 @@ def test_setup_summary_licence_line_for_both_flavours(
     if "open" in flags:
         assert "commercial" not in result.stdout  # no use restriction stated for the open flavour
     assert "Dry run: nothing changed." in result.stdout
+
+
+@pytest.mark.engine
+def test_setup_y_never_accepts_a_licence(account: Any, engine_version: str) -> None:
+    result = account.run("moatbridge setup -y --dry-run --no-modify-rc --flavour scale --target gfx1100 "
+                         "--use non-commercial")  # fmt: skip
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "must be accepted first" in result.stderr and "--accept-license" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (account.home / ".local/share/moatbridge/consents").exists()
