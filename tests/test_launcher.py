@@ -77,14 +77,16 @@ def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
     return home, mbhome
 
 
-def _install(home: Path, mbhome: Path, shells: tuple[str, ...] = (), python: str | None = None) -> Paths:
+def _install(
+    home: Path, mbhome: Path, shells: tuple[str, ...] = (), python: str | None = None, name: str = NAME
+) -> Paths:
     """What setup writes and records, without the image: shims, runner, launcher, mbrun,
     env files, rc blocks and the state (GPU devices and groups as on a machine with a GPU)."""
     paths = Paths.from_environ({"MOATBRIDGE_HOME": str(mbhome)})
-    toolchain = Toolchain(NAME, "open", "devel", ("gfx1030",), "12.4", "moatbridge/open:x", IMAGE_ID,
+    toolchain = Toolchain(name, "open", "devel", ("gfx1030",), "12.4", "moatbridge/open:x", IMAGE_ID,
                           "open-components", tools=("nvcc", "hipcc"))  # fmt: skip
     runtime = ToolchainRuntime(
-        name=NAME, image=IMAGE_ID, target="gfx1030", activate=". /opt/moatbridge/bin/activate",
+        name=name, image=IMAGE_ID, target="gfx1030", activate=". /opt/moatbridge/bin/activate",
         uid=os.getuid(), gid=os.getgid(), group_adds=(44, 992), devices=("/dev/kfd", "/dev/dri"),
         roots=(os.path.realpath(home),), licence=None, licence_records="/nowhere", licence_env=(),
     )  # fmt: skip
@@ -110,7 +112,10 @@ def _fake_docker(tmp_path: Path) -> Path:
 
 
 def _env(home: Path, mbhome: Path, **extra: str) -> dict[str, str]:
-    return {"HOME": str(home), "PATH": BASE_PATH, "MOATBRIDGE_HOME": str(mbhome), "LANG": "C.UTF-8", **extra}
+    env = {"HOME": str(home), "PATH": BASE_PATH, "MOATBRIDGE_HOME": str(mbhome), "LANG": "C.UTF-8", **extra}
+    if "PYTHONPATH" in os.environ:  # a source tree the tests were pointed at (this process's moatbridge)
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
 
 
 def _controlling_terminal() -> None:
@@ -492,3 +497,34 @@ def test_a_new_user_in_the_docker_group_runs_what_they_built(
             assert not (mbhome / "cuda").exists()
         finally:
             subprocess.run(["docker", "rm", "-f", container], capture_output=True, check=False)
+
+
+@pytest.mark.engine
+def test_uninstall_leaves_another_accounts_warm_container(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine_version: str
+) -> None:
+    """Warm containers are per account (moatbridge-NAME-UID) but carry only the toolchain's
+    name as a label: one account's uninstall must not remove another's (found when this
+    file's engine test lost its container, exit 137, to a concurrent test's uninstall)."""
+    name = f"mbt-uninstall-{os.getpid()}"
+    home, mbhome = _home(tmp_path, monkeypatch)
+    _install(home, mbhome, name=name)
+    mine, theirs = f"moatbridge-{name}-{os.getuid()}", f"moatbridge-{name}-{os.getuid() + 4242}"
+    try:
+        for container in (mine, theirs):
+            made = subprocess.run(
+                ["docker", "create", "--name", container, "--label", f"io.moatbridge.toolchain={name}",
+                 "--label", "io.moatbridge.managed=1", "moatbridge/debian-base:trixie", "true"],
+                capture_output=True, text=True,
+            )  # fmt: skip
+            assert made.returncode == 0, made.stderr
+        gone = subprocess.run([str(mbhome / "cuda" / "bin" / "moatbridge"), "uninstall", name, "--keep-images"],
+                              env=_env(home, mbhome), capture_output=True, text=True)  # fmt: skip
+        assert gone.returncode == 0, gone.stderr
+        assert f"Removed container {mine}" in gone.stdout and theirs not in gone.stdout
+        names = subprocess.run(
+            ["docker", "ps", "-a", "--format", "{{.Names}}"], capture_output=True, text=True
+        )
+        assert theirs in names.stdout.split() and mine not in names.stdout.split()
+    finally:
+        subprocess.run(["docker", "rm", "-f", mine, theirs], capture_output=True, check=False)

@@ -111,8 +111,11 @@ def _stop_container(paths: Paths, name: str, dry_run: bool, removed: list[str]) 
         client = docker_api.connect()
     except Exception:  # noqa: BLE001 - no engine: nothing running to stop
         return
+    own = f"moatbridge-{name}-{os.getuid()}"  # core.shims.ToolchainRuntime.container
     for container in containers.containers_with_label(client, f"io.moatbridge.toolchain={name}"):
         label = container["Names"][0].lstrip("/")
+        if label != own:  # another account's warm container of a toolchain named alike
+            continue
         if not dry_run:
             containers.remove_container(client, container["Id"])
         removed.append(f"container {label}")
