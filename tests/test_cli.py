@@ -34,11 +34,13 @@ def test_console_script_matches_module(tmp_path: Path) -> None:
     assert result.stdout.strip() == f"moatbridge {__version__}"
 
 
-def test_no_command_shows_the_status_and_help_lists_the_commands() -> None:
-    env = {**os.environ, "DOCKER_HOST": "unix:///nonexistent/docker.sock"}  # the engine is not asked
+def test_no_command_prints_the_help_to_a_script_and_help_lists_the_commands() -> None:
+    """On a terminal `moatbridge` alone shows the status (tests/test_status.py, in a pty);
+    a script that captured its output before still gets the help, and no engine call."""
+    env = {**os.environ, "DOCKER_HOST": "unix:///nonexistent/docker.sock"}
     result = cli(env=env)
     assert result.returncode == 0
-    assert "Toolchains: none installed yet" in result.stdout and "moatbridge --help" in result.stdout
+    assert "status" in result.stdout and "Toolchains:" not in result.stdout
     helped = cli("--help")
     assert "detect" in helped.stdout and "doctor" in helped.stdout and "status" in helped.stdout
 

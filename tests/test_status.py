@@ -16,6 +16,7 @@ import select
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -287,3 +288,14 @@ def test_after_a_real_setup_the_warm_container_shows(
     finally:
         user.run("moatbridge uninstall --all --keep-images")
         subprocess.run(["docker", "rm", "-f", container], capture_output=True, check=False)
+
+
+def test_a_deleted_working_directory_is_a_note_not_a_crash(tmp_path: Path) -> None:
+    gone = tmp_path / "gone"
+    script = f'mkdir "{gone}" && cd "{gone}" && rmdir "{gone}" && exec "$0" -m moatbridge status'
+    env = {**os.environ, "DOCKER_HOST": "unix:///nonexistent/docker.sock"}
+    result = subprocess.run(["sh", "-c", script, sys.executable], capture_output=True, text=True, env=env,
+                            timeout=60)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "working directory no longer exists" in result.stdout
+    assert "internal error" not in result.stderr

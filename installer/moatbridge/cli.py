@@ -125,7 +125,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(words)
         if args.command not in ("detect", "doctor"):  # read-only: they keep no files
             _refuse_unusable_home()
-        if args.command is None:  # `moatbridge` alone: the first look (`--help` lists the commands)
+        if args.command is None:
+            # `moatbridge` alone on a terminal: the first look (`--help` lists the commands);
+            # scripts that captured the help before still get it.
+            if not sys.stdout.isatty():
+                parser.print_help()
+                return 0
             args = parser.parse_args(["status"])
         module = MODULES.get(args.command, args.command)
         command = importlib.import_module(f"moatbridge.commands.{module}")

@@ -336,18 +336,19 @@ def run(args: Namespace) -> int:
     print(
         f"Next: open a new shell, or run  . {env}  - then nvcc, hipcc, cmake and make run in the toolchain."
     )
-    for line in closing_lines():
+    for line in closing_lines(plan.modify_rc):
         print(safe(line))
     return 0
 
 
-def closing_lines() -> list[str]:
+def closing_lines(rc_edited: bool = True) -> list[str]:
     """What a new user needs next: built programs run in the toolchain (its GPU runtime is
     in the image, not on the host), and `moatbridge` is on the activated PATH."""
+    where = "The new shell has" if rc_edited else "A shell that loaded that env file has"
     return [
         "Run what you build there too - the GPU runtime is in the image, not on this host:",
         "  moatbridge run ./prog    (short: mbrun ./prog)",
-        f"The new shell has moatbridge on PATH too, run by {sys.executable}; to install it",
+        f"{where} moatbridge on PATH too, run by {sys.executable}; to install it",
         "for good: pipx install .  in a clone of moatbridge (or from PyPI: pipx install moatbridge).",
     ]
 

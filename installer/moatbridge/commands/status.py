@@ -28,6 +28,9 @@ def _active(state: State, notes: list[str]) -> tuple[str, str] | None:
     except MoatbridgeError as error:  # a pin file that names nothing, or cannot be read
         notes.append(error.message)
         pin = None
+    except OSError:  # the working directory was deleted under the shell: no pin to find
+        notes.append("The working directory no longer exists, so no pin file was looked for.")
+        pin = None
     if pin is not None:
         return pin[1], f"pin file {pin[0]}"
     from_env = os.environ.get("MOATBRIDGE_TOOLCHAIN")

@@ -99,9 +99,9 @@ if [ "$(id -u)" = 0 ]; then
         group=$(getent group "$gid" | cut -d: -f1)
         if [ -z "$group" ]; then
             group="gpu$gid"
-            groupadd --gid "$gid" "$group"
+            groupadd --gid "$gid" "$group" || group=$(getent group "$gid" | cut -d: -f1)
         fi
-        id -nG {USER_NAME} | tr ' ' '\\n' | grep -qx "$group" || usermod -a -G "$group" {USER_NAME}
+        id -nG {USER_NAME} | tr ' ' '\\n' | grep -qxF -e "$group" || usermod -a -G "$group" {USER_NAME}
     done
 else
     echo "moatbridge-gpu-groups: not root, so the GPU groups stay as they are" >&2
