@@ -44,6 +44,26 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     if signal.getsignal(signal.SIGQUIT) is signal.SIG_IGN:
         signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+    _remove_leaked_standin_devices()
+
+
+def _remove_leaked_standin_devices() -> None:
+    """A run killed inside test_devcontainer's gpu_device_nodes leaves its stand-in /dev/kfd
+    and render node on the host, where detection and setup would take them for a GPU. They
+    are recognisable (char 1:3, what /dev/null is; no real GPU node has that number): gone."""
+    import stat as stat_
+
+    standin = os.stat("/dev/null").st_rdev
+    for node in (Path("/dev/kfd"), Path("/dev/dri/renderD128")):
+        try:
+            info = node.lstat()
+        except OSError:
+            continue
+        if stat_.S_ISCHR(info.st_mode) and info.st_rdev == standin and os.geteuid() == 0:
+            node.unlink()
+    dri = Path("/dev/dri")
+    if dri.is_dir() and not Path("/dev/kfd").exists() and not any(dri.iterdir()) and os.geteuid() == 0:
+        dri.rmdir()
 
 
 @pytest.fixture(autouse=True)
