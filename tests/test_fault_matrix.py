@@ -539,7 +539,7 @@ def test_races(world: World) -> None:
 
 # --- Ctrl-C on a real terminal -------------------------------------------------------------------------
 
-DOWN, SPACE, ENTER = "\x1b[B", " ", "\r"
+DOWN, ENTER = "\x1b[B", "\r"
 
 
 class Terminal:
@@ -613,7 +613,7 @@ SCALE_WIZARD = [  # the prompts only the scale flavour asks (commercial: offered
 
 
 def _targets_keys() -> str:
-    return "gfx1030" + SPACE + ENTER
+    return "gfx1030" + ENTER
 
 
 def interrupted(term: Terminal, what: str) -> list[str]:

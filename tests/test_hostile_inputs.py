@@ -637,8 +637,9 @@ def _on_terminal(args: list[str], env: dict[str, str], keys: bytes, timeout: flo
         ["license", "accept", "scale-free", "--use", "non-commercial"],
         ["uninstall", "open-gfx1030"],
         ["setup"],
+        ["setup", "--flavour", "open"],  # the first question: the target picker
     ],
-    ids=["license-accept", "uninstall-question", "setup-wizard"],
+    ids=["license-accept", "uninstall-question", "setup-wizard", "target-picker"],
 )
 def test_ctrl_d_at_a_question_cancels_with_nothing_changed(tmp_path: Path, args: list[str]) -> None:
     make_world(tmp_path)

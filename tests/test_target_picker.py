@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from moatbridge.adapters.picker import PickerState, PickItem, lines
 from moatbridge.adapters.records import load_catalog
 from moatbridge.core.gfx import family_of
 from moatbridge.core.names import GFX_PRODUCTS
@@ -40,7 +41,7 @@ from moatbridge.core.target_choices import (
 import machines
 from support.docker_user import DockerUser, docker_group_user
 
-SPACE, ENTER, CTRL_C = " ", "\r", "\x03"
+TAB, ENTER, CTRL_C, CTRL_U = "\t", "\r", "\x03", "\x15"
 _CSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -61,22 +62,73 @@ def _open_menu(**kwargs: object) -> TargetMenu:
         ("Radeon VII", ["gfx906"]),
         ("Steam Deck", ["gfx1033"]),
         ("gfx1030", ["gfx1030"]),
+        ("rx 7900", ["gfx1100"]),  # a product name with its space
+        ("RX7900", ["gfx1100"]),  # or without it
+        ("7900 radeon", ["gfx1100"]),  # words in any order
+        ("Radeon RX 7900 XTX", ["gfx1100"]),
+        ("  mi210  ", ["gfx90a"]),
+        ("no such gpu", []),  # nothing matches: nothing is left (not every line again)
     ],
 )
 def test_typing_a_product_name_leaves_its_target(typed: str, targets: list[str]) -> None:
     assert [c.target for c in _open_menu().search(typed)] == targets
 
 
-def test_the_search_is_the_prompts_own_filter() -> None:
-    """TargetMenu.search says what questionary's type-to-filter leaves on screen."""
-    from questionary import Choice
-    from questionary.prompts.common import InquirerControl
+def _picker(menu: TargetMenu) -> PickerState:
+    """The prompt's own state, filtered by the menu's search exactly as the wizard wires it."""
+    items = [PickItem(c.target, c.label, c.note, c.checked) for c in menu.choices]
+    return PickerState(tuple(items), lambda text: [c.target for c in menu.search(text)])
 
-    menu = _open_menu()
-    control = InquirerControl([Choice(c.label, value=c.target) for c in menu.choices])
-    for typed in ("7900", "RDNA3", "instinct", "compile-only", "rx 6"):
-        control.search_filter = typed
-        assert [c.value for c in control.filtered_choices] == [c.target for c in menu.search(typed)]
+
+def test_the_picker_filters_with_the_menus_search_spaces_included() -> None:
+    state = _picker(_open_menu())
+    assert len(state.visible()) == len(_open_menu().choices)
+    for key in "rx 7900":
+        state.space() if key == " " else state.type(key)  # Space once a filter is typed: text
+    assert state.query == "rx 7900" and [i.value for i in state.visible()] == ["gfx1100"]
+    assert state.toggled == [] and state.answer() == ["gfx1100"]  # Enter takes the highlighted line
+    state.type("zz")
+    assert state.visible() == [] and state.answer() == []  # Enter does nothing: nothing to choose
+    screen = "".join(text for _, text in lines(state, "Targets:", "", rows=40))
+    assert "no line matches 'rx 7900zz'" in screen and "Enter chooses: nothing yet" in screen
+    state.erase(everything=True)
+    assert state.query == "" and len(state.visible()) == len(_open_menu().choices)
+
+
+def test_the_picker_toggles_several_across_filters() -> None:
+    state = _picker(_open_menu())
+    state.space()  # no filter typed: Space toggles the highlighted (first) line
+    first = state.items[0].value
+    assert state.toggled == [first]
+    state.space()
+    assert state.toggled == []
+    for typed in ("7900", "mi210"):
+        state.erase(everything=True)
+        state.type(typed)
+        state.toggle()  # Tab
+    assert state.answer() == ["gfx1100", "gfx90a"]  # in the list's order, not the typing order
+    screen = "".join(text for _, text in lines(state, "Targets:", "", rows=40))
+    assert "Enter chooses: gfx1100, gfx90a (the toggled lines)" in screen
+
+
+def test_the_picker_starts_on_this_machines_gpu_and_keeps_the_highlight_while_it_matches() -> None:
+    state = _picker(_open_menu(detected=("gfx1030",)))
+    assert state.toggled == ["gfx1030"] and state.pointed() is not None
+    assert state.pointed().value == "gfx1030"  # type: ignore[union-attr]
+    state.type("rdna2")
+    assert state.pointed().value == "gfx1030"  # type: ignore[union-attr]
+    state.move(1)
+    moved = state.pointed()
+    assert moved is not None and moved.value != "gfx1030" and moved.label.find("RDNA2") > 0
+
+
+def test_a_long_list_scrolls_to_keep_the_highlight_on_a_short_terminal() -> None:
+    state = _picker(_open_menu())
+    state.move(10**3)  # PageDown far past the end stops at the last line
+    last = state.items[-1]
+    assert state.pointed() == last
+    screen = "".join(text for _, text in lines(state, "Targets:", "", rows=12))
+    assert screen.count("\n") <= 12 and f"» ○ {last.label}" in screen and "more above" in screen
 
 
 def test_labels_carry_target_family_and_products() -> None:
@@ -254,15 +306,30 @@ def test_typing_7900_in_the_picker_chooses_gfx1100(account: DockerUser, shared_t
     shown = ("RDNA4", "Radeon RX 9070 XT", "[compile-only] Radeon RX 6750 XT", "type a product or gfx name")
     assert all(text in wizard.screen for text in shown), wizard.screen[-3000:]
     assert "this machine" not in wizard.screen  # no GPU here: nothing preselected
-    wizard.send("7900")
-    wizard.wait_for("7900...")  # the filter line
-    # Unfiltered, SPACE would toggle the first line (an RDNA4 card): gfx1100 proves the filter.
-    wizard.send(SPACE + ENTER)
+    wizard.send("rx 7900")  # a product name as people write it, space and all
+    wizard.wait_for("filter: rx 7900")
+    wizard.wait_for("Enter chooses: gfx1100 (the highlighted line)")
+    wizard.send(ENTER)
     wizard.wait_for("Stack:")
     assert "the oldest stable stack, and it serves gfx1100" in wizard.screen
     assert wizard.interrupt() == 130
     assert "Traceback" not in wizard.screen
     assert _files(account.home) == before  # nothing written, rc files byte for byte
+
+
+def test_choosing_two_targets_by_name_in_the_picker(account: DockerUser, shared_tmp: Path) -> None:
+    machine = machines.build("no-gpu", shared_tmp / "machine")
+    wizard = Wizard(account, machine, "--flavour", "open", "--shell", "bash")
+    wizard.wait_for("Targets to build for")
+    wizard.send("no such gpu")
+    wizard.wait_for("no line matches 'no such gpu'")
+    wizard.send(CTRL_U + "7900" + TAB + CTRL_U + "mi 210" + TAB)
+    wizard.wait_for("Enter chooses: gfx1100, gfx90a (the toggled lines)")
+    wizard.send(ENTER)
+    wizard.wait_for("Stack:")
+    assert "Targets to build for: gfx1100, gfx90a" in wizard.screen  # the answer, as it stays
+    assert wizard.interrupt() == 130
+    assert "Traceback" not in wizard.screen
 
 
 def test_this_machines_gpu_is_preselected_in_the_picker(account: DockerUser, shared_tmp: Path) -> None:

@@ -144,20 +144,16 @@ def _ask_targets(
     flavour: Flavour, distro: str | None, found: Sequence[str], nvidia: Sequence[str]
 ) -> list[str]:
     """The picker: product names, grouped by family, the served targets first; typing filters."""
-    q = _q()
+    from moatbridge.adapters.picker import PickItem, pick_many
+
     menu = target_menu(stacks_for(flavour.distros, distro), found, nvidia)
     for target in menu.unoffered:
         print(safe(f"  This machine's {target} is not among the {flavour.name} flavour's targets."))
-    choices = [q.Choice(c.label, value=c.target, checked=c.checked, description=c.note) for c in menu.choices]
-    picked = ask_prompt(
-        q.checkbox(
-            "Targets to build for:",
-            choices=choices,
-            initial_choice=(menu.preselected or (None,))[0],
-            use_search_filter=True,
-            use_jk_keys=False,
-            instruction="(type a product or gfx name to filter, space to toggle, backspace to clear)",
-        )
+    picked = pick_many(
+        "Targets to build for:",
+        [PickItem(c.target, c.label, c.note, c.checked) for c in menu.choices],
+        lambda text: [c.target for c in menu.search(text)],
+        "(type a product or gfx name to filter; Tab or Space toggles, Enter confirms)",
     )
     if not picked:
         raise MoatbridgeError("No target chosen; nothing changed.", "run setup again and pick at least one")

@@ -2,9 +2,8 @@
 and search by product name, grouped by family, the targets the chosen stacks' libraries
 serve first, compile-only ones marked, this machine's GPU preselected.
 
-The prompt itself (questionary's checkbox with its type-to-filter) lives in
-commands/setup_wizard.py; `TargetMenu.search` mirrors its filter so tests can check what
-typing a product name leaves on screen.
+The prompt itself is adapters/picker.py, asked by commands/setup_wizard.py; its filter is
+`TargetMenu.search`, so what typing a product name leaves on screen is tested here.
 """
 
 from __future__ import annotations
@@ -48,9 +47,17 @@ class TargetMenu:
         return tuple(c.target for c in self.choices if c.checked)
 
     def search(self, text: str) -> tuple[TargetChoice, ...]:
-        """What typing ``text`` leaves in the picker: labels containing it, any case."""
-        needle = text.lower()
-        return tuple(c for c in self.choices if needle in c.label.lower())
+        """What typing ``text`` leaves in the picker: the lines holding each of its words, in
+        any case, with or without their spaces ("rx 7900", "RX7900" and "7900 rx" all find
+        the RX 7900 line). Nothing typed leaves every line."""
+        return tuple(c for c in self.choices if matches(c.label, text))
+
+
+def matches(label: str, text: str) -> bool:
+    """Whether every word of ``text`` is in ``label`` (any case; spaces in the label optional)."""
+    line = label.casefold()
+    squeezed = "".join(line.split())
+    return all(word in line or word in squeezed for word in text.casefold().split())
 
 
 def _order(target: str) -> tuple[int, str]:
