@@ -24,15 +24,13 @@ import hashlib
 import lzma
 import os
 import secrets
-import socket
 import tarfile
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
+from moatbridge.adapters.loopback_http import LoopbackHandler, LoopbackServer, serving
 from moatbridge.errors import InputError
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -43,26 +41,9 @@ XZ_MAGIC = b"\xfd7zXZ\x00"
 _HINT = "pass the vendor's scale-<version>-amd64.tar.xz as it was downloaded"
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(LoopbackHandler):
     server_version = "moatbridge-file-server"
-    sys_version = ""
     server: _FileServer
-
-    def setup(self) -> None:
-        super().setup()
-        self.connection.settimeout(self.server.io_timeout)
-        self.server.register(self.connection)
-
-    def finish(self) -> None:
-        try:
-            with suppress(OSError):
-                super().finish()
-        finally:
-            self.server.unregister(self.connection)
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass  # the path is a capability: never logged
 
     def do_HEAD(self) -> None:
         self._serve(body=False)
@@ -91,32 +72,13 @@ class _Handler(BaseHTTPRequestHandler):
                     self.connection.sendfile(handle)
 
 
-class _FileServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
+class _FileServer(LoopbackServer):
+    label = "file server"
 
     def __init__(self, file: Path, url_path: str, io_timeout: float) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
         self.file = file
         self.url_path = url_path
-        self.io_timeout = io_timeout
-        self._open: set[socket.socket] = set()
-        self._lock = threading.Lock()
-
-    def register(self, connection: socket.socket) -> None:
-        with self._lock:
-            self._open.add(connection)
-
-    def unregister(self, connection: socket.socket) -> None:
-        with self._lock:
-            self._open.discard(connection)
-
-    def close_connections(self) -> None:
-        with self._lock:
-            connections = list(self._open)
-        for connection in connections:
-            with suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
+        super().__init__(_Handler, io_timeout)
 
 
 @contextmanager
@@ -124,15 +86,8 @@ def serve_file(file: Path, io_timeout: float = DEFAULT_TIMEOUT_S) -> Iterator[st
     """Serve ``file`` at a random loopback URL while the context lasts; yields the URL."""
     url_path = f"/{secrets.token_urlsafe(24)}/{quote(file.name)}"
     server = _FileServer(file.resolve(), url_path, io_timeout)
-    thread = threading.Thread(target=server.serve_forever, name="moatbridge-file-server", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}{url_path}"
-    finally:
-        server.shutdown()
-        server.close_connections()
-        server.server_close()
-        thread.join(SHUTDOWN_GRACE_S)
+    with serving(server, "moatbridge-file-server", SHUTDOWN_GRACE_S) as port:
+        yield f"http://127.0.0.1:{port}{url_path}"
 
 
 _hashes: dict[tuple[int, int, int, int], str] = {}

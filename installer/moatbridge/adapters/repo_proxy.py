@@ -35,15 +35,13 @@ import ipaddress
 import logging
 import secrets
 import socket
-import socketserver
 import ssl
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import unquote, urljoin, urlsplit
+
+from moatbridge.adapters.loopback_http import LoopbackHandler, LoopbackServer, serving
 
 log = logging.getLogger(__name__)
 
@@ -130,24 +128,18 @@ def _parse_upstream(upstream: str, credentials: Credentials | None) -> tuple[_Or
     return _Origin(parts.scheme, parts.hostname, port), parts.path.rstrip("/"), parts.query
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(LoopbackHandler):
     server_version = "moatbridge-repo-proxy"
-    sys_version = ""
     server: _ProxyServer
 
     def setup(self) -> None:
         self._upstream: http.client.HTTPConnection | None = None
         super().setup()
-        self.connection.settimeout(self.server.io_timeout)
-        self.server.register(self)
 
     def finish(self) -> None:
         try:
-            with suppress(OSError):
-                super().finish()
+            super().finish()
         finally:
-            self.server.unregister(self)
             self._close_upstream()
 
     def log_message(self, format: str, *args: object) -> None:
@@ -204,12 +196,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._upstream = None
 
     def abort(self) -> None:
-        """Called from the shutting-down thread: unblock any read or write."""
+        """Called from the shutting-down thread: unblock any read or write, both sides."""
+        super().abort()
         upstream = self._upstream
-        for sock in (self.connection, upstream.sock if upstream is not None else None):
-            if sock is not None:
-                with suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
+        if upstream is not None and upstream.sock is not None:
+            with suppress(OSError):
+                upstream.sock.shutdown(socket.SHUT_RDWR)
 
     def _open(self, origin: _Origin) -> http.client.HTTPConnection:
         timeout = self.server.io_timeout
@@ -294,9 +286,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
-class _ProxyServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False  # joined in stop(), with a deadline
+class _ProxyServer(LoopbackServer):
+    label = "repo proxy"
 
     def __init__(
         self, origin: _Origin, base_path: str, query: str, authorization: str | None, io_timeout: float
@@ -305,43 +296,8 @@ class _ProxyServer(ThreadingHTTPServer):
         self.base_path = base_path
         self.query = query
         self.authorization = authorization
-        self.io_timeout = io_timeout
         self.token = secrets.token_hex(16)
-        self._lock = threading.Lock()
-        self._handlers: dict[_Handler, threading.Thread] = {}
-        super().__init__(("127.0.0.1", 0), _Handler)
-
-    def server_bind(self) -> None:
-        # HTTPServer.server_bind does a reverse DNS lookup (getfqdn); not needed here.
-        socketserver.TCPServer.server_bind(self)
-        self.server_name = "127.0.0.1"
-        self.server_port = self.server_address[1]
-
-    def handle_error(self, request: object, client_address: object) -> None:
-        # The default prints a traceback to stderr; keep it to the exception's type.
-        log.warning("repo proxy: request handler failed", exc_info=False)
-
-    def register(self, handler: _Handler) -> None:
-        with self._lock:
-            self._handlers[handler] = threading.current_thread()
-
-    def unregister(self, handler: _Handler) -> None:
-        with self._lock:
-            self._handlers.pop(handler, None)
-
-    def stop(self, grace: float) -> None:
-        self.shutdown()  # stop accepting
-        self.server_close()
-        with self._lock:
-            active = dict(self._handlers)
-        for handler in active:
-            handler.abort()
-        deadline = time.monotonic() + grace
-        for thread in active.values():
-            thread.join(max(0.0, deadline - time.monotonic()))
-        stuck = sum(thread.is_alive() for thread in active.values())
-        if stuck:
-            log.warning("repo proxy: %d connection(s) did not close in time", stuck)
+        super().__init__(_Handler, io_timeout)
 
 
 @contextmanager
@@ -357,13 +313,6 @@ def serve_repo_proxy(
     origin, base_path, query = _parse_upstream(upstream, credentials)
     authorization = credentials.header_value() if credentials is not None else None
     server = _ProxyServer(origin, base_path, query, authorization, timeout)
-    thread = threading.Thread(
-        target=server.serve_forever, kwargs={"poll_interval": 0.2}, name="moatbridge-repo-proxy", daemon=True
-    )
-    thread.start()
-    log.debug("repo proxy: serving %s://%s on 127.0.0.1:%d", origin.scheme, origin.netloc, server.server_port)
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/{server.token}"
-    finally:
-        server.stop(SHUTDOWN_GRACE_S)
-        thread.join(SHUTDOWN_GRACE_S)
+    with serving(server, "moatbridge-repo-proxy", SHUTDOWN_GRACE_S) as port:
+        log.debug("repo proxy: serving %s://%s on 127.0.0.1:%d", origin.scheme, origin.netloc, port)
+        yield f"http://127.0.0.1:{port}/{server.token}"
