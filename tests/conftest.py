@@ -11,7 +11,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 
@@ -21,7 +21,8 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "images/open/context/moatbridge/lib"))
 
 import machines
-from support import ci_policy
+from support import ci_policy, gpu_nodes
+from support.docker_user import DockerUser, docker_group_user
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGE_DIR = REPO / "installer" / "moatbridge"
@@ -44,26 +45,8 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     if signal.getsignal(signal.SIGQUIT) is signal.SIG_IGN:
         signal.signal(signal.SIGQUIT, signal.SIG_DFL)
-    _remove_leaked_standin_devices()
-
-
-def _remove_leaked_standin_devices() -> None:
-    """A run killed inside test_devcontainer's gpu_device_nodes leaves its stand-in /dev/kfd
-    and render node on the host, where detection and setup would take them for a GPU. They
-    are recognisable (char 1:3, what /dev/null is; no real GPU node has that number): gone."""
-    import stat as stat_
-
-    standin = os.stat("/dev/null").st_rdev
-    for node in (Path("/dev/kfd"), Path("/dev/dri/renderD128")):
-        try:
-            info = node.lstat()
-        except OSError:
-            continue
-        if stat_.S_ISCHR(info.st_mode) and info.st_rdev == standin and os.geteuid() == 0:
-            node.unlink()
-    dri = Path("/dev/dri")
-    if dri.is_dir() and not Path("/dev/kfd").exists() and not any(dri.iterdir()) and os.geteuid() == 0:
-        dri.rmdir()
+    # A run killed inside a devcontainer GPU test leaves stand-in /dev/kfd and render nodes.
+    gpu_nodes.remove_leaked_standins()
 
 
 @pytest.fixture(autouse=True)
@@ -88,6 +71,24 @@ def shared_tmp() -> Iterator[Path]:
     path.chmod(0o755)
     yield path
     shutil.rmtree(path, ignore_errors=True)
+
+
+def unavailable(reason: str) -> NoReturn:
+    """A test this machine cannot run: skipped on a developer's machine, failed under CI=true
+    (.ci/run provides everything tests need)."""
+    if ci_policy.in_ci():
+        pytest.fail(f"CI=true but {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def account(shared_tmp: Path) -> Iterator[DockerUser]:
+    """A new non-root account in the docker group, as a new user is (tests/support/docker_user.py);
+    removed after. Making it needs root."""
+    if os.geteuid() != 0 or shutil.which("useradd") is None or shutil.which("setpriv") is None:
+        unavailable("making a test account needs root, useradd and setpriv")
+    with docker_group_user(shared_tmp) as user:
+        yield user
 
 
 def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -1,0 +1,127 @@
+"""Issue 14, items 2 and 3 for real: a new non-root account in the docker group sets up
+the open toolchain in a terminal, builds a CUDA program on the host and runs it with
+`moatbridge run` and `mbrun` (warm and one-shot), then uninstalls; and one account's
+uninstall leaves another's warm container alone. The live engine, the real image."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from moatbridge import __version__
+from moatbridge.core.launcher import RUN_HINT
+from moatbridge.core.shims import _q
+
+from support.docker_user import DockerUser
+from support.launcher_home import NAME, home_env, install_toolchain, on_pty, user_home
+
+# --- the whole path, for real: a new user in the docker group ---------------------------------
+
+VADD = r"""#include <cstdio>
+#include <cuda_runtime.h>
+int main() {
+    int n = -1;
+    cudaError_t status = cudaGetDeviceCount(&n);
+    std::printf("runtime reached: %s\n", cudaGetErrorString(status));
+    return 0;
+}
+"""
+
+
+def _as_user(user: DockerUser, command: str, timeout: float = 900) -> tuple[int | None, str]:
+    """``command`` in a new terminal of ``user``: an interactive login bash on a real pty,
+    with the groups /etc/group gives the account (docker) and the account's environment
+    (support.docker_user: its argv, made interactive, as a terminal's shell is)."""
+    argv = user.argv(command)
+    assert argv[-2:] == ["-lc", command], argv
+    return on_pty([*argv[:-2], "-l", "-i", "-c", command], user.env(), user.home, timeout=timeout)
+
+
+@pytest.mark.engine
+def test_a_new_user_in_the_docker_group_runs_what_they_built(
+    open_devel_gfx1030: dict[str, Any], account: DockerUser, shared_tmp: Path
+) -> None:
+    container = f"moatbridge-{NAME}-{account.uid}"
+    mbhome = account.home / ".local" / "share" / "moatbridge"
+    try:
+        bashrc = (account.home / ".bashrc").read_bytes()
+        status, screen = _as_user(
+            account, "moatbridge setup --yes --flavour open --target gfx1030 --shell bash"
+        )
+        assert status == 0, screen[-4000:]
+        assert f"Ready: toolchain {NAME}" in screen
+        assert "moatbridge run ./prog    (short: mbrun ./prog)" in screen  # the closing lines
+        assert "pipx install" in screen
+        # As after the README's command: moatbridge was in a venv, not on a new shell's PATH.
+        (account.home / "bin" / "moatbridge").unlink()
+        project = account.home / "vadd"
+        project.mkdir()
+        (project / "vadd.cu").write_text(VADD)
+        outside = shared_tmp / f"{account.name} outside home"  # a one-shot container's directory
+        outside.mkdir()
+        subprocess.run(
+            ["chown", "-R", f"{account.uid}:{account.gid}", str(project), str(outside)], check=True
+        )
+
+        status, screen = _as_user(
+            account,
+            "cd ~/vadd; command -v moatbridge; moatbridge --version; nvcc --version; "
+            "nvcc -o vadd vadd.cu; echo built=$?; ./vadd; echo host=$?; "
+            "moatbridge run ./vadd; echo run=$?; mbrun true; echo mbrun=$?; "
+            f"cp vadd {_q(str(outside))}/ && cd {_q(str(outside))} && mbrun ./vadd; echo oneshot=$?",
+        )
+        assert status == 0, screen[-4000:]
+        lines = screen.splitlines()
+        assert str(mbhome / "cuda" / "bin" / "moatbridge") in lines, screen[-4000:]
+        assert f"moatbridge {__version__}" in lines
+        assert "Cuda compilation tools, release 12.4" in screen
+        assert RUN_HINT in screen  # nvcc --version on a terminal
+        assert "built=0" in lines, screen[-4000:]
+        assert (project / "vadd").stat().st_uid == account.uid
+        # On the host the program cannot find the HIP runtime; in the toolchain it does.
+        assert "error while loading shared libraries: libamdhip64.so" in screen and "host=127" in lines
+        reached = [line for line in lines if line.startswith("runtime reached: ")]
+        assert len(reached) == 2, screen[-4000:]  # warm (in the home) and one-shot (outside it)
+        assert "run=0" in lines and "mbrun=0" in lines and "oneshot=0" in lines
+
+        status, screen = _as_user(account, "moatbridge uninstall --all --keep-images")
+        assert status == 0, screen[-4000:]
+        assert (account.home / ".bashrc").read_bytes() == bashrc  # byte for byte
+        assert not (mbhome / "cuda").exists()
+    finally:
+        subprocess.run(["docker", "rm", "-f", container], capture_output=True, check=False)
+
+
+@pytest.mark.engine
+def test_uninstall_leaves_another_accounts_warm_container(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine_version: str
+) -> None:
+    """Warm containers are per account (moatbridge-NAME-UID) but carry only the toolchain's
+    name as a label: one account's uninstall must not remove another's (found when this
+    file's engine test lost its container, exit 137, to a concurrent test's uninstall)."""
+    name = f"mbt-uninstall-{os.getpid()}"
+    home, mbhome = user_home(tmp_path, monkeypatch)
+    install_toolchain(home, mbhome, name=name)
+    mine, theirs = f"moatbridge-{name}-{os.getuid()}", f"moatbridge-{name}-{os.getuid() + 4242}"
+    try:
+        for container in (mine, theirs):
+            made = subprocess.run(
+                ["docker", "create", "--name", container, "--label", f"io.moatbridge.toolchain={name}",
+                 "--label", "io.moatbridge.managed=1", "moatbridge/debian-base:trixie", "true"],
+                capture_output=True, text=True,
+            )  # fmt: skip
+            assert made.returncode == 0, made.stderr
+        gone = subprocess.run([str(mbhome / "cuda" / "bin" / "moatbridge"), "uninstall", name, "--keep-images"],
+                              env=home_env(home, mbhome), capture_output=True, text=True)  # fmt: skip
+        assert gone.returncode == 0, gone.stderr
+        assert f"Removed container {mine}" in gone.stdout and theirs not in gone.stdout
+        names = subprocess.run(
+            ["docker", "ps", "-a", "--format", "{{.Names}}"], capture_output=True, text=True
+        )
+        assert theirs in names.stdout.split() and mine not in names.stdout.split()
+    finally:
+        subprocess.run(["docker", "rm", "-f", mine, theirs], capture_output=True, check=False)
