@@ -32,7 +32,7 @@ from moatbridge.core.shims import (
     render_shim,
     render_toolchain_env,
 )
-from moatbridge.core.toolchains import State, Toolchain, find_pin
+from moatbridge.core.toolchains import State, Toolchain, choose_toolchain, find_pin
 from moatbridge.core.toolkit_env import ACTIVATORS as ACTIVATORS  # SCALE's: nvcc guard, /opt/scale/bin
 from moatbridge.errors import InputError, MoatbridgeError
 from moatbridge.paths import Paths
@@ -279,16 +279,19 @@ def _read_pin(path: str) -> str:
     return read_user_file(Path(path), "pin file", limit=64 << 10)
 
 
+def pin_here() -> tuple[str, str] | None:
+    """The pin file up from the working directory, as (path, toolchain name), or None.
+    Raises for a pin that names nothing or cannot be read (OSError: no working directory)."""
+    return find_pin(os.getcwd(), os.path.exists, _read_pin)
+
+
 def resolve_toolchain(state: State, explicit: str | None, environ: dict[str, str] | Any) -> Toolchain:
     """Explicit -t > a pin file up from the working directory > $MOATBRIDGE_TOOLCHAIN > default."""
-    name = explicit
-    if name is None:
-        pin = find_pin(os.getcwd(), os.path.exists, _read_pin)
-        name = pin[1] if pin else None
-    name = name or environ.get("MOATBRIDGE_TOOLCHAIN") or state.default
-    if name is None:
+    pin = pin_here() if explicit is None else None
+    chosen = choose_toolchain(explicit, pin, environ, state.default)
+    if chosen is None:
         raise InputError("No toolchain is installed yet.", "run 'moatbridge setup'")
-    return state.toolchain(name)
+    return state.toolchain(chosen[0])
 
 
 def current_toolchain(explicit: str | None) -> tuple[State, Toolchain]:

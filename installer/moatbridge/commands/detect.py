@@ -11,6 +11,7 @@ from moatbridge.commands.doctor import open_flavour, scale_targets
 from moatbridge.core.checks import override_advice
 from moatbridge.core.detection import detect
 from moatbridge.core.model import DeviceNode, HostReport
+from moatbridge.core.nvidia import gpu_target
 from moatbridge.core.stacks import TargetCoverage, coverage
 
 
@@ -63,8 +64,7 @@ def render(report: HostReport, covers: dict[str, TargetCoverage] | None = None) 
         where = " · ".join(
             x for x in (gpu.pci_slot, gpu.render_node and gpu.render_node.rsplit("/", 1)[-1]) if x
         )
-        cc = gpu.compute_capability
-        target = gpu.gfx_target or (f"sm_{cc.replace('.', '')}" if cc else "-")
+        target = gpu_target(gpu) or "-"
         kind = " ".join(x for x in (gpu.family, "APU" if gpu.apu else None) if x)
         notes = []
         cover = (covers or {}).get(gpu.gfx_target or "")

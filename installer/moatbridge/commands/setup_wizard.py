@@ -21,6 +21,7 @@ from moatbridge.core.answers import SHELLS
 from moatbridge.core.catalog import Flavour
 from moatbridge.core.detection import detect
 from moatbridge.core.gfx import is_nvidia_target
+from moatbridge.core.nvidia import sm_target
 from moatbridge.core.setup_plan import (
     NVIDIA_MODE_REASON,
     default_shells,
@@ -70,13 +71,8 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
     nvidia = () if found else detected_nvidia_targets(report)
     if nvidia:
         for gpu in (g for g in report.gpus if g.vendor == "nvidia" and g.usable):
-            cc = gpu.compute_capability
-            print(
-                safe(
-                    f"  NVIDIA GPU: {gpu.name or gpu.pci_device_id}"
-                    + (f" - sm_{cc.replace('.', '')}" if cc else "")
-                )
-            )
+            sm = sm_target(gpu.compute_capability)
+            print(safe(f"  NVIDIA GPU: {gpu.name or gpu.pci_device_id}" + (f" - {sm}" if sm else "")))
         print(safe(f"  Offered: the scale flavour for {nvidia[0]} ({NVIDIA_MODE_REASON})."))
     driver = report.amdgpu_driver.kind or "not loaded"
     print(safe(f"  amdgpu driver: {driver}; host ROCm: {report.rocm.version or 'none'}") + "\n")

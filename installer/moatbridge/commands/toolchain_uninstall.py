@@ -22,6 +22,7 @@ from moatbridge.adapters.toolchain_files import remove_empty_dirs
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._consent import consents
 from moatbridge.core.recipes import MANAGED_LABEL
+from moatbridge.core.shims import warm_container_name
 from moatbridge.errors import UsageError
 from moatbridge.paths import Paths
 
@@ -111,7 +112,7 @@ def _stop_container(paths: Paths, name: str, dry_run: bool, removed: list[str]) 
         client = docker_api.connect()
     except Exception:  # noqa: BLE001 - no engine: nothing running to stop
         return
-    own = f"moatbridge-{name}-{os.getuid()}"  # core.shims.ToolchainRuntime.container
+    own = warm_container_name(name, os.getuid())
     for container in containers.containers_with_label(client, f"io.moatbridge.toolchain={name}"):
         label = container["Names"][0].lstrip("/")
         if label != own:  # another account's warm container of a toolchain named alike

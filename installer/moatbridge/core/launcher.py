@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 
 from moatbridge.core.activation import MARKER
+from moatbridge.core.sh_quote import sh_quote
 
 LAUNCHER = "moatbridge"
 MBRUN = "mbrun"
@@ -28,11 +29,6 @@ GONE_HINT = (
     "install moatbridge for good with 'pipx install .' in a clone of it (or 'pipx install "
     "moatbridge' from PyPI), then run '~/.local/bin/moatbridge setup' once to point this launcher at it"
 )
-
-
-def _q(value: str) -> str:
-    """POSIX sh single quotes: any byte but NUL stays literal (spaces, $, `, newlines)."""
-    return "'" + value.replace("'", "'\"'\"'") + "'"
 
 
 def _python_code(package_parent: str) -> str:
@@ -65,13 +61,13 @@ def render_launcher(python: str, package_parent: str) -> str:
     return (
         "#!/bin/sh\n"
         f"{MARKER}: launcher of the moatbridge CLI (the Python that ran setup); do not edit\n"
-        f"py={_q(python)}\n"
+        f"py={sh_quote(python)}\n"
         'if [ ! -x "$py" ] || [ -d "$py" ]; then\n'
         "    printf 'moatbridge: the Python that ran moatbridge setup is gone (%s).\\nhint: %s\\n' "
-        f'"$py" {_q(GONE_HINT)} >&2\n'
+        f'"$py" {sh_quote(GONE_HINT)} >&2\n'
         "    exit 127\n"
         "fi\n"
-        f'exec "$py" -c {_q(_python_code(package_parent))} "$@"\n'
+        f'exec "$py" -c {sh_quote(_python_code(package_parent))} "$@"\n'
     )
 
 
@@ -81,8 +77,8 @@ def render_mbrun(home: str, toolchain: str | None) -> str:
     shims do). An optional leading `--` is dropped, as `moatbridge run --` takes it."""
     fixed = ""
     if toolchain:
-        fixed = f"MOATBRIDGE_TOOLCHAIN_FIXED={_q(toolchain)}; export MOATBRIDGE_TOOLCHAIN_FIXED\n"
-    usage = _q(
+        fixed = f"MOATBRIDGE_TOOLCHAIN_FIXED={sh_quote(toolchain)}; export MOATBRIDGE_TOOLCHAIN_FIXED\n"
+    usage = sh_quote(
         "moatbridge: mbrun needs the command to run in the toolchain.\n"
         "hint: mbrun ./prog ARGS (the same as moatbridge run -- ./prog ARGS)\n"
     )
@@ -92,5 +88,5 @@ def render_mbrun(home: str, toolchain: str | None) -> str:
         'if [ "$#" -gt 0 ] && [ "$1" = -- ]; then shift; fi\n'
         f'if [ "$#" -eq 0 ]; then printf %s {usage} >&2; exit 2; fi\n'
         f"{fixed}"
-        f'exec {_q(home + "/libexec/moatbridge-exec")} "$@"\n'
+        f'exec {sh_quote(home + "/libexec/moatbridge-exec")} "$@"\n'
     )

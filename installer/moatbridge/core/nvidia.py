@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from moatbridge.core.model import Gpu
+
 _VERSION_RE = re.compile(r"\b(\d+\.\d+(?:\.\d+)?)\b", re.ASCII)
 
 
@@ -52,3 +54,13 @@ def compute_capability_from_name(name: str | None) -> str | None:
         if pattern.search(name):
             return cc
     return None
+
+
+def sm_target(compute_capability: str | None) -> str | None:
+    """CUDA's target name for a compute capability ("8.9" -> "sm_89"); None for None."""
+    return f"sm_{compute_capability.replace('.', '')}" if compute_capability else None
+
+
+def gpu_target(gpu: Gpu) -> str | None:
+    """The target a GPU's code is built for: its gfxNNNN (AMD) or sm_NN (NVIDIA); None: unknown."""
+    return gpu.gfx_target or sm_target(gpu.compute_capability)

@@ -9,6 +9,7 @@ from moatbridge.core.answers import SHELLS, Answers
 from moatbridge.core.catalog import Catalog, CatalogError
 from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.model import HostReport
+from moatbridge.core.nvidia import sm_target
 from moatbridge.core.recipes import checks_valid_until, normalise_targets, valid_until_note
 from moatbridge.core.references import parse_reference
 from moatbridge.core.stacks import choose_stack
@@ -27,7 +28,7 @@ def detected_nvidia_targets(report: HostReport) -> tuple[str, ...]:
     """sm_NN of the usable NVIDIA GPUs (for SCALE's NVIDIA mode), newest first."""
     ccs = {g.compute_capability for g in report.gpus if g.vendor == "nvidia" and g.usable}
     ordered = sorted((cc for cc in ccs if cc), key=lambda cc: tuple(map(int, cc.split("."))), reverse=True)
-    return tuple(f"sm_{cc.replace('.', '')}" for cc in ordered)
+    return tuple(target for target in map(sm_target, ordered) if target)
 
 
 NVIDIA_MODE_REASON = "SCALE's NVIDIA mode; NVIDIA's own CUDA libraries are needed in the image"

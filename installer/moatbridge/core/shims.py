@@ -21,6 +21,9 @@ from dataclasses import dataclass
 
 from moatbridge.core.activation import MARKER
 from moatbridge.core.launcher import RUN_HINT
+from moatbridge.core.sh_quote import sh_quote
+
+_q = sh_quote  # the name tests/test_launcher.py still imports; the one definition is core.sh_quote
 
 TOOLS = (
     "nvcc", "hipcc", "hipconfig", "hipify-perl", "clang", "clang++", "cmake", "ctest", "cpack",
@@ -38,7 +41,7 @@ def candidate_tools(flavour: str) -> tuple[str, ...]:
 def probe_script(activate: str, tools: tuple[str, ...]) -> str:
     """bash -c text (target as $0) printing each of ``tools`` the image resolves after the
     toolchain's activation, one a line; `command -v` is a builtin, so one container does it."""
-    names = " ".join(_q(t) for t in tools)
+    names = " ".join(sh_quote(t) for t in tools)
     return f'{activate} "$0" >/dev/null 2>&1; for t in {names}; do command -v "$t" >/dev/null && echo "$t"; done; true'
 
 
@@ -58,8 +61,10 @@ PASS_ENV = (
 )  # fmt: skip
 
 
-def _q(value: str) -> str:
-    return "'" + value.replace("'", "'\"'\"'") + "'"
+def warm_container_name(toolchain: str, uid: int) -> str:
+    """The warm container of ``toolchain`` for account ``uid``: per account, so two users of
+    one engine never share (or remove) each other's container."""
+    return f"moatbridge-{toolchain}-{uid}"
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,7 @@ class ToolchainRuntime:
 
     @property
     def container(self) -> str:
-        return f"moatbridge-{self.name}-{self.uid}"
+        return warm_container_name(self.name, self.uid)
 
     @property
     def config_digest(self) -> str:
@@ -98,19 +103,19 @@ class ToolchainRuntime:
 def render_toolchain_env(rt: ToolchainRuntime) -> str:
     lines = [
         f"{MARKER}: configuration of toolchain {rt.name}, read by libexec/moatbridge-exec",
-        f"MB_NAME={_q(rt.name)}",
-        f"MB_IMAGE={_q(rt.image)}",
-        f"MB_TARGET={_q(rt.target)}",
-        f"MB_ACTIVATE={_q(rt.activate)}",
-        f"MB_CONTAINER={_q(rt.container)}",
-        f"MB_USER={_q(f'{rt.uid}:{rt.gid}')}",
+        f"MB_NAME={sh_quote(rt.name)}",
+        f"MB_IMAGE={sh_quote(rt.image)}",
+        f"MB_TARGET={sh_quote(rt.target)}",
+        f"MB_ACTIVATE={sh_quote(rt.activate)}",
+        f"MB_CONTAINER={sh_quote(rt.container)}",
+        f"MB_USER={sh_quote(f'{rt.uid}:{rt.gid}')}",
         # One per line: a ':' is allowed in a directory name (and so in HOME).
-        f"MB_ROOTS={_q(chr(10).join(rt.roots))}",
-        f"MB_LICENCE={_q(rt.licence or '')}",
-        f"MB_LICENCE_RECORDS={_q(rt.licence_records)}",
+        f"MB_ROOTS={sh_quote(chr(10).join(rt.roots))}",
+        f"MB_LICENCE={sh_quote(rt.licence or '')}",
+        f"MB_LICENCE_RECORDS={sh_quote(rt.licence_records)}",
         # Word-split on purpose: the values hold no spaces (numbers, device paths, NAME=VALUE).
         "MB_RUN_ARGS="
-        + _q(
+        + sh_quote(
             " ".join(
                 [
                     *(f"--group-add {g}" for g in rt.group_adds),
@@ -122,8 +127,8 @@ def render_toolchain_env(rt: ToolchainRuntime) -> str:
                 ]
             )
         ),
-        "MB_LICENCE_ARGS=" + _q(" ".join(f"-e {e}" for e in rt.licence_env)),
-        "MB_PASS_ENV=" + _q(" ".join(f"-e {v}" for v in PASS_ENV)),
+        "MB_LICENCE_ARGS=" + sh_quote(" ".join(f"-e {e}" for e in rt.licence_env)),
+        "MB_PASS_ENV=" + sh_quote(" ".join(f"-e {v}" for v in PASS_ENV)),
         "",
     ]
     return "\n".join(lines)
@@ -131,18 +136,18 @@ def render_toolchain_env(rt: ToolchainRuntime) -> str:
 
 def render_shim(home: str, tool: str, toolchain: str | None) -> str:
     fixed = (
-        f"MOATBRIDGE_TOOLCHAIN_FIXED={_q(toolchain)}; export MOATBRIDGE_TOOLCHAIN_FIXED\n"
+        f"MOATBRIDGE_TOOLCHAIN_FIXED={sh_quote(toolchain)}; export MOATBRIDGE_TOOLCHAIN_FIXED\n"
         if toolchain
         else ""
     )
-    return f'#!/bin/sh\n{MARKER} shim for {tool}; do not edit\n{fixed}exec {_q(home + "/libexec/moatbridge-exec")} {_q(tool)} "$@"\n'
+    return f'#!/bin/sh\n{MARKER} shim for {tool}; do not edit\n{fixed}exec {sh_quote(home + "/libexec/moatbridge-exec")} {sh_quote(tool)} "$@"\n'
 
 
 def render_runner(home: str, moatbridge: str) -> str:
     """The shared runner. Exit codes: the tool's own; 127 with a message when it cannot start."""
     return f"""#!/bin/sh
 {MARKER} runner for shims; do not edit
-MOATBRIDGE_HOME={_q(home)}
+MOATBRIDGE_HOME={sh_quote(home)}
 tool=$1; shift
 
 fail() {{ printf 'moatbridge: %s\\nhint: %s\\n' "$1" "$2" >&2; exit 127; }}
@@ -155,7 +160,7 @@ if [ "$tool" = nvcc ] && [ "$#" -eq 1 ] && [ -z "${{MOATBRIDGE_NO_RUN_HINT:-}}" 
         --version|-V)
             MOATBRIDGE_NO_RUN_HINT=1 /bin/sh "$0" "$tool" "$1"
             status=$?
-            if [ "$status" -eq 0 ]; then printf '%s\\n' {_q(RUN_HINT)} >&2; fi
+            if [ "$status" -eq 0 ]; then printf '%s\\n' {sh_quote(RUN_HINT)} >&2; fi
             exit "$status" ;;
     esac
 fi
@@ -234,7 +239,7 @@ if [ -n "$inside" ]; then
     pid=
     if [ -r "$MOATBRIDGE_HOME/run/$name.pid" ]; then IFS= read -r pid < "$MOATBRIDGE_HOME/run/$name.pid" || true; fi
     if [ -z "$pid" ] || [ ! -d "/proc/$pid" ]; then
-        {_q(moatbridge)} toolchain-warm "$name" >&2 || fail "cannot start the warm container of '$name'." "see 'moatbridge doctor'"
+        {sh_quote(moatbridge)} toolchain-warm "$name" >&2 || fail "cannot start the warm container of '$name'." "see 'moatbridge doctor'"
     fi
     if [ -n "$tty" ]; then
         # On a terminal Ctrl-C travels through the TTY to the command itself.

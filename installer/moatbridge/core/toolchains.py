@@ -8,6 +8,7 @@ every file moatbridge wrote (so uninstall can reverse exactly that).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -252,3 +253,18 @@ def find_pin(start: str, exists: Any, read: Any) -> tuple[str, str] | None:
         if parent == directory:
             return None
         directory = parent
+
+
+def choose_toolchain(
+    explicit: str | None, pin: tuple[str, str] | None, environ: Mapping[str, str], default: str | None
+) -> tuple[str, str] | None:
+    """The toolchain a command acts on, and why: -t NAME, then the pin file found up from the
+    working directory (find_pin's answer), then $MOATBRIDGE_TOOLCHAIN, then the default.
+    The shims' runner spells the same order in sh (core.shims.render_runner)."""
+    if explicit:
+        return explicit, "-t"
+    if pin is not None:
+        return pin[1], f"pin file {pin[0]}"
+    if environ.get("MOATBRIDGE_TOOLCHAIN"):
+        return environ["MOATBRIDGE_TOOLCHAIN"], "MOATBRIDGE_TOOLCHAIN"
+    return (default, "the default") if default else None
