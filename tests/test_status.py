@@ -240,7 +240,7 @@ def test_an_engine_that_hangs_costs_the_timeout_only(user: DockerUser, shared_tm
     finally:
         listener.close()
     data = json.loads(result.stdout)
-    assert data["engine"] == {"endpoint": f"unix://{path}", "running": False,
+    assert data["engine"] == {"endpoint": f"unix://{path}", "running": False, "from": "DOCKER_HOST",
                               "problem": "not answering (no reply within 3 s)"}  # fmt: skip
     assert data["next"][0]["command"] == "moatbridge doctor"
 

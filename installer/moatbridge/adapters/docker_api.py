@@ -62,14 +62,21 @@ def client_for(base_url: str, timeout: int = DEFAULT_TIMEOUT_S) -> Any:
     """A low-level client for one endpoint; raises the SDK's own errors (probes classify them)."""
     import docker
 
-    return docker.APIClient(base_url=base_url, timeout=timeout, version="auto")
+    # ssh:// through the ssh command, as the docker CLI connects (keys, agent, ~/.ssh/config),
+    # not through paramiko, which is not installed with moatbridge.
+    ssh = base_url.startswith("ssh://")
+    return docker.APIClient(base_url=base_url, timeout=timeout, version="auto", use_ssh_client=ssh)
 
 
 def connect(environ: Mapping[str, str] = os.environ, timeout: int = DEFAULT_TIMEOUT_S) -> Any:
-    """An APIClient for DOCKER_HOST or the default socket; a clear error when unreachable."""
+    """An APIClient for the engine the docker CLI would use (DOCKER_HOST, the docker context,
+    or the default socket: engine_endpoint); a clear error when unreachable."""
     import docker
 
-    base_url = environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock"
+    from moatbridge.adapters.engine_endpoint import resolve_endpoint
+
+    endpoint = resolve_endpoint(environ)
+    base_url = endpoint.host
     try:
         client = client_for(base_url, timeout)
     except docker.errors.DockerException as exc:
@@ -77,12 +84,15 @@ def connect(environ: Mapping[str, str] = os.environ, timeout: int = DEFAULT_TIME
         hint = (
             "add yourself to the docker group (sudo usermod -aG docker $USER) and log in again"
             if "Permission denied" in text
-            else "start the engine (sudo systemctl start docker) or set DOCKER_HOST; see 'moatbridge doctor'"
+            else "start the engine (sudo systemctl start docker), or choose another with DOCKER_HOST "
+            "or 'docker context use NAME'; see 'moatbridge doctor'"
         )
-        raise EngineUnavailable(f"Cannot talk to the container engine at {base_url}.", hint) from None
-    except (ValueError, TypeError) as exc:  # a DOCKER_HOST urllib cannot parse (bad port, bracket)
+        where = f" ({endpoint.source})" if endpoint.chosen else ""
+        raise EngineUnavailable(f"Cannot talk to the container engine at {base_url}{where}.", hint) from None
+    except (ValueError, TypeError) as exc:  # an address urllib cannot parse (bad port, bracket)
+        named = f"{base_url!r} ({endpoint.source})" if endpoint.context else f"DOCKER_HOST={base_url!r}"
         raise InputError(
-            f"DOCKER_HOST={base_url!r} is not an engine address ({exc}).",
+            f"{named} is not an engine address ({exc}).",
             "set it like unix:///var/run/docker.sock or tcp://host:2375, or unset it",
         ) from None
     return client

@@ -11,29 +11,36 @@ import shutil
 from collections.abc import Mapping
 from typing import Any
 
+from moatbridge.adapters.engine_endpoint import DEFAULT_SOCKET, resolve_endpoint
 from moatbridge.core.model import EngineFacts
 
 PROBE_TIMEOUT_S = 5
 
 
-def candidate_endpoints(environ: Mapping[str, str]) -> list[str]:
-    """DOCKER_HOST when set (as the docker CLI does), else the usual sockets in order."""
-    if environ.get("DOCKER_HOST"):
-        return [environ["DOCKER_HOST"]]
-    endpoints = ["unix:///var/run/docker.sock"]
+def candidate_endpoints(environ: Mapping[str, str]) -> tuple[list[str], str | None]:
+    """The address the docker CLI would use when the user chose one (DOCKER_HOST or a docker
+    context: engine_endpoint), with where it came from; else the usual sockets in order."""
+    chosen = resolve_endpoint(environ)
+    if chosen.chosen:
+        return [chosen.host], chosen.source
+    endpoints = [DEFAULT_SOCKET]
     runtime = environ.get("XDG_RUNTIME_DIR")
     if runtime:
         endpoints += [f"unix://{runtime}/docker.sock", f"unix://{runtime}/podman/podman.sock"]
     endpoints.append("unix:///run/podman/podman.sock")
-    return endpoints
+    return endpoints, None
 
 
-def _classify(exc: BaseException) -> str:
+def classify_failure(exc: BaseException) -> str:
+    """Why an engine did not answer: "permission", "not-running", "timeout" or "error".
+    The SDK wraps the socket's errors in its own types, so the words decide."""
     text = repr(exc)
     if isinstance(exc, PermissionError) or "Permission denied" in text:
         return "permission"
     if any(s in text for s in ("FileNotFoundError", "No such file", "Connection refused")):
         return "not-running"
+    if "timed out" in text.lower() or "Timeout" in text:
+        return "timeout"
     return "error"
 
 
@@ -60,7 +67,7 @@ def probe_engine(environ: Mapping[str, str]) -> EngineFacts:
     path = environ.get("PATH", os.defpath)
     docker_cli = shutil.which("docker", path=path)
     podman_cli = shutil.which("podman", path=path)
-    endpoints = candidate_endpoints(environ)
+    endpoints, source = candidate_endpoints(environ)
     first_failure: tuple[str, str, str] | None = None
     for endpoint in endpoints:
         socket = endpoint[len("unix://") :] if endpoint.startswith("unix://") else None
@@ -70,7 +77,7 @@ def probe_engine(environ: Mapping[str, str]) -> EngineFacts:
             answer = _query(endpoint)
         except Exception as exc:  # noqa: BLE001 - the SDK raises many unrelated types
             if first_failure is None:
-                first_failure = (endpoint, _classify(exc), str(exc).splitlines()[0][:300])
+                first_failure = (endpoint, classify_failure(exc), str(exc).splitlines()[0][:300])
             continue
         version, info = answer["version"], answer["info"]
         components = " ".join(c.get("Name", "") for c in version.get("Components") or [])
@@ -88,8 +95,9 @@ def probe_engine(environ: Mapping[str, str]) -> EngineFacts:
             root_dir=root_dir,
             rootless="rootless" in security,
             free_bytes=_free_bytes(root_dir),
+            endpoint_source=source,
         )
     if first_failure is None:
         return EngineFacts(docker_cli, podman_cli, None, False, "not-running", "no engine socket was found")
     endpoint, failure, detail = first_failure
-    return EngineFacts(docker_cli, podman_cli, endpoint, False, failure, detail)
+    return EngineFacts(docker_cli, podman_cli, endpoint, False, failure, detail, endpoint_source=source)

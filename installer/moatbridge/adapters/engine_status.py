@@ -1,7 +1,9 @@
 """Which warm containers the engine has, asked once with a short timeout (`moatbridge status`).
 
-An engine that is down answers at once (no socket, or refused); one that hangs costs at
-most TIMEOUT_S. Failures become a few words for the overview, never an exception.
+The engine is the one the docker CLI would use (engine_endpoint: DOCKER_HOST, the docker
+context, the default socket). An engine that is down answers at once (no socket, or
+refused); one that hangs costs at most TIMEOUT_S. Failures, a broken docker context
+included, become a few words for the overview, never an exception.
 """
 
 from __future__ import annotations
@@ -9,28 +11,36 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+from moatbridge.adapters.engine import classify_failure
+from moatbridge.adapters.engine_endpoint import resolve_endpoint
 from moatbridge.core.status import EngineView
+from moatbridge.errors import InputError
 
 TIMEOUT_S = 3
-DEFAULT_ENDPOINT = "unix:///var/run/docker.sock"  # as docker_api.connect, which shims' warm-up uses
+# The overview's words for engine_endpoint's kinds of failure ("error" keeps the SDK's words).
+_WORDS = {
+    "permission": "permission denied",
+    "not-running": "not running",
+    "timeout": f"not answering (no reply within {TIMEOUT_S} s)",
+}
 
 
 def _problem(exc: BaseException) -> str:
-    text = repr(exc)
-    if isinstance(exc, PermissionError) or "Permission denied" in text:
-        return "permission denied"
-    if any(s in text for s in ("FileNotFoundError", "No such file", "Connection refused")):
-        return "not running"
-    if "timed out" in text.lower() or "Timeout" in text:
-        return f"not answering (no reply within {TIMEOUT_S} s)"
+    words = _WORDS.get(classify_failure(exc))
+    if words is not None:
+        return words
     first = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
     return f"error: {first}"
 
 
 def engine_view(environ: Mapping[str, str]) -> EngineView:
-    endpoint = environ.get("DOCKER_HOST") or DEFAULT_ENDPOINT
+    try:
+        chosen = resolve_endpoint(environ)
+    except InputError as error:  # a broken docker config or context: the engine's state here
+        return EngineView("unknown", None, f"{error.message} ({error.hint})")
+    endpoint, source = chosen.host, (chosen.source if chosen.chosen else None)
     if endpoint.startswith("unix://") and not os.path.exists(endpoint[len("unix://") :]):
-        return EngineView(endpoint, None, "not running")  # no socket: no need to load the SDK
+        return EngineView(endpoint, None, "not running", source)  # no socket: no need to load the SDK
     try:
         from moatbridge.adapters.docker_api import client_for
 
@@ -40,10 +50,10 @@ def engine_view(environ: Mapping[str, str]) -> EngineView:
         finally:
             client.close()
     except Exception as exc:  # noqa: BLE001 - the SDK raises many unrelated types; all mean "not now"
-        return EngineView(endpoint, None, _problem(exc))
+        return EngineView(endpoint, None, _problem(exc), source)
     found = []
     for container in listed:
         running = container.get("State") == "running"
         for name in container.get("Names") or []:
             found.append((str(name).lstrip("/"), running))
-    return EngineView(endpoint, tuple(sorted(found)))
+    return EngineView(endpoint, tuple(sorted(found)), None, source)

@@ -16,7 +16,7 @@ from moatbridge.adapters.engine_status import engine_view
 from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._common import host_from_args
 from moatbridge.core.status import RUNNING, Facts, GpuView, Overview, overview
-from moatbridge.core.toolchains import State, find_pin
+from moatbridge.core.toolchains import State, choose_toolchain
 from moatbridge.errors import MoatbridgeError
 from moatbridge.paths import Paths
 
@@ -24,29 +24,24 @@ from moatbridge.paths import Paths
 def _active(state: State, notes: list[str]) -> tuple[str, str] | None:
     """The toolchain shims would use here, by the rule of resolve_toolchain, and why."""
     try:
-        pin = find_pin(os.getcwd(), os.path.exists, tc._read_pin)
+        pin = tc.pin_here()
     except MoatbridgeError as error:  # a pin file that names nothing, or cannot be read
         notes.append(error.message)
         pin = None
     except OSError:  # the working directory was deleted under the shell: no pin to find
         notes.append("The working directory no longer exists, so no pin file was looked for.")
         pin = None
-    if pin is not None:
-        return pin[1], f"pin file {pin[0]}"
-    from_env = os.environ.get("MOATBRIDGE_TOOLCHAIN")
-    if from_env:
-        return from_env, "MOATBRIDGE_TOOLCHAIN"
-    return (state.default, "the default") if state.default else None
+    return choose_toolchain(None, pin, os.environ, state.default)
 
 
 def _gpus(args: Namespace) -> tuple[GpuView, ...]:
     from moatbridge.core.detection import detect
+    from moatbridge.core.nvidia import gpu_target
 
     views = []
     for gpu in detect(host_from_args(args), os.environ).gpus:
-        cc = gpu.compute_capability
-        target = gpu.gfx_target or (f"sm_{cc.replace('.', '')}" if cc else None)
-        views.append(GpuView(gpu.vendor, gpu.name or gpu.pci_device_id or gpu.vendor, target, gpu.usable))
+        name = gpu.name or gpu.pci_device_id or gpu.vendor
+        views.append(GpuView(gpu.vendor, name, gpu_target(gpu), gpu.usable))
     return tuple(views)
 
 
@@ -101,12 +96,13 @@ def render(view: Overview) -> None:
     if view.active:
         line(f"[bold]Active:[/bold] {markup(view.active)} (from {markup(view.active_from)})")
     engine = view.engine
+    via = f" from {markup(engine.source)}" if engine.source else ""  # a docker context, DOCKER_HOST
     if engine.reachable:
-        line(f"[bold]Engine:[/bold] running ({markup(engine.endpoint)})")
+        line(f"[bold]Engine:[/bold] running ({markup(engine.endpoint)}){via}")
     else:
         line(
             f"[bold]Engine:[/bold] [yellow]{markup(engine.problem)}[/yellow] "
-            f"({markup(engine.endpoint)}); warm containers unknown"
+            f"({markup(engine.endpoint)}){via}; warm containers unknown"
         )
     for index, gpu in enumerate(view.gpus):
         usable = "" if gpu.usable else " [yellow]not usable here[/yellow]"

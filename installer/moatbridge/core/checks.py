@@ -60,23 +60,25 @@ def engine_checks(engine: EngineFacts) -> Iterator[Check]:
             "sudo apt-get install docker.io (or podman)",
         )  # fmt: skip
 
+    # The address with what chose it, as the docker CLI the shims run would use it.
+    at = f"{engine.endpoint} ({engine.endpoint_source})" if engine.endpoint_source else engine.endpoint
     if engine.reachable:
         yield Check(
             "engine-daemon", "Engine reachable", "pass",
-            f"{engine.product} at {engine.endpoint}" + (" (rootless)" if engine.rootless else ""),
+            f"{engine.product} at {at}" + (" (rootless)" if engine.rootless else ""),
         )  # fmt: skip
         yield Check("engine-access", "Permission to use the engine", "pass", "API answered")
     elif engine.failure == "permission":
-        yield Check("engine-daemon", "Engine reachable", "pass", f"daemon at {engine.endpoint}")
+        yield Check("engine-daemon", "Engine reachable", "pass", f"daemon at {at}")
         yield Check(
             "engine-access", "Permission to use the engine", "fail",
-            f"permission denied on {engine.endpoint}",
+            f"permission denied on {at}",
             "sudo usermod -aG docker $USER, then log in again (or use rootless Docker/Podman)",
         )  # fmt: skip
     else:
         yield Check(
             "engine-daemon", "Engine reachable", "fail",
-            f"no answer from {engine.endpoint or 'any known socket'}: {engine.failure_detail}",
+            f"no answer from {at or 'any known socket'}: {engine.failure_detail}",
             "start it: sudo systemctl start docker (or: sudo dockerd &)",
         )  # fmt: skip
     if not engine.reachable:

@@ -179,7 +179,7 @@ class EngineFacts:
     podman_cli: str | None
     endpoint: str | None
     reachable: bool
-    # Why it is not reachable: "permission" | "not-running" | "error"; None when reachable.
+    # Why it is not reachable: "permission" | "not-running" | "timeout" | "error"; None when reachable.
     failure: str | None = None
     failure_detail: str | None = None
     product: str | None = None  # "docker" | "podman"
@@ -189,3 +189,5 @@ class EngineFacts:
     root_dir: str | None = None
     rootless: bool = False
     free_bytes: int | None = None
+    # What chose the endpoint ("DOCKER_HOST", "docker context 'x'"); None: the usual sockets.
+    endpoint_source: str | None = None

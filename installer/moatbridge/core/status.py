@@ -10,15 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from moatbridge.core.shims import warm_container_name as warm_container_name  # the runner's name
 from moatbridge.core.toolchains import State
 
 # A warm container's state, as the engine reported it (or could not).
 RUNNING, STOPPED, ABSENT, UNKNOWN = "running", "stopped", "not started", "unknown"
-
-
-def warm_container_name(toolchain: str, uid: int) -> str:
-    """The warm container's name, as core.shims.ToolchainRuntime.container spells it."""
-    return f"moatbridge-{toolchain}-{uid}"
 
 
 @dataclass(frozen=True)
@@ -27,6 +23,8 @@ class EngineView:
     # Warm containers by name -> running; None when the engine could not be asked.
     containers: tuple[tuple[str, bool], ...] | None
     problem: str | None = None  # "not running", "permission denied", "not answering ..."
+    # What chose the endpoint: "DOCKER_HOST" or "docker context 'x'"; None: the default socket.
+    source: str | None = None
 
     @property
     def reachable(self) -> bool:
@@ -108,6 +106,7 @@ class Overview:
                 "endpoint": self.engine.endpoint,
                 "running": self.engine.reachable,
                 "problem": self.engine.problem,
+                "from": self.engine.source,
             },
             "gpus": [
                 {"vendor": g.vendor, "name": g.name, "target": g.target, "usable": g.usable}

@@ -1,0 +1,291 @@
+"""Which engine moatbridge's SDK connections use: the docker CLI's choice (adapters/engine_endpoint.py).
+
+The real docker CLI is the oracle: it writes the contexts and config.json these tests read
+(in a temporary DOCKER_CONFIG), and `docker context show` / `inspect` say which context and
+which address it would use. Broken files are the user's: one sentence naming the file, a
+hint, exit 2, never a traceback; `moatbridge status` reports them as the engine's state.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from moatbridge.adapters.engine_endpoint import DEFAULT_SOCKET, Endpoint, meta_path, resolve_endpoint
+from moatbridge.errors import InputError
+
+DOCKER = shutil.which("docker")
+needs_cli = pytest.mark.skipif(DOCKER is None, reason="the docker CLI is not installed")
+
+
+def _docker(config: Path, *args: str, **env: str) -> str:
+    """The real docker CLI with its configuration in ``config`` (never the user's)."""
+    assert DOCKER is not None
+    full = {k: v for k, v in os.environ.items() if k not in ("DOCKER_HOST", "DOCKER_CONTEXT")}
+    result = subprocess.run(
+        [DOCKER, *args], capture_output=True, text=True, env={**full, "DOCKER_CONFIG": str(config), **env},
+        timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def _env(config: Path, **extra: str) -> dict[str, str]:
+    return {"DOCKER_CONFIG": str(config), "HOME": "/nonexistent", **extra}
+
+
+def _error(environ: dict[str, str]) -> InputError:
+    with pytest.raises(InputError) as caught:
+        resolve_endpoint(environ)
+    error = caught.value
+    assert error.exit_code == 2 and error.hint
+    assert "\n" not in error.message
+    return error
+
+
+# --- where the docker CLI writes things, and what it chooses (the CLI as the oracle) --------------
+
+
+@needs_cli
+def test_a_context_the_cli_created_is_found_where_the_cli_put_it(tmp_path: Path) -> None:
+    _docker(tmp_path, "context", "create", "mb-remote", "--docker", "host=unix:///some/path")
+    stored = _docker(tmp_path, "context", "inspect", "mb-remote", "--format", "{{.Storage.MetadataPath}}")
+    assert meta_path(tmp_path, "mb-remote") == Path(stored) / "meta.json"
+    assert (Path(stored) / "meta.json").is_file()
+    assert resolve_endpoint(_env(tmp_path, DOCKER_CONTEXT="mb-remote")) == Endpoint(
+        "unix:///some/path", "mb-remote"
+    )
+
+
+@needs_cli
+@pytest.mark.parametrize(
+    "host", ["unix:///run/user/1000/docker.sock", "tcp://build-box:2376", "ssh://me@build-box"]
+)
+def test_the_address_is_the_one_the_cli_reports(tmp_path: Path, host: str) -> None:
+    _docker(tmp_path, "context", "create", "mb-x", "--docker", f"host={host}")
+    reported = _docker(tmp_path, "context", "inspect", "mb-x", "--format", "{{.Endpoints.docker.Host}}")
+    assert resolve_endpoint(_env(tmp_path, DOCKER_CONTEXT="mb-x")).host == reported == host
+
+
+@needs_cli
+def test_the_order_is_the_clis(tmp_path: Path) -> None:
+    """DOCKER_HOST, then DOCKER_CONTEXT, then `docker context use`, then the default:
+    in each case the context `docker context show` names is the one chosen."""
+    _docker(tmp_path, "context", "create", "mb-used", "--docker", "host=tcp://used:2375")
+    _docker(tmp_path, "context", "create", "mb-env", "--docker", "host=tcp://env:2375")
+    assert _docker(tmp_path, "context", "show") == "default"  # created, not used: no currentContext
+    assert resolve_endpoint(_env(tmp_path)) == Endpoint(DEFAULT_SOCKET, "default")
+    _docker(tmp_path, "context", "use", "mb-used")
+    config = json.loads((tmp_path / "config.json").read_text())
+    assert config["currentContext"] == "mb-used"  # what `docker context use` writes
+    cases: list[tuple[dict[str, str], str, Endpoint]] = [
+        ({}, "mb-used", Endpoint("tcp://used:2375", "mb-used")),
+        ({"DOCKER_CONTEXT": "mb-env"}, "mb-env", Endpoint("tcp://env:2375", "mb-env")),
+        ({"DOCKER_CONTEXT": "default"}, "default", Endpoint(DEFAULT_SOCKET, "default")),
+        (
+            {"DOCKER_HOST": "tcp://host:1", "DOCKER_CONTEXT": "mb-env"},
+            "default",
+            Endpoint("tcp://host:1", None),
+        ),
+    ]
+    for extra, shown, expected in cases:
+        assert _docker(tmp_path, "context", "show", **extra) == shown, extra
+        assert resolve_endpoint(_env(tmp_path, **extra)) == expected, extra
+    _docker(tmp_path, "context", "use", "default")
+    assert "currentContext" not in json.loads((tmp_path / "config.json").read_text())
+    assert resolve_endpoint(_env(tmp_path)) == Endpoint(DEFAULT_SOCKET, "default")
+
+
+@needs_cli
+def test_a_context_without_a_host_is_the_default_socket_as_for_the_cli(tmp_path: Path) -> None:
+    _docker(tmp_path, "context", "create", "mb-empty", "--docker", "host=")
+    assert _docker(tmp_path, "context", "inspect", "mb-empty", "--format", "{{.Endpoints.docker.Host}}") in (
+        "",
+        "<no value>",
+    )
+    assert resolve_endpoint(_env(tmp_path, DOCKER_CONTEXT="mb-empty")) == Endpoint(DEFAULT_SOCKET, "mb-empty")
+
+
+def test_docker_config_defaults_to_home(tmp_path: Path) -> None:
+    meta = meta_path(tmp_path / ".docker", "work")
+    meta.parent.mkdir(parents=True)
+    meta.write_text(json.dumps({"Name": "work", "Endpoints": {"docker": {"Host": "tcp://w:2375"}}}))
+    (tmp_path / ".docker" / "config.json").write_text('{"currentContext": "work"}')
+    chosen = resolve_endpoint({"HOME": str(tmp_path)})
+    assert chosen == Endpoint("tcp://w:2375", "work") and chosen.source == "docker context 'work'"
+    assert resolve_endpoint({"HOME": str(tmp_path / "elsewhere")}) == Endpoint(DEFAULT_SOCKET, "default")
+
+
+def test_sources_say_what_chose_the_address() -> None:
+    assert Endpoint("tcp://h:1", None).source == "DOCKER_HOST"
+    assert Endpoint(DEFAULT_SOCKET, "default").source == "the default socket"
+    assert not Endpoint(DEFAULT_SOCKET, "default").chosen and Endpoint("tcp://h:1", "x").chosen
+
+
+# --- broken files: one sentence naming the file, a hint ------------------------------------------
+
+
+def _context(config: Path, name: str, text: str) -> Path:
+    meta = meta_path(config, name)
+    meta.parent.mkdir(parents=True, exist_ok=True)
+    meta.write_text(text)
+    return meta
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("{bad", "is not valid JSON"),
+        ('["currentContext"]', "is not a JSON object"),
+        ('{"currentContext": 7}', "has a currentContext that is not a name"),
+        (b"\xff\xfe{}", "is not valid JSON"),
+    ],
+)
+def test_a_broken_config_json_is_named(tmp_path: Path, text: str | bytes, words: str) -> None:
+    config = tmp_path / "config.json"
+    config.write_bytes(text if isinstance(text, bytes) else text.encode())
+    error = _error(_env(tmp_path))
+    assert str(config) in error.message and words in error.message
+    assert "docker context use default" in (error.hint or "")
+    assert resolve_endpoint(_env(tmp_path, DOCKER_HOST="tcp://h:1")).host == "tcp://h:1"  # bypassed
+
+
+def test_a_fifo_or_directory_is_not_read(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "config.json")  # reading it would wait for a writer forever
+    assert "is not a regular file" in _error(_env(tmp_path)).message
+    os.unlink(tmp_path / "config.json")
+    (tmp_path / "config.json").mkdir()
+    assert "is not a regular file" in _error(_env(tmp_path)).message
+
+
+def test_a_missing_context_names_where_it_was_looked_for(tmp_path: Path) -> None:
+    error = _error(_env(tmp_path, DOCKER_CONTEXT="gone"))
+    assert "docker context 'gone' (DOCKER_CONTEXT) does not exist" in error.message
+    assert str(meta_path(tmp_path, "gone")) in error.message
+    assert "docker context ls" in (error.hint or "")
+    (tmp_path / "config.json").write_text('{"currentContext": "gone"}')
+    error = _error(_env(tmp_path))
+    assert f"(currentContext in {tmp_path / 'config.json'})" in error.message
+
+
+@pytest.mark.parametrize(
+    ("meta", "words"),
+    [
+        ("not json", "is not valid JSON"),
+        ('{"Endpoints": {"docker": {"Host": 5}}}', "has no usable Endpoints.docker.Host"),
+        ('{"Endpoints": {"docker": "tcp://h:1"}}', "has no usable Endpoints.docker.Host"),
+        ('{"Endpoints": []}', "has no usable Endpoints.docker.Host"),
+        ("[]", "has no usable Endpoints.docker.Host"),
+        ('{"Endpoints": {"docker": {"Host": "http://h:2375"}}}', "which is not unix://, tcp:// or ssh://"),
+        ('{"Endpoints": {"docker": {"Host": "npipe:////./pipe/docker_engine"}}}', "which is not unix://"),
+        ('{"Endpoints": {"docker": {"Host": "/var/run/docker.sock"}}}', "which is not unix://"),
+        ('{"Endpoints": {"docker": {"Host": "fd://"}}}', "which is not unix://"),
+    ],
+)
+def test_a_broken_context_is_named(tmp_path: Path, meta: str, words: str) -> None:
+    path = _context(tmp_path, "odd", meta)
+    error = _error(_env(tmp_path, DOCKER_CONTEXT="odd"))
+    assert str(path) in error.message and words in error.message and "'odd'" in error.message
+
+
+def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if k not in ("DOCKER_HOST", "DOCKER_CONTEXT")}
+    return subprocess.run(
+        [sys.executable, "-m", "moatbridge", *args], capture_output=True, text=True, env={**base, **env},
+        timeout=120,
+    )  # fmt: skip
+
+
+def test_commands_say_it_and_status_reports_it(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text('{"currentContext": "gone"}')
+    env = {"DOCKER_CONFIG": str(tmp_path)}
+    for command in (("image", "list"), ("doctor", "--json")):
+        result = _cli(*command, env=env)
+        assert result.returncode == 2, (command, result.stdout, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 2 and lines[1].startswith("hint: "), result.stderr
+        assert "docker context 'gone'" in lines[0] and "does not exist" in lines[0]
+        assert "Traceback" not in result.stderr
+    status = _cli("status", "--json", env=env)
+    assert status.returncode == 0, status.stderr
+    engine = json.loads(status.stdout)["engine"]
+    assert engine["running"] is False and "docker context 'gone'" in engine["problem"]
+    assert "docker context ls" in engine["problem"]  # the hint travels with it
+    text = _cli("status", env=env)
+    assert text.returncode == 0 and "Traceback" not in text.stderr
+    assert "does not exist" in text.stdout
+
+
+# --- against the live engine -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def short_dir() -> Iterator[Path]:
+    """A directory with a short path: a unix socket's path has at most 107 bytes."""
+    path = Path(tempfile.mkdtemp(prefix="mb-ctx-", dir="/tmp"))
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.mark.engine
+@needs_cli
+def test_status_and_doctor_reach_the_engine_through_the_context(
+    engine_version: str, tmp_path: Path, short_dir: Path
+) -> None:
+    """The engine's socket under another name, known only to a docker context: with DOCKER_HOST
+    unset, status and doctor reach the engine there (as the docker CLI does) and say so."""
+    live = Path("/var/run/docker.sock")
+    assert live.is_socket(), "the live engine's socket is expected at /var/run/docker.sock"
+    (short_dir / "docker.sock").symlink_to(live)
+    host = f"unix://{short_dir}/docker.sock"
+    _docker(tmp_path, "context", "create", "mb-linked", "--docker", f"host={host}")
+    _docker(tmp_path, "context", "use", "mb-linked")
+    assert _docker(tmp_path, "version", "--format", "{{.Server.Version}}") == engine_version  # the CLI agrees
+    env = {"DOCKER_CONFIG": str(tmp_path)}
+    status = _cli("status", "--json", env=env)
+    assert status.returncode == 0, status.stderr
+    assert json.loads(status.stdout)["engine"] == {
+        "endpoint": host, "running": True, "problem": None, "from": "docker context 'mb-linked'",
+    }  # fmt: skip
+    text = _cli("status", env=env)
+    assert f"Engine: running ({host}) from docker context 'mb-linked'" in text.stdout, text.stdout
+    doctor = _cli("doctor", "--json", env=env)
+    checks = {c["id"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["engine-daemon"]["status"] == "pass"
+    assert f"at {host} (docker context 'mb-linked')" in checks["engine-daemon"]["detail"]
+    assert engine_version in checks["engine-version"]["detail"]
+
+
+@pytest.mark.engine
+@needs_cli
+def test_a_context_at_a_dead_socket_is_not_running(
+    engine_version: str, tmp_path: Path, short_dir: Path
+) -> None:
+    dead = short_dir / "dead.sock"
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(dead))  # bound, never listening: what a stopped engine leaves behind
+    sock.close()
+    _docker(tmp_path, "context", "create", "mb-dead", "--docker", f"host=unix://{dead}")
+    env = {"DOCKER_CONFIG": str(tmp_path), "DOCKER_CONTEXT": "mb-dead"}
+    status = _cli("status", "--json", env=env)
+    assert status.returncode == 0, status.stderr
+    engine = json.loads(status.stdout)["engine"]
+    assert engine == {"endpoint": f"unix://{dead}", "running": False, "problem": "not running",
+                      "from": "docker context 'mb-dead'"}  # fmt: skip
+    text = _cli("status", env=env)
+    assert f"Engine: not running (unix://{dead}) from docker context 'mb-dead'" in text.stdout, text.stdout
+    doctor = _cli("doctor", "--json", env=env)
+    checks = {c["id"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert checks["engine-daemon"]["status"] == "fail"
+    assert f"unix://{dead} (docker context 'mb-dead')" in checks["engine-daemon"]["detail"]
