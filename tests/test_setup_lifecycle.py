@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
 import subprocess
 import sys
 import time
@@ -16,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from support.pty_session import PtySession
 
 pytestmark = pytest.mark.engine
 
@@ -204,45 +204,16 @@ def test_two_setups_at_once(home: Path) -> None:
 # --- the wizard, driven on a real pseudo-terminal -------------------------------------------
 
 
-class Terminal:
+class Terminal(PtySession):
+    """`moatbridge ARGS` on a real pseudo-terminal, with this test's environment."""
+
     def __init__(self, *args: str) -> None:
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:
-            os.environ["COLUMNS"], os.environ["LINES"] = "120", "40"
-            os.execv(sys.executable, [sys.executable, "-m", "moatbridge", *args])
-        self.screen = ""
+        argv = [sys.executable, "-m", "moatbridge", *args]
+        super().__init__(argv, dict(os.environ, COLUMNS="120", LINES="40"), rows=40, columns=120)
 
-    def wait_for(self, text: str, timeout: float = 120) -> None:
-        deadline = time.monotonic() + timeout
-        while text not in self.screen:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError(f"{text!r} never appeared; screen:\n{self.screen[-3000:]}")
-            ready, _, _ = select.select([self.fd], [], [], remaining)
-            if ready:
-                try:
-                    self.screen += os.read(self.fd, 65536).decode(errors="replace")
-                except OSError:
-                    break
-
-    def send(self, keys: str) -> None:
-        time.sleep(0.3)  # let prompt_toolkit draw before typing
-        os.write(self.fd, keys.encode())
-
-    def finish(self, timeout: float = 600) -> int:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.fd], [], [], 1)
-            if ready:
-                try:
-                    chunk = os.read(self.fd, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                self.screen += chunk.decode(errors="replace")
-        _, status = os.waitpid(self.pid, 0)
-        return os.waitstatus_to_exitcode(status)
+    def finish(self, timeout: float = 600, *, until_eof: bool = True) -> int | None:
+        """Read until the terminal closes (setup's last lines included), then reap."""
+        return super().finish(timeout, until_eof=until_eof)
 
 
 def _pick_gfx1030(term: Terminal) -> None:
@@ -414,7 +385,7 @@ def test_wizard_customize_asks_again(home: Path) -> None:
     term.send(ENTER)  # 12.4
     term.wait_for("Proceed?")
     term.send(DOWN + ENTER)  # Customize
-    term.screen = ""
+    term.forget()
     _pick_gfx1030(term)
     term.wait_for("Stack:")
     term.send(ENTER)
@@ -425,7 +396,7 @@ def test_wizard_customize_asks_again(home: Path) -> None:
     term.wait_for("Add moatbridge to their rc files?")
     term.send(ENTER)
     term.wait_for("CUDA 12.1")  # the new answers made a new summary
-    term.screen = term.screen[term.screen.index("CUDA 12.1") :]
+    term.forget(before="CUDA 12.1")
     term.wait_for("Proceed?")
     term.send(DOWN + DOWN + ENTER)  # Cancel
     assert term.finish() == 1
