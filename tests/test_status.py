@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import re
-import select
 import shutil
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -41,7 +38,8 @@ from moatbridge.core.status import (
 from moatbridge.core.toolchains import State, Toolchain
 
 import machines
-from support.docker_user import DockerUser, docker_group_user
+from support.docker_user import DockerUser
+from support.pty_session import PtySession
 
 OPEN = Toolchain(
     name="open-gfx1030", flavour="open", variant="devel", targets=("gfx1030",), cuda_version="12.4",
@@ -51,7 +49,6 @@ RX6800 = GpuView("amd", "AMD Radeon RX 6800", "gfx1030", True)
 RX7900 = GpuView("amd", "AMD Radeon RX 7900 XTX", "gfx1100", True)
 ENGINE_UP = EngineView("unix:///var/run/docker.sock", ())
 ENGINE_DOWN = EngineView("unix:///nowhere.sock", None, "not running")
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 def _facts(**changes: Any) -> Facts:
@@ -127,37 +124,12 @@ def test_warm_container_name_is_the_runners() -> None:
 # --- as a new user: a non-root account in the docker group, its login shell on a pty -----------
 
 
-@pytest.fixture
-def user(shared_tmp: Path) -> Iterator[DockerUser]:
-    if os.geteuid() != 0:
-        pytest.skip("making a test account needs root")
-    with docker_group_user(shared_tmp) as account:
-        yield account
-
-
-def in_pty(user: DockerUser, command: str, timeout: float = 120, **env: str) -> tuple[int, str, float]:
+def in_pty(user: DockerUser, command: str, timeout: float = 120, **env: str) -> tuple[int | None, str, float]:
     """`command` in the account's login shell on a real terminal: (exit status, screen, seconds)."""
     started = time.monotonic()
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.chdir(user.home)
-        os.execvpe(user.argv(command)[0], user.argv(command), user.env(COLUMNS="100", LINES="40", **env))
-    screen = b""
-    deadline = started + timeout
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 1)
-        if ready:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            screen += chunk
-    _, status = os.waitpid(pid, 0)
-    os.close(fd)
-    text = ANSI.sub("", screen.decode(errors="replace")).replace("\r\n", "\n")
-    return os.waitstatus_to_exitcode(status), text, time.monotonic() - started
+    session = PtySession.run(user.argv(command), user.env(COLUMNS="100", LINES="40", **env), user.home,
+                             timeout=timeout, until_eof=True, rows=40, columns=100)  # fmt: skip
+    return session.code, session.screen, time.monotonic() - started
 
 
 def _dead_socket(directory: Path) -> str:
@@ -179,34 +151,36 @@ def _record(user: DockerUser, *toolchains: Toolchain) -> None:
     subprocess.run(["chown", "-R", f"{user.uid}:{user.gid}", str(user.home / ".local")], check=True)
 
 
-def test_no_toolchain_yet_in_a_login_shell(user: DockerUser, shared_tmp: Path) -> None:
+def test_no_toolchain_yet_in_a_login_shell(account: DockerUser, shared_tmp: Path) -> None:
     dead = _dead_socket(shared_tmp)
-    code, screen, _ = in_pty(user, "moatbridge", DOCKER_HOST=dead)  # no arguments: the overview
+    code, screen, _ = in_pty(account, "moatbridge", DOCKER_HOST=dead)  # no arguments: the overview
     assert code == 0, screen
     assert "Toolchains: none installed yet" in screen, screen
     assert "Next: sudo systemctl start docker" in screen and "then: moatbridge setup" in screen
     assert "Traceback" not in screen
-    same, status_screen, _ = in_pty(user, "moatbridge status", DOCKER_HOST=dead)
+    same, status_screen, _ = in_pty(account, "moatbridge status", DOCKER_HOST=dead)
     assert same == 0 and status_screen == screen
 
 
-def test_one_toolchain_and_the_gpu_found(user: DockerUser, shared_tmp: Path) -> None:
+def test_one_toolchain_and_the_gpu_found(account: DockerUser, shared_tmp: Path) -> None:
     root = machines.build("rdna3-desktop", shared_tmp / "rdna3-desktop")
     subprocess.run(["chmod", "-R", "a+rX", str(shared_tmp)], check=True)
-    _record(user, OPEN)
-    code, screen, _ = in_pty(user, f"moatbridge status --root {root}", DOCKER_HOST=_dead_socket(shared_tmp))
+    _record(account, OPEN)
+    code, screen, _ = in_pty(
+        account, f"moatbridge status --root {root}", DOCKER_HOST=_dead_socket(shared_tmp)
+    )
     assert code == 0, screen
     assert re.search(r"\* +│ open-gfx1030 +│ open +│ gfx1030 +│ 12\.4 +│ unknown", screen), screen
     assert "Active: open-gfx1030 (from the default)" in screen
     assert "GPU 0: AMD Radeon RX 7900 XTX (gfx1100)" in screen
     assert "Shims (nvcc ...): not on PATH in this shell" in screen
     assert "moatbridge setup --target gfx1100" in screen  # the GPU here is not what it builds for
-    pinned = user.home / "project"
+    pinned = account.home / "project"
     pinned.mkdir()
     (pinned / ".moatbridge-toolchain").write_text("other-one\n")
-    shutil.chown(pinned, user.uid, user.gid)
+    shutil.chown(pinned, account.uid, account.gid)
     code, screen, _ = in_pty(
-        user, f"cd {pinned} && moatbridge status --json", DOCKER_HOST=_dead_socket(pinned)
+        account, f"cd {pinned} && moatbridge status --json", DOCKER_HOST=_dead_socket(pinned)
     )
     data = json.loads(screen[screen.index("{") :])
     assert data["active"] == {"name": "other-one", "from": f"pin file {pinned}/.moatbridge-toolchain"}
@@ -215,28 +189,28 @@ def test_one_toolchain_and_the_gpu_found(user: DockerUser, shared_tmp: Path) -> 
     ]
 
 
-def test_engine_down_is_quick_and_said(user: DockerUser, shared_tmp: Path) -> None:
-    _record(user, OPEN)
-    code, screen, seconds = in_pty(user, "moatbridge status", DOCKER_HOST=_dead_socket(shared_tmp))
+def test_engine_down_is_quick_and_said(account: DockerUser, shared_tmp: Path) -> None:
+    _record(account, OPEN)
+    code, screen, seconds = in_pty(account, "moatbridge status", DOCKER_HOST=_dead_socket(shared_tmp))
     assert code == 0, screen
     assert "Engine: not running (unix://" in screen and "warm containers unknown" in screen
     assert "unknown" in screen.split("Toolchains", 1)[1]
     assert seconds < 10, seconds  # no retries, no SDK wait: a refused socket answers at once
-    result = user.run("moatbridge status --json", DOCKER_HOST=_dead_socket(user.home))
+    result = account.run("moatbridge status --json", DOCKER_HOST=_dead_socket(account.home))
     data = json.loads(result.stdout)
     assert data["engine"]["running"] is False and data["engine"]["problem"] == "not running"
     assert data["toolchains"][0]["warm_container"] == "unknown"
 
 
-def test_an_engine_that_hangs_costs_the_timeout_only(user: DockerUser, shared_tmp: Path) -> None:
-    _record(user, OPEN)
+def test_an_engine_that_hangs_costs_the_timeout_only(account: DockerUser, shared_tmp: Path) -> None:
+    _record(account, OPEN)
     path = shared_tmp / "hung.sock"
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(str(path))
     listener.listen(8)  # connections queue, nobody ever answers
     path.chmod(0o777)
     try:
-        result = user.run("moatbridge status --json", DOCKER_HOST=f"unix://{path}", timeout=60)
+        result = account.run("moatbridge status --json", DOCKER_HOST=f"unix://{path}", timeout=60)
     finally:
         listener.close()
     data = json.loads(result.stdout)
@@ -245,15 +219,15 @@ def test_an_engine_that_hangs_costs_the_timeout_only(user: DockerUser, shared_tm
     assert data["next"][0]["command"] == "moatbridge doctor"
 
 
-def test_an_engine_that_refuses_the_user_says_how_to_join(user: DockerUser, shared_tmp: Path) -> None:
-    """A socket only root may open (as the engine's is for a user outside the docker group)."""
+def test_an_engine_that_refuses_the_user_says_how_to_join(account: DockerUser, shared_tmp: Path) -> None:
+    """A socket only root may open (as the engine's is for a account outside the docker group)."""
     path = shared_tmp / "root-only.sock"
     listener = socket.socket(socket.AF_UNIX)
     listener.bind(str(path))
     listener.listen(8)
     path.chmod(0o600)
     try:
-        code, screen, _ = in_pty(user, "moatbridge status", DOCKER_HOST=f"unix://{path}")
+        code, screen, _ = in_pty(account, "moatbridge status", DOCKER_HOST=f"unix://{path}")
     finally:
         listener.close()
     assert code == 0, screen
@@ -266,19 +240,19 @@ def test_an_engine_that_refuses_the_user_says_how_to_join(user: DockerUser, shar
 
 @pytest.mark.engine
 def test_after_a_real_setup_the_warm_container_shows(
-    user: DockerUser, open_devel_gfx1030: dict[str, Any]
+    account: DockerUser, open_devel_gfx1030: dict[str, Any]
 ) -> None:
-    container = warm_container_name("open-gfx1030", user.uid)
+    container = warm_container_name("open-gfx1030", account.uid)
     try:
-        setup = user.run("moatbridge setup --yes --flavour open --target gfx1030 --no-modify-rc")
+        setup = account.run("moatbridge setup --yes --flavour open --target gfx1030 --no-modify-rc")
         assert setup.returncode == 0, setup.stdout[-2000:] + setup.stderr[-2000:]
         subprocess.run(["docker", "rm", "-f", container], capture_output=True, check=False)
-        code, screen, seconds = in_pty(user, "moatbridge status")
+        code, screen, seconds = in_pty(account, "moatbridge status")
         assert code == 0, screen
         assert re.search(r"\* +│ open-gfx1030 +│ open +│ gfx1030 +│ [0-9.]+ +│ not started", screen), screen
         assert "Engine: running (unix:///var/run/docker.sock)" in screen
         assert "Next: . " in screen  # this login shell has not sourced the env file
-        warmed = user.run(". ~/.local/share/moatbridge/env && nvcc --version && moatbridge status")
+        warmed = account.run(". ~/.local/share/moatbridge/env && nvcc --version && moatbridge status")
         assert warmed.returncode == 0, warmed.stderr[-2000:]
         assert re.search(r"\* +│ open-gfx1030 +│ open +│ gfx1030 +│ [0-9.]+ +│ running", warmed.stdout), (
             warmed.stdout
@@ -286,7 +260,7 @@ def test_after_a_real_setup_the_warm_container_shows(
         assert "Shims (nvcc ...): on PATH" in warmed.stdout and "Next: nvcc --version" in warmed.stdout
         assert seconds < 20, seconds
     finally:
-        user.run("moatbridge uninstall --all --keep-images")
+        account.run("moatbridge uninstall --all --keep-images")
         subprocess.run(["docker", "rm", "-f", container], capture_output=True, check=False)
 
 
