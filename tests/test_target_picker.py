@@ -10,16 +10,8 @@ answer shows, before setup asks the engine anything.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import os
-import re
-import select
 import shutil
-import signal
-import struct
-import termios
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,9 +32,9 @@ from moatbridge.core.target_choices import (
 
 import machines
 from support.docker_user import DockerUser, docker_group_user
+from support.pty_session import PtySession
 
-TAB, ENTER, CTRL_C, CTRL_U = "\t", "\r", "\x03", "\x15"
-_CSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+TAB, ENTER, CTRL_U = "\t", "\r", "\x15"
 
 
 def _open_menu(**kwargs: object) -> TargetMenu:
@@ -219,65 +211,19 @@ def test_families_follow_the_gfx_table() -> None:
 # --- the prompt, on a real terminal, as an unprivileged member of the docker group --------
 
 
-class Wizard:
+class Wizard(PtySession):
     """`moatbridge setup ARGS` on a pty, run by ``user`` (a new account in the docker group) in
     its login shell, seeing ``machine``'s /sys (bind-mounted in a private mount namespace: the
     host's own /sys is untouched)."""
 
     def __init__(self, user: DockerUser, machine: Path, *args: str) -> None:
-        import pty
-
         argv = [
             "unshare", "--mount", "--propagation", "private", "sh", "-c",
             'mount --bind "$1/sys" /sys && shift && exec "$@"', "sh", str(machine),
             *user.argv(" ".join(["moatbridge", "setup", *args])),
         ]  # fmt: skip
         env = user.env(COLUMNS="120", LINES="60", PROMPT_TOOLKIT_NO_CPR="1")
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:
-            os.execvpe(argv[0], argv, env)
-        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 60, 120, 0, 0))
-        self.raw = ""
-
-    @property
-    def screen(self) -> str:
-        """What was drawn, without colours and cursor moves (the filter line is coloured)."""
-        return _CSI.sub("", self.raw)
-
-    def wait_for(self, text: str, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while text not in self.screen:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError(f"{text!r} never appeared; screen:\n{self.screen[-3000:]}")
-            if select.select([self.fd], [], [], remaining)[0]:
-                try:
-                    chunk = os.read(self.fd, 65536)
-                except OSError:
-                    chunk = b""
-                if not chunk:
-                    raise AssertionError(f"ended before {text!r}; screen:\n{self.screen[-3000:]}")
-                self.raw += chunk.decode(errors="replace")
-
-    def send(self, keys: str) -> None:
-        time.sleep(0.3)  # let prompt_toolkit draw before typing
-        os.write(self.fd, keys.encode())
-
-    def interrupt(self) -> int:
-        self.send(CTRL_C)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            done, status = os.waitpid(self.pid, os.WNOHANG)
-            if done:
-                os.close(self.fd)
-                return os.waitstatus_to_exitcode(status)
-            if select.select([self.fd], [], [], 0.5)[0]:
-                with contextlib.suppress(OSError):
-                    self.raw += os.read(self.fd, 65536).decode(errors="replace")
-        os.kill(self.pid, signal.SIGKILL)
-        os.waitpid(self.pid, 0)
-        os.close(self.fd)
-        raise AssertionError(f"the wizard did not stop on Ctrl-C; screen:\n{self.screen[-2000:]}")
+        super().__init__(argv, env, rows=60, columns=120)
 
 
 def _files(home: Path) -> dict[str, bytes]:
