@@ -10,21 +10,44 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from moatbridge.adapters.engine_endpoint import DEFAULT_SOCKET, Endpoint, meta_path, resolve_endpoint
+from moatbridge.adapters.engine_client import tls_config
+from moatbridge.adapters.engine_endpoint import (
+    DEFAULT_SOCKET,
+    Endpoint,
+    Tls,
+    meta_path,
+    resolve_endpoint,
+    tls_dir,
+)
 from moatbridge.errors import InputError
 
 DOCKER = shutil.which("docker")
 needs_cli = pytest.mark.skipif(DOCKER is None, reason="the docker CLI is not installed")
+needs_openssl = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
+
+
+def _certificate(directory: Path, name: str) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and its key (it is its own CA)."""
+    cert, key = directory / f"{name}-cert.pem", directory / f"{name}-key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+         "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    return cert, key
 
 
 def _docker(config: Path, *args: str, **env: str) -> str:
@@ -129,6 +152,39 @@ def test_sources_say_what_chose_the_address() -> None:
     assert Endpoint("tcp://h:1", None).source == "DOCKER_HOST"
     assert Endpoint(DEFAULT_SOCKET, "default").source == "the default socket"
     assert not Endpoint(DEFAULT_SOCKET, "default").chosen and Endpoint("tcp://h:1", "x").chosen
+
+
+@needs_cli
+@needs_openssl
+def test_tls_material_is_used_where_the_cli_stored_it(tmp_path: Path) -> None:
+    cert, key = _certificate(tmp_path, "client")
+    config = tmp_path / "config"
+    _docker(
+        config,
+        "context",
+        "create",
+        "mb-tls",
+        "--docker",
+        f"host=tcp://h:2376,ca={cert},cert={cert},key={key}",
+    )
+    stored = (
+        Path(_docker(config, "context", "inspect", "mb-tls", "--format", "{{.Storage.TLSPath}}")) / "docker"
+    )
+    assert stored == tls_dir(config, "mb-tls")
+    chosen = resolve_endpoint(_env(config, DOCKER_CONTEXT="mb-tls"))
+    ca, client = str(stored / "ca.pem"), (str(stored / "cert.pem"), str(stored / "key.pem"))
+    assert chosen == Endpoint("tcp://h:2376", "mb-tls", Tls(ca, *client, verify=True))
+    sdk = tls_config(chosen.tls)
+    assert sdk.verify == ca and sdk.cert == client
+    _docker(config, "context", "create", "mb-skip", "--docker", "host=tcp://h:2376,skip-tls-verify=true")
+    skipping = resolve_endpoint(_env(config, DOCKER_CONTEXT="mb-skip"))
+    assert skipping.tls == Tls(None, None, None, verify=False) and tls_config(skipping.tls).verify is False
+    _docker(config, "context", "create", "mb-plain", "--docker", "host=tcp://h:2375")
+    assert resolve_endpoint(_env(config, DOCKER_CONTEXT="mb-plain")).tls is None
+    assert tls_config(None) is False
+    (stored / "key.pem").unlink()  # a certificate without its key: said, not half-used
+    error = _error(_env(config, DOCKER_CONTEXT="mb-tls"))
+    assert "client certificate without its key" in error.message and str(stored) in error.message
 
 
 # --- broken files: one sentence naming the file, a hint ------------------------------------------
@@ -289,3 +345,76 @@ def test_a_context_at_a_dead_socket_is_not_running(
     checks = {c["id"]: c for c in json.loads(doctor.stdout)["checks"]}
     assert checks["engine-daemon"]["status"] == "fail"
     assert f"unix://{dead} (docker context 'mb-dead')" in checks["engine-daemon"]["detail"]
+
+
+class _TlsProxy:
+    """A TLS endpoint in front of the live engine's socket: what a remote engine with
+    `dockerd --tlsverify` looks like to a client, without reconfiguring the engine."""
+
+    def __init__(self, cert: Path, key: Path, engine: str) -> None:
+        self.context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.context.load_cert_chain(str(cert), str(key))
+        self.engine = engine
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:  # closed: the test is over
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        # One thread a connection, reading whichever side is ready: an SSL socket must not
+        # be read and written from two threads at once.
+        upstream = socket.socket(socket.AF_UNIX)
+        try:
+            tls = self.context.wrap_socket(conn, server_side=True)
+            upstream.connect(self.engine)
+            while True:
+                ready = [tls] if tls.pending() else select.select([tls, upstream], [], [], 30)[0]
+                if not ready:
+                    return
+                for side in ready:
+                    data = side.recv(65536)
+                    if not data:
+                        return
+                    (upstream if side is tls else tls).sendall(data)
+        except OSError:  # ssl.SSLError too: a client that gave up
+            return
+        finally:
+            upstream.close()
+            conn.close()
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+@pytest.mark.engine
+@needs_cli
+@needs_openssl
+def test_a_tls_context_reaches_the_engine_over_https(engine_version: str, tmp_path: Path) -> None:
+    cert, key = _certificate(tmp_path, "engine")
+    proxy = _TlsProxy(cert, key, "/var/run/docker.sock")
+    try:
+        host = f"tcp://127.0.0.1:{proxy.port}"
+        config = tmp_path / "config"
+        _docker(config, "context", "create", "mb-tls", "--docker", f"host={host},ca={cert}")
+        # A CA bundle for everything else, as many machines set: the context's CA still decides.
+        other, _ = _certificate(tmp_path, "other")
+        env = {"DOCKER_CONFIG": str(config), "DOCKER_CONTEXT": "mb-tls", "REQUESTS_CA_BUNDLE": str(other)}
+        # The docker CLI reaches the engine there (with TLS: plain HTTP would get no answer).
+        assert (
+            _docker(config, "version", "--format", "{{.Server.Version}}", DOCKER_CONTEXT="mb-tls")
+            == engine_version
+        )
+        status = _cli("status", "--json", env=env)
+        assert status.returncode == 0, status.stderr
+        assert json.loads(status.stdout)["engine"] == {
+            "endpoint": host, "running": True, "problem": None, "from": "docker context 'mb-tls'",
+        }  # fmt: skip
+    finally:
+        proxy.close()

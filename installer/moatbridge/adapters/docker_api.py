@@ -3,13 +3,13 @@
 Streams are read here, event by event (``decode=True``), and in-band ``error``
 entries become exceptions: docker-py's high-level ``images.pull`` silently ignores
 them. Callers get typed events for progress and never see a raw SDK object.
-The SDK is imported lazily so that light commands never load it.
+The SDK is imported lazily so that light commands never load it; clients come from
+engine_client (the engine the docker CLI would use).
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import queue
 import re
 import threading
@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from moatbridge.adapters import faults
-from moatbridge.errors import EngineUnavailable, InputError, MoatbridgeError
-
-DEFAULT_TIMEOUT_S = 120
+from moatbridge.adapters.engine_client import connect as connect  # callers say docker_api.connect()
+from moatbridge.errors import MoatbridgeError
 
 
 class ImageBuildFailed(MoatbridgeError):
@@ -56,46 +55,6 @@ Listener = Callable[[StreamEvent], None]
 
 def ignore_event(event: StreamEvent) -> None:
     return None
-
-
-def client_for(base_url: str, timeout: int = DEFAULT_TIMEOUT_S) -> Any:
-    """A low-level client for one endpoint; raises the SDK's own errors (probes classify them)."""
-    import docker
-
-    # ssh:// through the ssh command, as the docker CLI connects (keys, agent, ~/.ssh/config),
-    # not through paramiko, which is not installed with moatbridge.
-    ssh = base_url.startswith("ssh://")
-    return docker.APIClient(base_url=base_url, timeout=timeout, version="auto", use_ssh_client=ssh)
-
-
-def connect(environ: Mapping[str, str] = os.environ, timeout: int = DEFAULT_TIMEOUT_S) -> Any:
-    """An APIClient for the engine the docker CLI would use (DOCKER_HOST, the docker context,
-    or the default socket: engine_endpoint); a clear error when unreachable."""
-    import docker
-
-    from moatbridge.adapters.engine_endpoint import resolve_endpoint
-
-    endpoint = resolve_endpoint(environ)
-    base_url = endpoint.host
-    try:
-        client = client_for(base_url, timeout)
-    except docker.errors.DockerException as exc:
-        text = str(exc)
-        hint = (
-            "add yourself to the docker group (sudo usermod -aG docker $USER) and log in again"
-            if "Permission denied" in text
-            else "start the engine (sudo systemctl start docker), or choose another with DOCKER_HOST "
-            "or 'docker context use NAME'; see 'moatbridge doctor'"
-        )
-        where = f" ({endpoint.source})" if endpoint.chosen else ""
-        raise EngineUnavailable(f"Cannot talk to the container engine at {base_url}{where}.", hint) from None
-    except (ValueError, TypeError) as exc:  # an address urllib cannot parse (bad port, bracket)
-        named = f"{base_url!r} ({endpoint.source})" if endpoint.context else f"DOCKER_HOST={base_url!r}"
-        raise InputError(
-            f"{named} is not an engine address ({exc}).",
-            "set it like unix:///var/run/docker.sock or tcp://host:2375, or unset it",
-        ) from None
-    return client
 
 
 def error_text(entry: Mapping[str, Any]) -> str | None:

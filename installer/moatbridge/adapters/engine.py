@@ -11,18 +11,18 @@ import shutil
 from collections.abc import Mapping
 from typing import Any
 
-from moatbridge.adapters.engine_endpoint import DEFAULT_SOCKET, resolve_endpoint
+from moatbridge.adapters.engine_endpoint import DEFAULT_SOCKET, Endpoint, Tls, resolve_endpoint
 from moatbridge.core.model import EngineFacts
 
 PROBE_TIMEOUT_S = 5
 
 
-def candidate_endpoints(environ: Mapping[str, str]) -> tuple[list[str], str | None]:
+def candidate_endpoints(environ: Mapping[str, str]) -> tuple[list[str], Endpoint | None]:
     """The address the docker CLI would use when the user chose one (DOCKER_HOST or a docker
-    context: engine_endpoint), with where it came from; else the usual sockets in order."""
+    context: engine_endpoint), with that choice; else the usual sockets in order."""
     chosen = resolve_endpoint(environ)
     if chosen.chosen:
-        return [chosen.host], chosen.source
+        return [chosen.host], chosen
     endpoints = [DEFAULT_SOCKET]
     runtime = environ.get("XDG_RUNTIME_DIR")
     if runtime:
@@ -44,10 +44,10 @@ def classify_failure(exc: BaseException) -> str:
     return "error"
 
 
-def _query(endpoint: str) -> dict[str, Any]:
-    from moatbridge.adapters.docker_api import client_for
+def _query(endpoint: str, tls: Tls | None) -> dict[str, Any]:
+    from moatbridge.adapters.engine_client import client_for
 
-    client = client_for(endpoint, PROBE_TIMEOUT_S)
+    client = client_for(endpoint, PROBE_TIMEOUT_S, tls)
     try:
         return {"version": client.version(), "info": client.info()}
     finally:
@@ -67,14 +67,15 @@ def probe_engine(environ: Mapping[str, str]) -> EngineFacts:
     path = environ.get("PATH", os.defpath)
     docker_cli = shutil.which("docker", path=path)
     podman_cli = shutil.which("podman", path=path)
-    endpoints, source = candidate_endpoints(environ)
+    endpoints, chosen = candidate_endpoints(environ)
+    source, tls = (chosen.source, chosen.tls) if chosen else (None, None)
     first_failure: tuple[str, str, str] | None = None
     for endpoint in endpoints:
         socket = endpoint[len("unix://") :] if endpoint.startswith("unix://") else None
         if socket is not None and not os.path.exists(socket) and len(endpoints) > 1:
             continue
         try:
-            answer = _query(endpoint)
+            answer = _query(endpoint, tls)
         except Exception as exc:  # noqa: BLE001 - the SDK raises many unrelated types
             if first_failure is None:
                 first_failure = (endpoint, classify_failure(exc), str(exc).splitlines()[0][:300])

@@ -31,11 +31,22 @@ _LIMIT = 1 << 20  # config.json and meta.json are small; a bigger "file" is not 
 
 
 @dataclass(frozen=True)
+class Tls:
+    """A context's TLS material, as `docker context create --docker ca=,cert=,key=` stored it."""
+
+    ca: str | None  # the CA that signed the engine's certificate; None: the system's CAs
+    cert: str | None  # the client certificate and its key (both or neither)
+    key: str | None
+    verify: bool  # False: the context says SkipTLSVerify
+
+
+@dataclass(frozen=True)
 class Endpoint:
     """An engine address and what chose it."""
 
     host: str  # e.g. unix:///var/run/docker.sock, tcp://host:2376, ssh://user@host
     context: str | None  # the docker context that named it; None: DOCKER_HOST or no context
+    tls: Tls | None = None  # a context's TLS material (None: plain, as without a context)
 
     @property
     def source(self) -> str:
@@ -60,10 +71,18 @@ def config_dir(environ: Mapping[str, str]) -> Path:
     return Path(home) / ".docker"
 
 
+def _digest(context: str) -> str:
+    return hashlib.sha256(context.encode("utf-8", "surrogateescape")).hexdigest()
+
+
 def meta_path(directory: Path, context: str) -> Path:
     """Where the docker CLI keeps a context's metadata (the directory is named by a hash)."""
-    digest = hashlib.sha256(context.encode("utf-8", "surrogateescape")).hexdigest()
-    return directory / "contexts" / "meta" / digest / "meta.json"
+    return directory / "contexts" / "meta" / _digest(context) / "meta.json"
+
+
+def tls_dir(directory: Path, context: str) -> Path:
+    """Where the docker CLI keeps a context's ca.pem, cert.pem and key.pem for its engine."""
+    return directory / "contexts" / "tls" / _digest(context) / "docker"
 
 
 def resolve_endpoint(environ: Mapping[str, str] = os.environ) -> Endpoint:
@@ -76,7 +95,27 @@ def resolve_endpoint(environ: Mapping[str, str] = os.environ) -> Endpoint:
         return Endpoint(DEFAULT_SOCKET, DEFAULT_CONTEXT)
     config = directory / "config.json"
     how = "DOCKER_CONTEXT" if environ.get("DOCKER_CONTEXT") else f"currentContext in {config}"
-    return Endpoint(_context_host(meta_path(directory, context), context, how), context)
+    meta = meta_path(directory, context)
+    host, skip_verify = _context_host(meta, context, how)
+    return Endpoint(host, context, _tls(tls_dir(directory, context), skip_verify, meta, context))
+
+
+def _tls(where: Path, skip_verify: bool, meta: Path, context: str) -> Tls | None:
+    """TLS as the CLI uses it: when the context has TLS material or skips verification."""
+    found = {
+        name: str(where / f"{name}.pem")
+        for name in ("ca", "cert", "key")
+        if (where / f"{name}.pem").is_file()
+    }
+    if not found and not skip_verify:
+        return None
+    if ("cert" in found) != ("key" in found):
+        raise InputError(
+            f"The docker context {context!r} ({meta}) has a client certificate without its key, or a key "
+            f"without its certificate, in {where}.",
+            "recreate it: docker context create NAME --docker host=...,cert=CERT.pem,key=KEY.pem",
+        )
+    return Tls(found.get("ca"), found.get("cert"), found.get("key"), not skip_verify)
 
 
 def _load_json(path: Path, what: str, hint: str) -> Any:
@@ -111,7 +150,8 @@ def _current_context(config: Path) -> str | None:
     return current or None
 
 
-def _context_host(meta: Path, context: str, how: str) -> str:
+def _context_host(meta: Path, context: str, how: str) -> tuple[str, bool]:
+    """The context's engine address, and whether it skips TLS verification."""
     hint = "see 'docker context ls'; choose another with 'docker context use NAME' (or set DOCKER_HOST)"
     data = _load_json(meta, f"metadata of docker context {context!r} ({how})", hint)
     if data is None:
@@ -126,8 +166,9 @@ def _context_host(meta: Path, context: str, how: str) -> str:
     if not isinstance(docker, (dict, type(None))):
         raise unusable
     host = (docker or {}).get("Host")
+    skip_verify = (docker or {}).get("SkipTLSVerify") is True
     if host is None or host == "":  # no docker endpoint or no Host: the CLI uses the default socket
-        return DEFAULT_SOCKET
+        return DEFAULT_SOCKET, skip_verify
     if not isinstance(host, str):
         raise unusable
     scheme = host.partition("://")[0] if "://" in host else ""
@@ -137,4 +178,4 @@ def _context_host(meta: Path, context: str, how: str) -> str:
             "unix://, tcp:// or ssh://.",
             hint,
         )
-    return host
+    return host, skip_verify

@@ -42,9 +42,9 @@ def engine_view(environ: Mapping[str, str]) -> EngineView:
     if endpoint.startswith("unix://") and not os.path.exists(endpoint[len("unix://") :]):
         return EngineView(endpoint, None, "not running", source)  # no socket: no need to load the SDK
     try:
-        from moatbridge.adapters.docker_api import client_for
+        from moatbridge.adapters.engine_client import client_for
 
-        client = client_for(endpoint, TIMEOUT_S)
+        client = client_for(endpoint, TIMEOUT_S, chosen.tls)
         try:
             listed = client.containers(all=True, filters={"label": "io.moatbridge.managed=1"})
         finally:
