@@ -20,6 +20,7 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -294,6 +295,17 @@ def short_dir() -> Iterator[Path]:
         shutil.rmtree(path, ignore_errors=True)
 
 
+def _reports(env: dict[str, str]) -> tuple[dict[str, Any], str, dict[str, dict[str, Any]]]:
+    """What `status --json`, `status` and `doctor --json` say with this environment."""
+    status, text, doctor = (
+        _cli(*args, env=env) for args in (("status", "--json"), ("status",), ("doctor", "--json"))
+    )
+    assert status.returncode == 0 and text.returncode == 0, status.stderr + text.stderr
+    assert "Traceback" not in status.stderr + text.stderr + doctor.stderr
+    checks = {c["id"]: c for c in json.loads(doctor.stdout)["checks"]}
+    return json.loads(status.stdout)["engine"], text.stdout, checks
+
+
 @pytest.mark.engine
 @needs_cli
 def test_status_and_doctor_reach_the_engine_through_the_context(
@@ -308,16 +320,14 @@ def test_status_and_doctor_reach_the_engine_through_the_context(
     _docker(tmp_path, "context", "create", "mb-linked", "--docker", f"host={host}")
     _docker(tmp_path, "context", "use", "mb-linked")
     assert _docker(tmp_path, "version", "--format", "{{.Server.Version}}") == engine_version  # the CLI agrees
-    env = {"DOCKER_CONFIG": str(tmp_path)}
-    status = _cli("status", "--json", env=env)
-    assert status.returncode == 0, status.stderr
-    assert json.loads(status.stdout)["engine"] == {
-        "endpoint": host, "running": True, "problem": None, "from": "docker context 'mb-linked'",
-    }  # fmt: skip
-    text = _cli("status", env=env)
-    assert f"Engine: running ({host}) from docker context 'mb-linked'" in text.stdout, text.stdout
-    doctor = _cli("doctor", "--json", env=env)
-    checks = {c["id"]: c for c in json.loads(doctor.stdout)["checks"]}
+    engine, text, checks = _reports({"DOCKER_CONFIG": str(tmp_path)})
+    assert engine == {
+        "endpoint": host,
+        "running": True,
+        "problem": None,
+        "from": "docker context 'mb-linked'",
+    }
+    assert f"Engine: running ({host}) from docker context 'mb-linked'" in text, text
     assert checks["engine-daemon"]["status"] == "pass"
     assert f"at {host} (docker context 'mb-linked')" in checks["engine-daemon"]["detail"]
     assert engine_version in checks["engine-version"]["detail"]
@@ -333,16 +343,10 @@ def test_a_context_at_a_dead_socket_is_not_running(
     sock.bind(str(dead))  # bound, never listening: what a stopped engine leaves behind
     sock.close()
     _docker(tmp_path, "context", "create", "mb-dead", "--docker", f"host=unix://{dead}")
-    env = {"DOCKER_CONFIG": str(tmp_path), "DOCKER_CONTEXT": "mb-dead"}
-    status = _cli("status", "--json", env=env)
-    assert status.returncode == 0, status.stderr
-    engine = json.loads(status.stdout)["engine"]
+    engine, text, checks = _reports({"DOCKER_CONFIG": str(tmp_path), "DOCKER_CONTEXT": "mb-dead"})
     assert engine == {"endpoint": f"unix://{dead}", "running": False, "problem": "not running",
                       "from": "docker context 'mb-dead'"}  # fmt: skip
-    text = _cli("status", env=env)
-    assert f"Engine: not running (unix://{dead}) from docker context 'mb-dead'" in text.stdout, text.stdout
-    doctor = _cli("doctor", "--json", env=env)
-    checks = {c["id"]: c for c in json.loads(doctor.stdout)["checks"]}
+    assert f"Engine: not running (unix://{dead}) from docker context 'mb-dead'" in text, text
     assert checks["engine-daemon"]["status"] == "fail"
     assert f"unix://{dead} (docker context 'mb-dead')" in checks["engine-daemon"]["detail"]
 
