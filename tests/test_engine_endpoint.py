@@ -274,12 +274,16 @@ def test_commands_say_it_and_status_reports_it(tmp_path: Path) -> None:
         assert "Traceback" not in result.stderr
     status = _cli("status", "--json", env=env)
     assert status.returncode == 0, status.stderr
-    engine = json.loads(status.stdout)["engine"]
-    assert engine["running"] is False and "docker context 'gone'" in engine["problem"]
-    assert "docker context ls" in engine["problem"]  # the hint travels with it
+    data = json.loads(status.stdout)
+    assert data["engine"]["endpoint"] is None and data["engine"]["running"] is False
+    assert (
+        "docker context 'gone'" in data["engine"]["problem"] and "does not exist" in data["engine"]["problem"]
+    )
+    assert data["next"][0]["command"] == "docker context ls"  # the hint, as the next step
+    assert "docker context use NAME" in data["next"][0]["why"]
     text = _cli("status", env=env)
     assert text.returncode == 0 and "Traceback" not in text.stderr
-    assert "does not exist" in text.stdout
+    assert "does not exist" in text.stdout and "Next: docker context ls" in text.stdout
 
 
 # --- against the live engine -----------------------------------------------------------------------

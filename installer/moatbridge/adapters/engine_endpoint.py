@@ -152,7 +152,7 @@ def _current_context(config: Path) -> str | None:
 
 def _context_host(meta: Path, context: str, how: str) -> tuple[str, bool]:
     """The context's engine address, and whether it skips TLS verification."""
-    hint = "see 'docker context ls'; choose another with 'docker context use NAME' (or set DOCKER_HOST)"
+    hint = "choose a working one ('docker context ls', then 'docker context use NAME'), or set DOCKER_HOST"
     data = _load_json(meta, f"metadata of docker context {context!r} ({how})", hint)
     if data is None:
         raise InputError(f"The docker context {context!r} ({how}) does not exist: there is no {meta}.", hint)

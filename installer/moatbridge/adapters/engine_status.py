@@ -37,7 +37,7 @@ def engine_view(environ: Mapping[str, str]) -> EngineView:
     try:
         chosen = resolve_endpoint(environ)
     except InputError as error:  # a broken docker config or context: the engine's state here
-        return EngineView("unknown", None, f"{error.message} ({error.hint})")
+        return EngineView(None, None, error.message, hint=error.hint)
     endpoint, source = chosen.host, (chosen.source if chosen.chosen else None)
     if endpoint.startswith("unix://") and not os.path.exists(endpoint[len("unix://") :]):
         return EngineView(endpoint, None, "not running", source)  # no socket: no need to load the SDK

@@ -98,7 +98,9 @@ def render(view: Overview) -> None:
     engine = view.engine
     via = f" from {markup(engine.source)}" if engine.source else ""  # a docker context, DOCKER_HOST
     if engine.reachable:
-        line(f"[bold]Engine:[/bold] running ({markup(engine.endpoint)}){via}")
+        line(f"[bold]Engine:[/bold] running ({markup(engine.endpoint or '')}){via}")
+    elif engine.endpoint is None:  # a broken docker context or config.json: the problem names it
+        line(f"[bold]Engine:[/bold] [yellow]{markup(engine.problem)}[/yellow] Warm containers unknown.")
     else:
         line(
             f"[bold]Engine:[/bold] [yellow]{markup(engine.problem)}[/yellow] "

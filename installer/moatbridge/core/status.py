@@ -19,12 +19,13 @@ RUNNING, STOPPED, ABSENT, UNKNOWN = "running", "stopped", "not started", "unknow
 
 @dataclass(frozen=True)
 class EngineView:
-    endpoint: str
+    endpoint: str | None  # None: the docker configuration naming it is broken (see problem)
     # Warm containers by name -> running; None when the engine could not be asked.
     containers: tuple[tuple[str, bool], ...] | None
     problem: str | None = None  # "not running", "permission denied", "not answering ..."
     # What chose the endpoint: "DOCKER_HOST" or "docker context 'x'"; None: the default socket.
     source: str | None = None
+    hint: str | None = None  # how to mend a broken docker configuration or context
 
     @property
     def reachable(self) -> bool:
@@ -136,6 +137,8 @@ def _engine_step(engine: EngineView) -> Step:
         return Step("sudo usermod -aG docker $USER", "the engine refused this user; log in again after it")
     if engine.problem == "not running":
         return Step("sudo systemctl start docker", "the engine is not running; moatbridge doctor says more")
+    if engine.endpoint is None:  # the docker CLI's own configuration names no usable engine
+        return Step("docker context ls", engine.hint or "")
     return Step("moatbridge doctor", f"the engine: {engine.problem}")
 
 
