@@ -90,10 +90,10 @@ def resolve_endpoint(environ: Mapping[str, str] = os.environ) -> Endpoint:
     if environ.get("DOCKER_HOST"):
         return Endpoint(environ["DOCKER_HOST"], None)
     directory = config_dir(environ)
-    context = environ.get("DOCKER_CONTEXT") or _current_context(directory / "config.json")
+    config = directory / "config.json"
+    context = environ.get("DOCKER_CONTEXT") or _current_context(config)
     if not context or context == DEFAULT_CONTEXT:
         return Endpoint(DEFAULT_SOCKET, DEFAULT_CONTEXT)
-    config = directory / "config.json"
     how = "DOCKER_CONTEXT" if environ.get("DOCKER_CONTEXT") else f"currentContext in {config}"
     meta = meta_path(directory, context)
     host, skip_verify = _context_host(meta, context, how)
