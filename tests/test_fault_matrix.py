@@ -22,7 +22,6 @@ import contextlib
 import io
 import json
 import os
-import pty
 import select
 import shutil
 import signal
@@ -40,6 +39,7 @@ import pytest
 
 from moatbridge.core import rc_block
 
+from support.pty_session import PtySession
 from support.registry import Misbehaviour, misbehaving_proxy, run_registry
 
 pytestmark = pytest.mark.engine
@@ -542,53 +542,11 @@ def test_races(world: World) -> None:
 DOWN, ENTER = "\x1b[B", "\r"
 
 
-class Terminal:
+class Terminal(PtySession):
     """A command on a real pseudo-terminal (its own session: Ctrl-C reaches its process group)."""
 
     def __init__(self, argv: list[str], env: dict[str, str], cwd: Path) -> None:
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:
-            os.chdir(cwd)
-            os.execvpe(argv[0], argv, dict(env, COLUMNS="120", LINES="40", TERM="xterm"))
-        self.screen = ""
-
-    def read(self, timeout: float) -> bool:
-        ready, _, _ = select.select([self.fd], [], [], timeout)
-        if not ready:
-            return True
-        try:
-            chunk = os.read(self.fd, 65536)
-        except OSError:
-            return False
-        self.screen += chunk.decode(errors="replace")
-        return bool(chunk)
-
-    def wait_for(self, text: str, timeout: float = 120) -> bool:
-        deadline = time.monotonic() + timeout
-        while text not in self.screen and time.monotonic() < deadline:
-            if not self.read(min(1.0, max(0.0, deadline - time.monotonic()))):
-                break
-        return text in self.screen
-
-    def send(self, keys: str) -> None:
-        time.sleep(0.3)  # let prompt_toolkit draw before typing
-        os.write(self.fd, keys.encode())
-
-    def finish(self, timeout: float = 120) -> int | None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            done, status = os.waitpid(self.pid, os.WNOHANG)
-            if done:
-                while self.read(0.2):
-                    if not select.select([self.fd], [], [], 0)[0]:
-                        break
-                os.close(self.fd)
-                return os.waitstatus_to_exitcode(status)
-            self.read(0.5)
-        os.kill(self.pid, signal.SIGKILL)
-        os.waitpid(self.pid, 0)
-        os.close(self.fd)
-        return None
+        super().__init__(argv, dict(env, COLUMNS="120", LINES="40", TERM="xterm"), cwd, rows=40, columns=120)
 
 
 def moatbridge_on_terminal(world: World, *args: str, env: dict[str, str] | None = None) -> Terminal:
@@ -634,11 +592,11 @@ def test_ctrl_c_in_the_wizard_at_every_step(world: World) -> None:
         term = moatbridge_on_terminal(world, "setup", "--name", world.name)
         problems = []
         for earlier, keys in wizard[:step]:
-            if not term.wait_for(earlier):
+            if not term.appears(earlier):
                 problems.append(f"{earlier!r} never appeared: {term.screen[-800:]}")
                 break
             term.send(keys or _targets_keys())
-        if not problems and not term.wait_for(prompt):
+        if not problems and not term.appears(prompt):
             problems.append(f"{prompt!r} never appeared: {term.screen[-800:]}")
         problems += interrupted(term, f"Ctrl-C at {prompt!r}")
         problems += world.invariants() + world.rc_problems(block_allowed=False)
@@ -651,11 +609,11 @@ def test_ctrl_c_in_the_wizard_at_every_step(world: World) -> None:
                                       env={"MOATBRIDGE_FAULT_AT": point, "MOATBRIDGE_FAULT_ACTION": "wait"})  # fmt: skip
         problems = []
         for prompt, keys in WIZARD:
-            if not term.wait_for(prompt):
+            if not term.appears(prompt):
                 problems.append(f"{prompt!r} never appeared: {term.screen[-800:]}")
                 break
             term.send(keys or _targets_keys())
-        if not problems and not term.wait_for(f"waiting at {point}"):
+        if not problems and not term.appears(f"waiting at {point}"):
             problems.append(f"setup never reached {point}: {term.screen[-800:]}")
         problems += interrupted(term, f"Ctrl-C at {point}")
         problems += world.invariants()
@@ -707,7 +665,7 @@ def test_ctrl_c_of_image_build_and_bundle_load(
                                   "--base", "bootstrap", "--no-cache",
                                   env={"MOATBRIDGE_FAULT_AT": "engine.build-event:3", "MOATBRIDGE_FAULT_ACTION": "wait"})  # fmt: skip
     problems = (
-        [] if term.wait_for("waiting at engine.build-event", 300) else [f"no build: {term.screen[-800:]}"]
+        [] if term.appears("waiting at engine.build-event", 300) else [f"no build: {term.screen[-800:]}"]
     )
     problems += interrupted(term, "Ctrl-C of image build")
     after = docker("image", "inspect", "--format", "{{.Id}}", "moatbridge/open:12.4-devel-trixie-gfx1030")
@@ -721,7 +679,7 @@ def test_ctrl_c_of_image_build_and_bundle_load(
     term = moatbridge_on_terminal(world, "bundle", "load", str(path),
                                   env={"MOATBRIDGE_FAULT_AT": "bundle.image-chunk-sent:2", "MOATBRIDGE_FAULT_ACTION": "wait"})  # fmt: skip
     problems = (
-        [] if term.wait_for("waiting at bundle.image-chunk-sent") else [f"no load: {term.screen[-800:]}"]
+        [] if term.appears("waiting at bundle.image-chunk-sent") else [f"no load: {term.screen[-800:]}"]
     )
     problems += interrupted(term, "Ctrl-C of bundle load")
     problems += world.invariants()

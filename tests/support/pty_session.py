@@ -148,8 +148,8 @@ class PtySession:
     def finish(self, timeout: float = 120, *, until_eof: bool = False) -> int | None:
         """Read until the program exits, then what it left unread, and reap it; its exit
         status, or None when it was still running after ``timeout`` seconds (then it and its
-        process group are killed). ``until_eof`` reads on until every process holding the
-        terminal has gone (background children too), as a terminal window stays open."""
+        process group are killed). ``until_eof`` stops only when the terminal closes (no
+        process holds it any more), not as soon as the program has exited."""
         deadline = time.monotonic() + timeout
         try:
             while time.monotonic() < deadline:
@@ -175,6 +175,8 @@ class PtySession:
 
     def close(self) -> None:
         """Kill the program (its process group) if it still runs, reap it, close the pty."""
+        if self.fd is None:  # closed before: the exit status is known
+            return
         if self.running:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
@@ -182,9 +184,8 @@ class PtySession:
             self.code = None
         else:
             self.code = self.process.returncode
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+        os.close(self.fd)
+        self.fd = None
 
     def __enter__(self) -> PtySession:
         return self
