@@ -20,6 +20,7 @@ import os
 import subprocess
 import sys
 import tarfile
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ from moatbridge.core import bundle
 from moatbridge.core.textsafe import parse_hex, parse_uint, printable
 
 import machines
+from support.pty_session import PtySession
 
 BAD = os.fsdecode(b"bad-\xff\xfe")  # bytes that are not UTF-8, as Python keeps them in argv
 OSC52 = "\x1b]52;c;ZXZpbA==\x07"  # a clipboard write
@@ -601,34 +603,17 @@ def test_the_bounded_reader_refuses_what_is_not_a_small_regular_file(tmp_path: P
 # --- Ctrl-D at every kind of question, on a real terminal (defect 5) ----------------------------
 
 
-def _on_terminal(args: list[str], env: dict[str, str], keys: bytes, timeout: float = 60) -> tuple[int, str]:
-    """Run the CLI on a pty; once it has asked (printed something), type ``keys``."""
-    import pty
-    import select
-    import time
-
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: the CLI on the terminal
-        os.execve(sys.executable, [sys.executable, "-m", "moatbridge", *args], env)
-    output, sent, deadline = b"", False, time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 1.0)
-        if ready:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:  # the child closed the terminal
-                break
-            if not chunk:
-                break
-            output += chunk
-        elif output and not sent:  # it has asked and is waiting
-            os.write(fd, keys)
-            sent = True
-    else:
-        os.kill(pid, 9)
-    _, status = os.waitpid(pid, 0)
-    os.close(fd)
-    return os.waitstatus_to_exitcode(status), output.decode("utf-8", "replace")
+def _on_terminal(
+    args: list[str], env: dict[str, str], keys: str, timeout: float = 60
+) -> tuple[int | None, str]:
+    """Run the CLI on a pty; once it has asked (printed something, then nothing for a second),
+    type ``keys``. Its exit status (None: killed at the timeout) and everything it wrote."""
+    deadline = time.monotonic() + timeout
+    session = PtySession([sys.executable, "-m", "moatbridge", *args], env)
+    if session.goes_quiet(1.0, timeout):
+        session.send(keys, settle=0)
+    code = session.finish(max(0.0, deadline - time.monotonic()), until_eof=True)
+    return code, session.raw
 
 
 @pytest.mark.parametrize(
@@ -647,7 +632,7 @@ def test_ctrl_d_at_a_question_cancels_with_nothing_changed(tmp_path: Path, args:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
     env.update(HOME=str(tmp_path / "home"), MOATBRIDGE_HOME=str(tmp_path / "mbh"), TERM="xterm",
                DOCKER_HOST="unix:///nonexistent/docker.sock")  # fmt: skip
-    code, output = _on_terminal(args, env, b"\x04")
+    code, output = _on_terminal(args, env, "\x04")
     assert code == 2, output
     assert "moatbridge: Input ended (Ctrl-D) before an answer; nothing changed." in output
     assert "Traceback" not in output and "internal error" not in output

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 from moatbridge.adapters.records import default_licences_dir, load_licences
 
 from conftest import cli
+from support.pty_session import PtySession
 
 
 def licence_record(licence_id: str) -> Path:
@@ -59,35 +59,22 @@ def test_no_terminal_without_yes_fails_at_once() -> None:
     assert "--yes" in result.stderr
 
 
-def _interactive(answer: bytes) -> tuple[int, str]:
-    """Answer the confirmation on a real pseudo-terminal."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execv(sys.executable, [sys.executable, "-m", "moatbridge", "license", "accept", "scale-free",
-                                  "--use", "non-commercial"])  # fmt: skip
-    output = b""
-    sent = False
-    while True:
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        output += chunk
-        if not sent and b"[y/N]" in output:
-            os.write(fd, answer)
-            sent = True
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), output.decode(errors="replace")
+def _interactive(answer: str) -> tuple[int | None, str]:
+    """Answer the confirmation on a real pseudo-terminal as soon as it is asked."""
+    argv = [sys.executable, "-m", "moatbridge", "license", "accept", "scale-free", "--use", "non-commercial"]
+    session = PtySession(argv, dict(os.environ))
+    if session.appears("[y/N]", timeout=60):
+        session.send(answer, settle=0)
+    code = session.finish(60, until_eof=True)
+    return code, session.screen
 
 
 def test_declining_on_a_terminal_records_nothing() -> None:
-    code, screen = _interactive(b"n\n")
+    code, screen = _interactive("n\n")
     assert code == 2 and "was not accepted; nothing was recorded" in screen
     # The whole screen, in order: who, what use, the plain-words summary, where the binding
     # text is, then the question naming the use being accepted.
-    lines = screen.replace("\r\n", "\n").splitlines()
+    lines = screen.splitlines()
     expected = [
         "SCALE Free Licence (scale-free, terms 2026) - Spectral Compute Ltd",
         "Covers: scale flavour(s). Allowed use: non-commercial.",
@@ -104,7 +91,7 @@ def test_declining_on_a_terminal_records_nothing() -> None:
 
 
 def test_accepting_on_a_terminal(tmp_path: Path) -> None:
-    code, screen = _interactive(b"y\n")
+    code, screen = _interactive("y\n")
     assert code == 0, screen
     assert _status("scale-free")["status"] == "accepted"
 

@@ -130,6 +130,21 @@ class PtySession:
                 return text in self.screen
         return True
 
+    def goes_quiet(self, quiet: float = 1.0, timeout: float = 120) -> bool:
+        """Whether the program, once it has sent the terminal anything (escapes count), then
+        sends nothing for ``quiet`` seconds within ``timeout`` seconds: it has asked and waits
+        for an answer, whatever the question's words. False when it ends first or time runs out."""
+        deadline = time.monotonic() + timeout
+        while self.fd is not None and (remaining := deadline - time.monotonic()) > 0:
+            wait = min(remaining, quiet)
+            if not select.select([self.fd], [], [], wait)[0]:
+                if self.raw and wait == quiet:
+                    return True
+                continue
+            if not self.read(0):  # nothing more will come
+                return False
+        return False
+
     def wait_for(self, text: str, timeout: float = 120) -> None:
         """Wait until ``text`` is on the screen; otherwise end the program and fail, showing
         the screen."""
