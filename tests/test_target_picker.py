@@ -10,9 +10,6 @@ answer shows, before setup asks the engine anything.
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,7 +28,7 @@ from moatbridge.core.target_choices import (
 )
 
 import machines
-from support.docker_user import DockerUser, docker_group_user
+from support.docker_user import DockerUser
 from support.pty_session import PtySession
 
 TAB, ENTER, CTRL_U = "\t", "\r", "\x15"
@@ -228,17 +225,6 @@ class Wizard(PtySession):
 
 def _files(home: Path) -> dict[str, bytes]:
     return {str(p.relative_to(home)): p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file()}
-
-
-@pytest.fixture
-def account(shared_tmp: Path) -> Iterator[DockerUser]:
-    """A new non-root account in the docker group (tests/support/docker_user.py)."""
-    if os.geteuid() != 0:
-        pytest.skip("making a test account and a mount namespace needs root")
-    if shutil.which("unshare") is None:
-        pytest.fail("util-linux's unshare is needed")
-    with docker_group_user(shared_tmp) as user:
-        yield user
 
 
 def test_typing_7900_in_the_picker_chooses_gfx1100(account: DockerUser, shared_tmp: Path) -> None:
