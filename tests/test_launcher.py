@@ -28,7 +28,7 @@ import pytest
 
 from moatbridge import __version__
 from moatbridge.core.launcher import GONE_HINT, RUN_HINT, render_launcher
-from moatbridge.core.shims import _q
+from moatbridge.core.sh_quote import sh_quote as _q
 
 from support.launcher_home import (
     BASE_PATH,

@@ -14,7 +14,7 @@ import pytest
 
 from moatbridge import __version__
 from moatbridge.core.launcher import RUN_HINT
-from moatbridge.core.shims import _q
+from moatbridge.core.sh_quote import sh_quote as _q
 
 from support.docker_user import DockerUser
 from support.launcher_home import NAME, home_env, install_toolchain, on_pty, user_home
@@ -71,7 +71,7 @@ def test_a_new_user_in_the_docker_group_runs_what_they_built(
             account,
             "cd ~/vadd; command -v moatbridge; moatbridge --version; nvcc --version; "
             "nvcc -o vadd vadd.cu; echo built=$?; ./vadd; echo host=$?; "
-            "moatbridge run ./vadd; echo run=$?; mbrun true; echo mbrun=$?; "
+            "moatbridge run ./vadd; echo run=$?; mbrun true; echo mbrun=$?; mbrun ./vad; echo typo=$?; "
             f"cp vadd {_q(str(outside))}/ && cd {_q(str(outside))} && mbrun ./vadd; echo oneshot=$?",
         )
         assert status == 0, screen[-4000:]
@@ -87,6 +87,9 @@ def test_a_new_user_in_the_docker_group_runs_what_they_built(
         reached = [line for line in lines if line.startswith("runtime reached: ")]
         assert len(reached) == 2, screen[-4000:]  # warm (in the home) and one-shot (outside it)
         assert "run=0" in lines and "mbrun=0" in lines and "oneshot=0" in lines
+        # A typo is one line naming it (bash used to say "gfx1100: line 1: ...").
+        assert "typo=127" in lines and "moatbridge: ./vad: not found in the toolchain" in screen
+        assert "line 1" not in screen
 
         status, screen = _as_user(account, "moatbridge uninstall --all --keep-images")
         assert status == 0, screen[-4000:]

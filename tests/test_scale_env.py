@@ -27,6 +27,7 @@ import yaml
 from moatbridge.core.apptainer import ApptainerSpec, definition
 from moatbridge.core.ci_templates import CiSpec, github_workflow, gitlab_ci
 from moatbridge.core.devcontainer import DevcontainerSpec, devcontainer_json, strip_jsonc
+from moatbridge.core.in_image import exec_after_activation
 from moatbridge.core.k8s import JobSpec, job_manifest
 from moatbridge.core.scale_env import MeasurementRefused, difference, measured_env, parse_env0, split_dumps
 from moatbridge.core.shims import PASS_ENV
@@ -373,7 +374,7 @@ def test_a_target_scaleenv_refuses_is_one_clear_error(standin_image: str) -> Non
 def test_activation_guards_nvcc_and_puts_scale_tools_on_path(standin_image: str) -> None:
     """The sh prefix that shims, `moatbridge run` and Slurm scripts run in the container:
     a program its nvcc builds runs there (scaleenv's LD_LIBRARY_PATH), scaleinfo resolves."""
-    script = f'{SCALE_ACTIVATE} "$0" >/dev/null && exec "$@"'
+    script = exec_after_activation(SCALE_ACTIVATE)  # what the runner and Slurm scripts run
     probe = ('printf "%s\\n" "${NVCC_APPEND_FLAGS-}" "$PATH"; command -v scaleinfo; '
              "nvcc $NVCC_APPEND_FLAGS -o /tmp/app app.cu && /tmp/app")  # fmt: skip
     cases = ((None, "--require-scale"), ("-Wno-deprecated-gpu-targets", "-Wno-deprecated-gpu-targets --require-scale"),
@@ -381,7 +382,7 @@ def test_activation_guards_nvcc_and_puts_scale_tools_on_path(standin_image: str)
     for given, expected in cases:
         extra = ["-e", f"NVCC_APPEND_FLAGS={given}"] if given is not None else []
         result = subprocess.run(["docker", "run", "--rm", "--network", "none", *extra, "--entrypoint", "bash",
-                                 standin_image, "-c", script, TARGET, "sh", "-c", probe],
+                                 standin_image, "-c", script, "moatbridge", TARGET, "sh", "-c", probe],
                                 capture_output=True, text=True, timeout=300)  # fmt: skip
         assert result.returncode == 0, result.stderr
         flags, path, scaleinfo, ran = result.stdout.splitlines()

@@ -20,10 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from moatbridge.core.activation import MARKER
+from moatbridge.core.in_image import AFTER_ACTIVATION
+from moatbridge.core.in_image import SHELL_NAME as IN_IMAGE_NAME
 from moatbridge.core.launcher import RUN_HINT
 from moatbridge.core.sh_quote import sh_quote
-
-_q = sh_quote  # the name tests/test_launcher.py still imports; the one definition is core.sh_quote
 
 TOOLS = (
     "nvcc", "hipcc", "hipconfig", "hipify-perl", "clang", "clang++", "cmake", "ctest", "cpack",
@@ -227,6 +227,8 @@ fi
 
 tty=
 if [ -t 0 ] && [ -t 1 ]; then tty=-t; fi
+# What bash runs in the image: the toolchain's activation, then the command (core/in_image.py).
+in_image="$MB_ACTIVATE"{sh_quote(AFTER_ACTIVATION)}
 
 inside=
 while IFS= read -r root; do
@@ -245,7 +247,7 @@ if [ -n "$inside" ]; then
         # On a terminal Ctrl-C travels through the TTY to the command itself.
         # shellcheck disable=SC2086  # the *_ARGS lists are word-split on purpose
         exec docker exec -i -t -u "$MB_USER" -w "$PWD" $MB_PASS_ENV $licence_args "$MB_CONTAINER" \\
-            bash -c "$MB_ACTIVATE \\"\\$0\\" >/dev/null && exec \\"\\$@\\"" "$MB_TARGET" "$tool" "$@"
+            bash -c "$in_image" {IN_IMAGE_NAME} "$MB_TARGET" "$tool" "$@"
     fi
     # Without a terminal `docker exec` does not forward signals: remember the command's
     # PID inside the container and pass INT/TERM on to it ourselves.
@@ -253,7 +255,7 @@ if [ -n "$inside" ]; then
     exec 3<&0
     # shellcheck disable=SC2086
     docker exec -i -u "$MB_USER" -w "$PWD" $MB_PASS_ENV $licence_args "$MB_CONTAINER" \\
-        bash -c "echo \\$\\$ > /tmp/.moatbridge-$token.pid; $MB_ACTIVATE \\"\\$0\\" >/dev/null && exec \\"\\$@\\"" \\
+        bash -c "echo \\$\\$ > /tmp/.moatbridge-$token.pid; $in_image" {IN_IMAGE_NAME} \\
         "$MB_TARGET" "$tool" "$@" <&3 &
     child=$!
     # To its process group, as a terminal's Ctrl-C does: make's own children stop too.
@@ -279,5 +281,5 @@ case $here in *'"'*) here=$(printf '%s\\n' "$here" | sed 's/"/""/g') ;; esac
 exec docker run --rm -i $tty --network host -u "$MB_USER" $MB_RUN_ARGS \\
     --mount "type=bind,\\"source=$here\\",\\"target=$here\\"" -w "$PWD" \\
     $MB_PASS_ENV $licence_args --entrypoint bash "$MB_IMAGE" \\
-    -c "$MB_ACTIVATE \\"\\$0\\" >/dev/null && exec \\"\\$@\\"" "$MB_TARGET" "$tool" "$@"
+    -c "$in_image" {IN_IMAGE_NAME} "$MB_TARGET" "$tool" "$@"
 """

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from moatbridge.core.activation import MARKER
 from moatbridge.core.gpu_request import GpuRequest, gpu_request
+from moatbridge.core.in_image import SHELL_NAME, exec_after_activation
 from moatbridge.errors import InputError
 
 RUNTIMES = ("docker", "podman", "apptainer")
@@ -132,10 +133,10 @@ def _mount(engine: str) -> str:
 
 
 def _in_image(job: SlurmJob) -> str:
-    """bash -c arguments: activate the toolchain for the target ($0), then exec the command."""
-    script = f'{job.activate} "$0" >/dev/null && exec "$@"'
+    """bash -c arguments: activate the toolchain for the target, then exec the command."""
+    script = exec_after_activation(job.activate)
     command = " ".join(shlex.quote(word) for word in job.command)
-    return f"-c {shlex.quote(script)} {shlex.quote(job.target)} \\\n    {command}"
+    return f"-c {shlex.quote(script)} {SHELL_NAME} {shlex.quote(job.target)} \\\n    {command}"
 
 
 def _amd_gpus() -> list[str]:
