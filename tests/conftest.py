@@ -31,6 +31,7 @@ NOBODY = 65534
 SCRUBBED = (
     "HSA_OVERRIDE_GFX_VERSION", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
     "CUDA_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL", "ROCM_PATH", "HIP_PATH", "DOCKER_HOST",
+    "DOCKER_CONTEXT", "DOCKER_CONFIG",  # a developer's own docker context must not steer the suite
 )  # fmt: skip
 
 
