@@ -4,12 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +15,8 @@ from moatbridge import __version__
 from moatbridge import cli as cli_module
 
 from conftest import cli
+from support.docker_user import DockerUser
+from support.pty_session import PtySession
 
 
 def test_version() -> None:
@@ -93,42 +91,16 @@ def test_unexpected_errors_become_a_crash_report(
 
 def test_ctrl_c_exits_130(tmp_path: Path) -> None:
     """A real Ctrl-C typed on a real terminal while moatbridge waits at a prompt."""
-    pid, fd = pty.fork()
-    if pid == 0:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)  # as under an interactive shell, whatever ran us
-        os.execv(sys.executable, [sys.executable, "-m", "moatbridge", "license", "accept", "scale-free",
-                                  "--use", "non-commercial"])  # fmt: skip
-    screen = b""
-    deadline = time.monotonic() + 60
-    while b"[y/N]" not in screen and time.monotonic() < deadline:
-        if select.select([fd], [], [], 1)[0]:
-            try:
-                screen += os.read(fd, 4096)
-            except OSError:  # ended before the prompt
-                break
-    assert b"[y/N]" in screen, screen.decode(errors="replace")
+    argv = [sys.executable, "-m", "moatbridge", "license", "accept", "scale-free", "--use", "non-commercial"]
+    session = PtySession(argv, dict(os.environ))
+    session.wait_for("[y/N]", timeout=60)
     # A SIGINT that lands between input() writing the prompt and blocking in read() is only
     # noticed at the next read (CPython checks signals on EINTR): type it as a person would,
-    # once the prompt has been waiting a moment.
-    time.sleep(1.0)
-    os.write(fd, b"\x03")  # the terminal's line discipline turns it into SIGINT
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if not select.select([fd], [], [], 1)[0]:
-            continue
-        try:
-            chunk = os.read(fd, 4096)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not chunk:
-            break
-        screen += chunk
-    reaped, status = os.waitpid(pid, os.WNOHANG)
-    if reaped == 0:  # still running after 30 s: the Ctrl-C was lost
-        os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
-    text = screen.decode(errors="replace").replace("\r\n", "\n")
-    assert os.waitstatus_to_exitcode(status) == 130, text
+    # once the prompt has been waiting a moment. The terminal's line discipline turns it into
+    # SIGINT.
+    code = session.interrupt(30, settle=1.0)
+    text = session.screen
+    assert code == 130, text
     # The terminal echoes ^C after the prompt; moatbridge's one line follows, then it ends.
     assert text.endswith("for non-commercial use? [y/N] ^Cmoatbridge: interrupted\n"), text
     assert "Traceback" not in text
@@ -205,25 +177,14 @@ def test_yes_is_never_a_licence_acceptance() -> None:
     assert args.yes is True and args.accept_license is False
 
 
-@pytest.fixture
-def account(shared_tmp: Path) -> Any:
-    """A new non-root account in the docker group (tests/support/docker_user.py)."""
-    if os.geteuid() != 0:
-        pytest.skip("making a test account needs root")
-    from support.docker_user import docker_group_user
-
-    with docker_group_user(shared_tmp) as user:
-        yield user
-
-
-def test_uninstall_all_yes_and_y_with_nothing_installed(account: Any) -> None:
+def test_uninstall_all_yes_and_y_with_nothing_installed(account: DockerUser) -> None:
     for flag in ("--yes", "-y"):
         result = account.run(f"moatbridge uninstall --all {flag}")
         assert (result.returncode, result.stderr) == (0, ""), result.stderr
         assert result.stdout.strip().endswith("Uninstalled: nothing.")
 
 
-def test_license_accept_y_as_a_docker_group_user(account: Any) -> None:
+def test_license_accept_y_as_a_docker_group_user(account: DockerUser) -> None:
     result = account.run("moatbridge license accept scale-free --use non-commercial -y")
     assert result.returncode == 0, result.stderr
     assert "Recorded: SCALE Free Licence accepted for non-commercial use by" in result.stdout
@@ -231,7 +192,7 @@ def test_license_accept_y_as_a_docker_group_user(account: Any) -> None:
     assert [r["status"] for r in status if r["licence"] == "scale-free"] == ["accepted"]
 
 
-def _record_toolchain(account: Any, name: str, image: str) -> None:
+def _record_toolchain(account: DockerUser, name: str, image: str) -> None:
     from moatbridge.adapters.statestore import StateStore
     from moatbridge.core.toolchains import State, Toolchain
 
@@ -249,7 +210,7 @@ def _image_exists(reference: str) -> bool:
 
 
 @pytest.mark.engine
-def test_uninstall_yes_answers_the_image_question(account: Any, engine_version: str) -> None:
+def test_uninstall_yes_answers_the_image_question(account: DockerUser, engine_version: str) -> None:
     """`uninstall --all --yes` as a docker-group user: the toolchain's image goes too (here a
     throwaway tag of some local image: only that tag is removed); without --yes and without a
     terminal to ask on, it stays."""
@@ -306,7 +267,7 @@ def test_the_licence_line_shows_the_use_only_where_the_licence_distinguishes_use
     ],
 )  # fmt: skip
 def test_setup_summary_licence_line_for_both_flavours(
-    account: Any, engine_version: str, flags: str, line: str
+    account: DockerUser, engine_version: str, flags: str, line: str
 ) -> None:
     result = account.run(f"moatbridge setup --yes --dry-run --no-modify-rc {flags}")
     assert result.returncode == 0, result.stderr
@@ -317,7 +278,7 @@ def test_setup_summary_licence_line_for_both_flavours(
 
 
 @pytest.mark.engine
-def test_setup_y_never_accepts_a_licence(account: Any, engine_version: str) -> None:
+def test_setup_y_never_accepts_a_licence(account: DockerUser, engine_version: str) -> None:
     result = account.run("moatbridge setup -y --dry-run --no-modify-rc --flavour scale --target gfx1100 "
                          "--use non-commercial")  # fmt: skip
     assert result.returncode == 2, result.stdout + result.stderr

@@ -180,9 +180,10 @@ class PtySession:
             self.close()
         return self.code
 
-    def interrupt(self, timeout: float = 30) -> int:
-        """Type Ctrl-C and wait for the program to end; its exit status."""
-        self.send(CTRL_C)
+    def interrupt(self, timeout: float = 30, *, settle: float = 0.3) -> int:
+        """Type Ctrl-C (after ``settle`` seconds, as send) and wait for the program to end; its
+        exit status."""
+        self.send(CTRL_C, settle)
         code = self.finish(timeout)
         if code is None:
             raise AssertionError(f"the program did not stop on Ctrl-C; screen:\n{self.screen[-2000:]}")
