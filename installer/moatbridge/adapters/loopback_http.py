@@ -60,6 +60,7 @@ class LoopbackServer(ThreadingHTTPServer):
         self.io_timeout = io_timeout
         self._lock = threading.Lock()
         self._handlers: dict[LoopbackHandler, threading.Thread] = {}
+        self._closing = False
         super().__init__(("127.0.0.1", 0), handler)
 
     @property
@@ -78,13 +79,20 @@ class LoopbackServer(ThreadingHTTPServer):
 
     def register(self, handler: LoopbackHandler) -> None:
         with self._lock:
-            self._handlers[handler] = threading.current_thread()
+            closing = self._closing
+            if not closing:
+                self._handlers[handler] = threading.current_thread()
+        if closing:
+            # Accepted just before stop() but scheduled after it: never served.
+            handler.abort()
 
     def unregister(self, handler: LoopbackHandler) -> None:
         with self._lock:
             self._handlers.pop(handler, None)
 
     def stop(self, grace: float) -> None:
+        with self._lock:
+            self._closing = True  # a handler registering from now on is cut at once
         self.shutdown()  # stop accepting
         self.server_close()
         with self._lock:
