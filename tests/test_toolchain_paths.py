@@ -11,10 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
-import pty
-import select
 import shutil
-import signal
 import subprocess
 import sys
 import tarfile
@@ -27,6 +24,7 @@ from typing import Any
 import pytest
 
 from conftest import REPO, fresh_home, mb
+from support.pty_session import PtySession
 
 pytestmark = pytest.mark.engine
 
@@ -99,52 +97,20 @@ def two(home: Path) -> tuple[str, str]:
     return first, second
 
 
-class Terminal:
-    """A command on a real pseudo-terminal (its controlling terminal), read as it writes."""
+class Terminal(PtySession):
+    """A command on a real pseudo-terminal (its controlling terminal), with this test's
+    environment (its HOME), read as it writes."""
 
     def __init__(self, argv: list[str], cwd: Path) -> None:
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:
-            try:
-                signal.signal(signal.SIGINT, signal.SIG_DFL)  # as under an interactive shell
-                os.chdir(cwd)
-                os.execvp(argv[0], argv)
-            finally:
-                os._exit(126)
-        self.screen = ""
+        super().__init__(argv, dict(os.environ), cwd)
 
-    def _read(self, timeout: float) -> bool:
-        if not select.select([self.fd], [], [], timeout)[0]:
-            return True
-        try:
-            chunk = os.read(self.fd, 65536)
-        except OSError:  # EIO: every process holding the terminal has gone
-            return False
-        self.screen += chunk.decode(errors="replace")
-        return bool(chunk)
+    def send(self, keys: str, settle: float = 0) -> None:
+        """Type at once: a shell and the docker CLI keep what is typed ahead."""
+        super().send(keys, settle)
 
-    def wait_for(self, text: str, timeout: float = 120) -> None:
-        deadline = time.monotonic() + timeout
-        while text not in self.screen:
-            if time.monotonic() > deadline or not self._read(1):
-                raise AssertionError(f"{text!r} never appeared; screen:\n{self.screen[-3000:]}")
-
-    def send(self, data: str) -> None:
-        os.write(self.fd, data.encode())
-
-    def finish(self, timeout: float = 120) -> int:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and self._read(1):
-            pass
-        for _ in range(50):
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                os.close(self.fd)
-                return os.waitstatus_to_exitcode(status)
-            time.sleep(0.1)
-        os.kill(self.pid, signal.SIGKILL)
-        os.waitpid(self.pid, 0)
-        raise AssertionError(f"still running after {timeout} s; screen:\n{self.screen[-3000:]}")
+    def finish(self, timeout: float = 120, *, until_eof: bool = True) -> int | None:
+        """Read until the terminal closes (docker exec's last output included), then reap."""
+        return super().finish(timeout, until_eof=until_eof)
 
 
 # --- default --------------------------------------------------------------------------------
