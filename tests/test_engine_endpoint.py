@@ -2,8 +2,8 @@
 
 The real docker CLI is the oracle: it writes the contexts and config.json these tests read
 (in a temporary DOCKER_CONFIG), and `docker context show` / `inspect` say which context and
-which address it would use. Broken files are the user's: one sentence naming the file, a
-hint, exit 2, never a traceback; `moatbridge status` reports them as the engine's state.
+which address it would use. Broken files, and the advice when an engine does not answer,
+are tested in test_engine_config_errors.py.
 """
 
 from __future__ import annotations
@@ -188,102 +188,12 @@ def test_tls_material_is_used_where_the_cli_stored_it(tmp_path: Path) -> None:
     assert "client certificate without its key" in error.message and str(stored) in error.message
 
 
-# --- broken files: one sentence naming the file, a hint ------------------------------------------
-
-
-def _context(config: Path, name: str, text: str) -> Path:
-    meta = meta_path(config, name)
-    meta.parent.mkdir(parents=True, exist_ok=True)
-    meta.write_text(text)
-    return meta
-
-
-@pytest.mark.parametrize(
-    ("text", "words"),
-    [
-        ("{bad", "is not valid JSON"),
-        ('["currentContext"]', "is not a JSON object"),
-        ('{"currentContext": 7}', "has a currentContext that is not a name"),
-        (b"\xff\xfe{}", "is not valid JSON"),
-    ],
-)
-def test_a_broken_config_json_is_named(tmp_path: Path, text: str | bytes, words: str) -> None:
-    config = tmp_path / "config.json"
-    config.write_bytes(text if isinstance(text, bytes) else text.encode())
-    error = _error(_env(tmp_path))
-    assert str(config) in error.message and words in error.message
-    assert "docker context use default" in (error.hint or "")
-    assert resolve_endpoint(_env(tmp_path, DOCKER_HOST="tcp://h:1")).host == "tcp://h:1"  # bypassed
-
-
-def test_a_fifo_or_directory_is_not_read(tmp_path: Path) -> None:
-    os.mkfifo(tmp_path / "config.json")  # reading it would wait for a writer forever
-    assert "is not a regular file" in _error(_env(tmp_path)).message
-    os.unlink(tmp_path / "config.json")
-    (tmp_path / "config.json").mkdir()
-    assert "is not a regular file" in _error(_env(tmp_path)).message
-
-
-def test_a_missing_context_names_where_it_was_looked_for(tmp_path: Path) -> None:
-    error = _error(_env(tmp_path, DOCKER_CONTEXT="gone"))
-    assert "docker context 'gone' (DOCKER_CONTEXT) does not exist" in error.message
-    assert str(meta_path(tmp_path, "gone")) in error.message
-    assert "docker context ls" in (error.hint or "")
-    (tmp_path / "config.json").write_text('{"currentContext": "gone"}')
-    error = _error(_env(tmp_path))
-    assert f"(currentContext in {tmp_path / 'config.json'})" in error.message
-
-
-@pytest.mark.parametrize(
-    ("meta", "words"),
-    [
-        ("not json", "is not valid JSON"),
-        ('{"Endpoints": {"docker": {"Host": 5}}}', "has no usable Endpoints.docker.Host"),
-        ('{"Endpoints": {"docker": "tcp://h:1"}}', "has no usable Endpoints.docker.Host"),
-        ('{"Endpoints": []}', "has no usable Endpoints.docker.Host"),
-        ("[]", "has no usable Endpoints.docker.Host"),
-        ('{"Endpoints": {"docker": {"Host": "http://h:2375"}}}', "which is not unix://, tcp:// or ssh://"),
-        ('{"Endpoints": {"docker": {"Host": "npipe:////./pipe/docker_engine"}}}', "which is not unix://"),
-        ('{"Endpoints": {"docker": {"Host": "/var/run/docker.sock"}}}', "which is not unix://"),
-        ('{"Endpoints": {"docker": {"Host": "fd://"}}}', "which is not unix://"),
-    ],
-)
-def test_a_broken_context_is_named(tmp_path: Path, meta: str, words: str) -> None:
-    path = _context(tmp_path, "odd", meta)
-    error = _error(_env(tmp_path, DOCKER_CONTEXT="odd"))
-    assert str(path) in error.message and words in error.message and "'odd'" in error.message
-
-
 def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if k not in ("DOCKER_HOST", "DOCKER_CONTEXT")}
     return subprocess.run(
         [sys.executable, "-m", "moatbridge", *args], capture_output=True, text=True, env={**base, **env},
         timeout=120,
     )  # fmt: skip
-
-
-def test_commands_say_it_and_status_reports_it(tmp_path: Path) -> None:
-    (tmp_path / "config.json").write_text('{"currentContext": "gone"}')
-    env = {"DOCKER_CONFIG": str(tmp_path)}
-    for command in (("image", "list"), ("doctor", "--json")):
-        result = _cli(*command, env=env)
-        assert result.returncode == 2, (command, result.stdout, result.stderr)
-        lines = result.stderr.strip().splitlines()
-        assert len(lines) == 2 and lines[1].startswith("hint: "), result.stderr
-        assert "docker context 'gone'" in lines[0] and "does not exist" in lines[0]
-        assert "Traceback" not in result.stderr
-    status = _cli("status", "--json", env=env)
-    assert status.returncode == 0, status.stderr
-    data = json.loads(status.stdout)
-    assert data["engine"]["endpoint"] is None and data["engine"]["running"] is False
-    assert (
-        "docker context 'gone'" in data["engine"]["problem"] and "does not exist" in data["engine"]["problem"]
-    )
-    assert data["next"][0]["command"] == "docker context ls"  # the hint, as the next step
-    assert "docker context use NAME" in data["next"][0]["why"]
-    text = _cli("status", env=env)
-    assert text.returncode == 0 and "Traceback" not in text.stderr
-    assert "does not exist" in text.stdout and "Next: docker context ls" in text.stdout
 
 
 # --- against the live engine -----------------------------------------------------------------------

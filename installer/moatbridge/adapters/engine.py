@@ -11,8 +11,17 @@ import shutil
 from collections.abc import Mapping
 from typing import Any
 
-from moatbridge.adapters.engine_endpoint import DEFAULT_SOCKET, Endpoint, Tls, resolve_endpoint
+from moatbridge.adapters.engine_endpoint import (
+    DEFAULT_CONTEXT,
+    DEFAULT_SOCKET,
+    Endpoint,
+    Tls,
+    resolve_endpoint,
+    socket_path,
+    start_advice,
+)
 from moatbridge.core.model import EngineFacts
+from moatbridge.errors import InputError
 
 PROBE_TIMEOUT_S = 5
 
@@ -67,11 +76,14 @@ def probe_engine(environ: Mapping[str, str]) -> EngineFacts:
     path = environ.get("PATH", os.defpath)
     docker_cli = shutil.which("docker", path=path)
     podman_cli = shutil.which("podman", path=path)
-    endpoints, chosen = candidate_endpoints(environ)
+    try:
+        endpoints, chosen = candidate_endpoints(environ)
+    except InputError as error:  # a docker context that does not exist or is broken: a failing check
+        return EngineFacts(docker_cli, podman_cli, None, False, "config", error.message, fix=error.hint)
     source, tls = (chosen.source, chosen.tls) if chosen else (None, None)
     first_failure: tuple[str, str, str] | None = None
     for endpoint in endpoints:
-        socket = endpoint[len("unix://") :] if endpoint.startswith("unix://") else None
+        socket = socket_path(endpoint)
         if socket is not None and not os.path.exists(socket) and len(endpoints) > 1:
             continue
         try:
@@ -101,4 +113,13 @@ def probe_engine(environ: Mapping[str, str]) -> EngineFacts:
     if first_failure is None:
         return EngineFacts(docker_cli, podman_cli, None, False, "not-running", "no engine socket was found")
     endpoint, failure, detail = first_failure
-    return EngineFacts(docker_cli, podman_cli, endpoint, False, failure, detail, endpoint_source=source)
+    fix = _fix(chosen or Endpoint(endpoint, DEFAULT_CONTEXT))
+    return EngineFacts(
+        docker_cli, podman_cli, endpoint, False, failure, detail, endpoint_source=source, fix=fix
+    )
+
+
+def _fix(endpoint: Endpoint) -> str | None:
+    """How to start or repair the engine, when it is not the system daemon (checks has that)."""
+    command, why = start_advice(endpoint)
+    return None if command == "sudo systemctl start docker" else f"{command} ({why})"

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from moatbridge.adapters.engine_endpoint import Tls, resolve_endpoint
+from moatbridge.adapters.engine_endpoint import Endpoint, Tls, resolve_endpoint, sdk_config, start_advice
 from moatbridge.errors import EngineUnavailable, InputError
 
 DEFAULT_TIMEOUT_S = 120
@@ -21,11 +22,42 @@ def client_for(base_url: str, timeout: int = DEFAULT_TIMEOUT_S, tls: Tls | None 
     """A low-level client for one endpoint; raises the SDK's own errors (probes classify them)."""
     import docker
 
+    _read_config_as_the_cli_does()
     # ssh:// through the ssh command, as the docker CLI connects (keys, agent, ~/.ssh/config),
-    # not through paramiko, which is not installed with moatbridge.
+    # not through paramiko. The SDK still imports paramiko for any ssh:// (its transport module
+    # does so at the top), so moatbridge depends on docker[ssh].
     ssh = base_url.startswith("ssh://")
     kind = docker.APIClient if tls is None else _tls_client_class()
     return kind(base_url=base_url, timeout=timeout, version="auto", use_ssh_client=ssh, tls=tls_config(tls))
+
+
+def _read_config_as_the_cli_does() -> None:
+    """Every SDK client reads config.json (proxies, registry logins) and raises on one the docker
+    CLI only warns about (RecursionError when nested deeply, AttributeError on a list; a FIFO
+    blocks it). Its two readers are replaced by engine_endpoint's, once per process; an empty
+    result must not reach the SDK's login reader, which then reads the file itself."""
+    import docker.auth as sdk_auth
+    import docker.utils.config as sdk
+
+    if getattr(sdk.load_general_config, "moatbridge", False):
+        return
+
+    def read(config_path: Any) -> dict[str, Any]:
+        found = sdk.find_config_file(config_path)
+        return sdk_config(Path(str(found))) if found else {}
+
+    def load_general_config(config_path: Any = None) -> dict[str, Any]:
+        return read(config_path)
+
+    def load_config(config_path: Any = None, config_dict: Any = None, credstore_env: Any = None) -> Any:
+        config_dict = config_dict or read(config_path)
+        if not config_dict:
+            return sdk_auth.AuthConfig({}, credstore_env)
+        return sdk_auth.AuthConfig.load_config(config_path, config_dict, credstore_env)
+
+    load_general_config.moatbridge = True  # type: ignore[attr-defined]
+    sdk.load_general_config = load_general_config
+    sdk_auth.load_config = load_config
 
 
 def _tls_client_class() -> Any:
@@ -69,18 +101,33 @@ def connect(environ: Mapping[str, str] = os.environ, timeout: int = DEFAULT_TIME
         client = client_for(base_url, timeout, endpoint.tls)
     except docker.errors.DockerException as exc:
         text = str(exc)
-        hint = (
-            "add yourself to the docker group (sudo usermod -aG docker $USER) and log in again"
-            if "Permission denied" in text
-            else "start the engine (sudo systemctl start docker), or choose another with DOCKER_HOST "
-            "or 'docker context use NAME'; see 'moatbridge doctor'"
-        )
         where = f" ({endpoint.source})" if endpoint.chosen else ""
+        if "paramiko" in text:  # installed without its dependencies (pip --no-deps)
+            raise EngineUnavailable(
+                f"The engine at {base_url}{where} is reached over ssh, which needs paramiko, and it is "
+                "not installed with this moatbridge.",
+                "install moatbridge with its dependencies (pip install 'docker[ssh]' in its environment)",
+            ) from None
+        if "Permission denied" in text:
+            hint = "add yourself to the docker group (sudo usermod -aG docker $USER) and log in again"
+        else:
+            command, why = start_advice(endpoint)
+            hint = f"run '{command}' ({why})"
         raise EngineUnavailable(f"Cannot talk to the container engine at {base_url}{where}.", hint) from None
     except (ValueError, TypeError) as exc:  # an address urllib cannot parse (bad port, bracket)
-        named = f"{base_url!r} ({endpoint.source})" if endpoint.context else f"DOCKER_HOST={base_url!r}"
-        raise InputError(
-            f"{named} is not an engine address ({exc}).",
-            "set it like unix:///var/run/docker.sock or tcp://host:2375, or unset it",
-        ) from None
+        raise _bad_address(endpoint, exc) from None
     return client
+
+
+def _bad_address(endpoint: Endpoint, exc: Exception) -> InputError:
+    """An address the SDK cannot parse, with a hint for where it came from."""
+    if endpoint.context is None:
+        return InputError(
+            f"DOCKER_HOST={endpoint.host!r} is not an engine address ({exc}).",
+            "set it like unix:///var/run/docker.sock or tcp://host:2375, or unset it",
+        )
+    return InputError(
+        f"{endpoint.host!r} ({endpoint.source}) is not an engine address ({exc}).",
+        f"fix it (docker context update {endpoint.context} --docker host=tcp://host:2375), "
+        "or use the default engine: docker context use default",
+    )

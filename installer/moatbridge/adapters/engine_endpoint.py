@@ -8,8 +8,10 @@ DOCKER_HOST; else DOCKER_CONTEXT; else `currentContext` in $DOCKER_CONFIG/config
 contexts/meta/<sha256 of its name>/meta.json, and the context "default" (or a context with
 no Host, which the CLI treats the same) is the default socket.
 
-Everything read here is the user's file and may be anything: a broken one is an InputError
-naming it (one sentence and a hint), never a traceback.
+Everything read here is the user's file and may be anything. As the CLI does, a config.json
+it cannot use is a warning (one sentence naming it) and the default engine; a named context
+that does not exist or whose meta.json is broken is an InputError naming the file (one
+sentence and a hint that works for where the name came from), never a traceback.
 """
 
 from __future__ import annotations
@@ -17,11 +19,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from moatbridge.core.textsafe import printable
 from moatbridge.errors import InputError
 
 DEFAULT_SOCKET = "unix:///var/run/docker.sock"
@@ -47,6 +52,8 @@ class Endpoint:
     host: str  # e.g. unix:///var/run/docker.sock, tcp://host:2376, ssh://user@host
     context: str | None  # the docker context that named it; None: DOCKER_HOST or no context
     tls: Tls | None = None  # a context's TLS material (None: plain, as without a context)
+    # Why config.json was not used (the default engine was, as the docker CLI does); None: it was.
+    warning: str | None = None
 
     @property
     def source(self) -> str:
@@ -85,19 +92,38 @@ def tls_dir(directory: Path, context: str) -> Path:
     return directory / "contexts" / "tls" / _digest(context) / "docker"
 
 
-def resolve_endpoint(environ: Mapping[str, str] = os.environ) -> Endpoint:
-    """The engine address the docker CLI would use with this environment."""
+def resolve_endpoint(environ: Mapping[str, str] = os.environ, warn: bool = True) -> Endpoint:
+    """The engine address the docker CLI would use with this environment. A config.json it
+    cannot use is written to stderr once per process (unless `warn` is False: the caller
+    shows Endpoint.warning itself)."""
     if environ.get("DOCKER_HOST"):
         return Endpoint(environ["DOCKER_HOST"], None)
     directory = config_dir(environ)
     config = directory / "config.json"
-    context = environ.get("DOCKER_CONTEXT") or _current_context(config)
+    warning = None
+    if environ.get("DOCKER_CONTEXT"):
+        context: str | None = environ["DOCKER_CONTEXT"]
+        how, hint = "DOCKER_CONTEXT", "unset DOCKER_CONTEXT, or set it to a context 'docker context ls' lists"
+    else:
+        context, warning = _current_context(config)
+        how = f"currentContext in {config}"
+        hint = "run 'docker context use default' (or 'docker context use' one that 'docker context ls' lists)"
+    if warning is not None and warn:
+        _warn_once(warning)
     if not context or context == DEFAULT_CONTEXT:
-        return Endpoint(DEFAULT_SOCKET, DEFAULT_CONTEXT)
-    how = "DOCKER_CONTEXT" if environ.get("DOCKER_CONTEXT") else f"currentContext in {config}"
+        return Endpoint(DEFAULT_SOCKET, DEFAULT_CONTEXT, warning=warning)
     meta = meta_path(directory, context)
-    host, skip_verify = _context_host(meta, context, how)
+    host, skip_verify = _context_host(meta, context, how, hint)
     return Endpoint(host, context, _tls(tls_dir(directory, context), skip_verify, meta, context))
+
+
+_warned: set[str] = set()  # one process resolves several times (doctor, then a client): say it once
+
+
+def _warn_once(warning: str) -> None:
+    if warning not in _warned:
+        _warned.add(warning)
+        sys.stderr.write(f"moatbridge: warning: {printable(warning, newlines=False)}\n")
 
 
 def _tls(where: Path, skip_verify: bool, meta: Path, context: str) -> Tls | None:
@@ -118,46 +144,88 @@ def _tls(where: Path, skip_verify: bool, meta: Path, context: str) -> Tls | None
     return Tls(found.get("ca"), found.get("cert"), found.get("key"), not skip_verify)
 
 
-def _load_json(path: Path, what: str, hint: str) -> Any:
-    """A JSON file's value; None when it does not exist."""
+class _Unusable(Exception):
+    """Why a docker file cannot be used, in a few words ("is not valid JSON (...)")."""
+
+
+def _load_json(path: Path) -> Any:
+    """A JSON file's value; None when it does not exist; _Unusable when it cannot be used."""
     try:
         if not path.is_file():
             if path.exists():
-                raise InputError(f"The {what} {path} is not a regular file.", hint)
+                raise _Unusable("is not a regular file")
             return None
         with path.open("rb") as stream:
             data = stream.read(_LIMIT + 1)
     except OSError as exc:
-        raise InputError(f"The {what} {path} cannot be read ({exc.strerror or exc}).", hint) from None
+        raise _Unusable(f"cannot be read ({exc.strerror or exc})") from None
     if len(data) > _LIMIT:
-        raise InputError(f"The {what} {path} is larger than 1 MiB, so it is not docker's.", hint)
+        raise _Unusable("is larger than 1 MiB, so it is not docker's")
     try:
         return json.loads(data.decode("utf-8"))
+    except RecursionError:  # '[[[[...': the parser recurses once per level
+        raise _Unusable("is not valid JSON (it is nested too deeply)") from None
     except (UnicodeDecodeError, ValueError) as exc:
-        raise InputError(f"The {what} {path} is not valid JSON ({exc}).", hint) from None
+        raise _Unusable(f"is not valid JSON ({exc})") from None
 
 
-def _current_context(config: Path) -> str | None:
-    hint = "fix it, or run 'docker context use default' (set DOCKER_HOST to bypass it)"
-    data = _load_json(config, "docker configuration", hint)
-    if data is None:
-        return None
+def _current_context(config: Path) -> tuple[str | None, str | None]:
+    """config.json's currentContext, and why config.json was not used (then no context)."""
+    try:
+        data = _load_json(config)
+        if data is None:
+            return None, None
+        if not isinstance(data, dict):
+            raise _Unusable("is not a JSON object")
+        current = data.get("currentContext")
+        if current is not None and not isinstance(current, str):
+            raise _Unusable("has a currentContext that is not a name")
+    except _Unusable as problem:
+        return None, (
+            f"the docker configuration {config} {problem}, so the default engine is used "
+            "(as the docker CLI does)."
+        )
+    return current or None, None
+
+
+# config.json fields the SDK uses, and the type the docker CLI requires of each: the CLI drops
+# a field of another type (with a warning), where the SDK would raise on it.
+_SDK_FIELDS: dict[str, type] = {
+    "proxies": dict, "auths": dict, "credHelpers": dict, "HttpHeaders": dict, "credsStore": str,
+    "detachKeys": str,
+}  # fmt: skip
+
+
+def sdk_config(config: Path) -> dict[str, Any]:
+    """config.json as the SDK may read it: {} when the docker CLI could not parse it (nested too
+    deeply, not an object, a FIFO), and without fields of the wrong type."""
+    try:
+        data = _load_json(config)
+    except _Unusable:
+        return {}
     if not isinstance(data, dict):
-        raise InputError(f"The docker configuration {config} is not a JSON object.", hint)
-    current = data.get("currentContext")
-    if current is not None and not isinstance(current, str):
-        raise InputError(f"The docker configuration {config} has a currentContext that is not a name.", hint)
-    return current or None
+        return {}
+    kept = {k: v for k, v in data.items() if not (k in _SDK_FIELDS and not isinstance(v, _SDK_FIELDS[k]))}
+    for name in ("proxies", "auths"):  # per engine address or registry: each entry an object
+        if isinstance(kept.get(name), dict):
+            kept[name] = {k: v for k, v in kept[name].items() if isinstance(v, dict)}
+    return kept
 
 
-def _context_host(meta: Path, context: str, how: str) -> tuple[str, bool]:
+def _context_host(meta: Path, context: str, how: str, hint: str) -> tuple[str, bool]:
     """The context's engine address, and whether it skips TLS verification."""
-    hint = "choose a working one ('docker context ls', then 'docker context use NAME'), or set DOCKER_HOST"
-    data = _load_json(meta, f"metadata of docker context {context!r} ({how})", hint)
+    try:
+        data = _load_json(meta)
+    except _Unusable as problem:
+        raise InputError(
+            f"The metadata of docker context {context!r} ({how}), {meta}, {problem}.",
+            f"{hint}; or remove the broken context: docker context rm {context}",
+        ) from None
     if data is None:
         raise InputError(f"The docker context {context!r} ({how}) does not exist: there is no {meta}.", hint)
     unusable = InputError(
-        f"The metadata of docker context {context!r} ({meta}) has no usable Endpoints.docker.Host.", hint
+        f"The metadata of docker context {context!r} ({how}), {meta}, has no usable Endpoints.docker.Host.",
+        hint,
     )
     endpoints = data.get("Endpoints") if isinstance(data, dict) else None
     docker = endpoints.get("docker") if isinstance(endpoints, dict) else None
@@ -174,8 +242,45 @@ def _context_host(meta: Path, context: str, how: str) -> tuple[str, bool]:
     scheme = host.partition("://")[0] if "://" in host else ""
     if scheme not in SCHEMES:
         raise InputError(
-            f"The docker context {context!r} ({meta}) names the engine address {host!r}, which is not "
+            f"The docker context {context!r} ({how}, {meta}) names the engine address {host!r}, which is not "
             "unix://, tcp:// or ssh://.",
             hint,
         )
     return host, skip_verify
+
+
+_ROOTLESS = re.compile(r"unix:///run/user/\d+/docker\.sock")
+
+
+def socket_path(host: str) -> str | None:
+    """The socket file of a unix:// address ("unix://" alone is the default socket, as for the
+    SDK and the CLI); None for other schemes."""
+    if not host.startswith("unix://"):
+        return None
+    return host[len("unix://") :] or DEFAULT_SOCKET[len("unix://") :]
+
+
+def start_advice(endpoint: Endpoint) -> tuple[str, str]:
+    """What to run when the engine at `endpoint` does not answer, and why, for where the address
+    came from: the system daemon only when nothing chose another engine."""
+    host = endpoint.host
+    if _ROOTLESS.fullmatch(host):
+        if endpoint.context is None:
+            also = "; or unset DOCKER_HOST for the default engine"
+        elif endpoint.chosen:
+            also = f" ({endpoint.source}); or use the default engine: docker context use default"
+        else:
+            also = ""
+        return "systemctl --user start docker", f"rootless Docker at {host} is not running{also}"
+    if endpoint.context is None:
+        return (
+            "unset DOCKER_HOST",
+            f"DOCKER_HOST names {host}, which does not answer: check it, or unset it for the default engine",
+        )
+    if endpoint.chosen:
+        return (
+            f"docker context inspect {endpoint.context}",
+            f"the engine of {endpoint.source} ({host}) does not answer: check it, or use the default "
+            "engine (docker context use default, or unset DOCKER_CONTEXT)",
+        )
+    return "sudo systemctl start docker", "the engine is not running; moatbridge doctor says more"

@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 
 from moatbridge.adapters.engine import classify_failure
-from moatbridge.adapters.engine_endpoint import resolve_endpoint
+from moatbridge.adapters.engine_endpoint import resolve_endpoint, socket_path, start_advice
 from moatbridge.core.status import EngineView
 from moatbridge.errors import InputError
 
@@ -33,14 +33,20 @@ def _problem(exc: BaseException) -> str:
     return f"error: {first}"
 
 
-def engine_view(environ: Mapping[str, str]) -> EngineView:
+def engine_view(environ: Mapping[str, str], notes: list[str] | None = None) -> EngineView:
+    """The engine's state; a config.json the docker CLI would ignore (with a warning) goes to
+    `notes`, for the overview to show, instead of stderr."""
     try:
-        chosen = resolve_endpoint(environ)
-    except InputError as error:  # a broken docker config or context: the engine's state here
+        chosen = resolve_endpoint(environ, warn=notes is None)
+    except InputError as error:  # a broken docker context: the engine's state here
         return EngineView(None, None, error.message, hint=error.hint)
+    if chosen.warning is not None and notes is not None:
+        notes.append(chosen.warning[:1].upper() + chosen.warning[1:])
     endpoint, source = chosen.host, (chosen.source if chosen.chosen else None)
-    if endpoint.startswith("unix://") and not os.path.exists(endpoint[len("unix://") :]):
-        return EngineView(endpoint, None, "not running", source)  # no socket: no need to load the SDK
+    advice = start_advice(chosen)
+    socket = socket_path(endpoint)
+    if socket is not None and not os.path.exists(socket):  # no socket: no need to load the SDK
+        return EngineView(endpoint, None, "not running", source, advice=advice)
     try:
         from moatbridge.adapters.engine_client import client_for
 
@@ -50,7 +56,7 @@ def engine_view(environ: Mapping[str, str]) -> EngineView:
         finally:
             client.close()
     except Exception as exc:  # noqa: BLE001 - the SDK raises many unrelated types; all mean "not now"
-        return EngineView(endpoint, None, _problem(exc), source)
+        return EngineView(endpoint, None, _problem(exc), source, advice=advice)
     found = []
     for container in listed:
         running = container.get("State") == "running"

@@ -53,7 +53,7 @@ def gather(args: Namespace) -> Facts:
         home=paths.home,
         state=state,
         active=_active(state, notes),
-        engine=engine_view(os.environ),
+        engine=engine_view(os.environ, notes),
         gpus=_gpus(args),
         uid=os.getuid(),
         nvcc=shutil.which("nvcc"),

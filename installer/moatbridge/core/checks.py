@@ -75,11 +75,13 @@ def engine_checks(engine: EngineFacts) -> Iterator[Check]:
             f"permission denied on {at}",
             "sudo usermod -aG docker $USER, then log in again (or use rootless Docker/Podman)",
         )  # fmt: skip
+    elif engine.failure == "config":  # the docker context named is missing or broken: no address
+        yield Check("engine-daemon", "Engine reachable", "fail", engine.failure_detail or "", engine.fix)
     else:
         yield Check(
             "engine-daemon", "Engine reachable", "fail",
             f"no answer from {at or 'any known socket'}: {engine.failure_detail}",
-            "start it: sudo systemctl start docker (or: sudo dockerd &)",
+            engine.fix or "start it: sudo systemctl start docker (or: sudo dockerd &)",
         )  # fmt: skip
     if not engine.reachable:
         for check_id, title in (

@@ -179,7 +179,8 @@ class EngineFacts:
     podman_cli: str | None
     endpoint: str | None
     reachable: bool
-    # Why it is not reachable: "permission" | "not-running" | "timeout" | "error"; None when reachable.
+    # Why it is not reachable: "permission" | "not-running" | "timeout" | "error", or "config"
+    # (the docker context named is missing or broken: no address); None when reachable.
     failure: str | None = None
     failure_detail: str | None = None
     product: str | None = None  # "docker" | "podman"
@@ -191,3 +192,5 @@ class EngineFacts:
     free_bytes: int | None = None
     # What chose the endpoint ("DOCKER_HOST", "docker context 'x'"); None: the usual sockets.
     endpoint_source: str | None = None
+    # How to repair or start it, for what chose the endpoint; None: the system daemon's advice.
+    fix: str | None = None

@@ -26,6 +26,9 @@ class EngineView:
     # What chose the endpoint: "DOCKER_HOST" or "docker context 'x'"; None: the default socket.
     source: str | None = None
     hint: str | None = None  # how to mend a broken docker configuration or context
+    # (command, why) when the engine does not answer: it depends on what chose the endpoint
+    # (a rootless socket, DOCKER_HOST, a docker context, the system daemon).
+    advice: tuple[str, str] | None = None
 
     @property
     def reachable(self) -> bool:
@@ -136,6 +139,8 @@ def _engine_step(engine: EngineView) -> Step:
     if engine.problem == "permission denied":
         return Step("sudo usermod -aG docker $USER", "the engine refused this user; log in again after it")
     if engine.problem == "not running":
+        if engine.advice is not None:
+            return Step(*engine.advice)
         return Step("sudo systemctl start docker", "the engine is not running; moatbridge doctor says more")
     if engine.endpoint is None:  # the docker CLI's own configuration names no usable engine
         return Step("docker context ls", engine.hint or "")
