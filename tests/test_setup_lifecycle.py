@@ -313,6 +313,7 @@ def test_wizard_asks_commercial_scale_users_for_their_customer_repository(home: 
     term.wait_for("is readable by others")
     term.send("\x15" + str(good) + ENTER)
     term.wait_for("Targets to build for")  # SCALE's targets only, every one served
+    term.wait_for("Enter chooses:")  # the picker's last line: the whole list is drawn
     assert "gfx700" not in term.screen and "Instinct MI300X/MI300A/MI325X" in term.screen
     term.send("gfx1030" + ENTER)
     term.wait_for("CUDA version to mimic")

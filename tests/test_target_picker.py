@@ -117,7 +117,30 @@ def test_a_long_list_scrolls_to_keep_the_highlight_on_a_short_terminal() -> None
     last = state.items[-1]
     assert state.pointed() == last
     screen = "".join(text for _, text in lines(state, "Targets:", "", rows=12))
-    assert screen.count("\n") <= 12 and f"» ○ {last.label}" in screen and "more above" in screen
+    assert screen.count("\n") <= 11 and f"» ○ {last.label}" in screen and "more above" in screen
+
+
+@pytest.mark.parametrize("rows", [2, 3, 4, 5, 6, 8, 12, 24, 60])
+@pytest.mark.parametrize("typed", ["", "rdna", "no such gpu"])
+def test_on_any_terminal_height_the_question_highlight_and_answer_show(rows: int, typed: str) -> None:
+    state = _picker(_open_menu())
+    state.type(typed)
+    state.move(5)
+    screen = "".join(text for _, text in lines(state, "Targets:", "(hint)", rows=rows)).split("\n")
+    assert len(screen) <= max(rows - 1, 3 + bool(typed)), screen  # fits, the last row left free
+    assert screen[0].startswith("? Targets:") and screen[-1].startswith("  Enter chooses: ")
+    pointed = state.pointed()
+    if pointed is not None:
+        assert any(line.startswith(f"» ○ {pointed.label}") for line in screen), screen
+        assert screen[-1].startswith(f"  Enter chooses: {pointed.value} ")
+    if typed:
+        assert f"  filter: {typed}" in screen
+
+
+def test_nothing_to_choose_from_asks_nothing() -> None:
+    from moatbridge.adapters.picker import pick_many
+
+    assert pick_many("Targets:", [], lambda text: []) == []  # returns without a terminal
 
 
 def test_labels_carry_target_family_and_products() -> None:

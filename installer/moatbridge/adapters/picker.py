@@ -21,9 +21,6 @@ from typing import Any
 
 from moatbridge.adapters.console import input_ended, safe
 
-# Lines the picker needs besides the list: question, filter, description, answer, margin.
-_CHROME_LINES = 6
-
 
 @dataclass(frozen=True)
 class PickItem:
@@ -107,31 +104,39 @@ class PickerState:
 
 
 def lines(state: PickerState, title: str, instruction: str, rows: int) -> list[tuple[str, str]]:
-    """The picker as styled text for a terminal ``rows`` high (the list scrolls to fit)."""
+    """The picker as styled text for a terminal ``rows`` high. What always shows: the question,
+    the filter being typed, the highlighted line and the answer Enter gives; the list
+    scrolls to fit, and the highlighted line's description and the "more" lines come only
+    where there is room."""
+    shown = state.visible()
+    pointed = state.pointed()
+    room = max(1, rows - 1)  # the last row stays free for the cursor
+    fixed = 2 + bool(state.query)  # the question, the filter being typed, the answer
+    describe = bool(pointed and pointed.description) and room - fixed - 1 >= 3
+    space = max(1, room - fixed - describe)
+    more = len(shown) > space and space >= 3  # room for "... N more above/below"
+    height = min(len(shown), space - 2 if more else space)
+    first = min(max(0, state.pointer - height // 2), len(shown) - height)
+
     out: list[tuple[str, str]] = [("class:mark", "? "), ("class:title", title + " ")]
     out.append(("class:hint", instruction + "\n"))
     if state.query:
         out.append(("class:hint", "  filter: "))
         out.append(("class:query", safe(state.query, newlines=False) + "\n"))
-    shown = state.visible()
     if not shown:
         out.append(("class:hint", f"  no line matches {safe(state.query, newlines=False)!r}: "
                                   "Backspace edits the filter, Ctrl-U clears it\n"))  # fmt: skip
-    height = max(3, rows - _CHROME_LINES)
-    first = min(max(0, state.pointer - height // 2), max(0, len(shown) - height))
-    if first:
+    if more:
         out.append(("class:hint", f"  ... {first} more above\n"))
-    for index in range(first, min(first + height, len(shown))):
+    for index in range(first, first + height):
         item = shown[index]
         here = index == state.pointer
         box = "●" if item.value in state.toggled else "○"
         style = "class:pointed" if here else ("class:toggled" if item.value in state.toggled else "")
         out.append((style, f"{'»' if here else ' '} {box} {safe(item.label, newlines=False)}\n"))
-    below = len(shown) - (first + height)
-    if below > 0:
-        out.append(("class:hint", f"  ... {below} more below\n"))
-    pointed = state.pointed()
-    if pointed and pointed.description:
+    if more:
+        out.append(("class:hint", f"  ... {len(shown) - first - height} more below\n"))
+    if describe and pointed:
         out.append(("class:hint", f"  {safe(pointed.description, newlines=False)}\n"))
     answer = state.answer()
     how = "the toggled lines" if state.toggled else "the highlighted line"
@@ -142,7 +147,10 @@ def lines(state: PickerState, title: str, instruction: str, rows: int) -> list[t
 
 def pick_many(title: str, items: Sequence[PickItem], search: Callable[[str], Sequence[str]],
               instruction: str = "") -> list[str]:  # fmt: skip
-    """Ask on the terminal; the chosen values, in the order of ``items``."""
+    """Ask on the terminal; the chosen values, in the order of ``items`` (none to choose
+    from: nothing asked, nothing chosen)."""
+    if not items:
+        return []
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.keys import Keys

@@ -149,7 +149,7 @@ def _ask_targets(
         "Targets to build for:",
         [PickItem(c.target, c.label, c.note, c.checked) for c in menu.choices],
         lambda text: [c.target for c in menu.search(text)],
-        "(type a product or gfx name to filter; Tab or Space toggles, Enter confirms)",
+        "(type a product or gfx name; Tab or Space toggles)",
     )
     if not picked:
         raise MoatbridgeError("No target chosen; nothing changed.", "run setup again and pick at least one")
