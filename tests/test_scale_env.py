@@ -34,6 +34,7 @@ from moatbridge.core.shims import PASS_ENV
 from moatbridge.core.toolkit_env import SCALE_ACTIVATE, ToolkitEnv, toolkit_env
 from moatbridge.errors import InputError
 
+from support.devcontainers import devcontainer_images, remove_devcontainers
 from support.scale_standin_layout import LOADER_ERROR, NVIDIA_TARGET_DIR, write_scale_tree
 
 TARGET = "gfx1100"
@@ -475,6 +476,7 @@ def test_devcontainer_cli_runs_a_scale_program_with_the_generated_env(
     (project / ".devcontainer").mkdir(parents=True)
     (project / ".devcontainer" / "devcontainer.json").write_text(devcontainer_json(spec))
     workspace = ["--workspace-folder", str(project)]
+    images_before = devcontainer_images()
     try:
         up = subprocess.run([cli, "up", *workspace], capture_output=True, text=True, timeout=600)
         assert up.returncode == 0, up.stdout[-3000:] + up.stderr[-3000:]
@@ -487,9 +489,4 @@ def test_devcontainer_cli_runs_a_scale_program_with_the_generated_env(
             "/opt/scale/bin/scaleinfo",
         ]
     finally:
-        containers = subprocess.run(
-            ["docker", "ps", "-aq", "--filter", f"label=devcontainer.local_folder={project}"],
-            capture_output=True, text=True, check=False,
-        ).stdout.split()  # fmt: skip
-        if containers:
-            subprocess.run(["docker", "rm", "-f", *containers], capture_output=True, check=False)
+        remove_devcontainers(project, images_before)
