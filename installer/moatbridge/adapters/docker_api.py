@@ -10,16 +10,19 @@ engine_client (the engine the docker CLI would use).
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
 import re
 import threading
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from moatbridge.adapters import faults
 from moatbridge.adapters.engine_client import connect as connect  # callers say docker_api.connect()
-from moatbridge.errors import MoatbridgeError
+from moatbridge.adapters.engine_endpoint import config_dir
+from moatbridge.errors import InputError, MoatbridgeError
 
 
 class ImageBuildFailed(MoatbridgeError):
@@ -115,9 +118,10 @@ def build(
     nocache: bool = False,
 ) -> str:
     """Build with the classic builder on the host network; returns the image ID."""
-    # Refused before the first step: a full disk, a bad context.
-    with engine_errors(ImageBuildFailed, "The engine refused the build", "check the engine's disk and log",
-                       "during the build"):  # fmt: skip
+    # Refused before the first step: a full disk, a bad context, a credential helper that cannot run.
+    refused = "The engine refused the build"
+    with credential_errors(), engine_errors(ImageBuildFailed, refused, "check the engine's disk and log",
+                                            "during the build"):  # fmt: skip
         stream = _start_build(client, context, dockerfile, tag, target, buildargs, labels, nocache)
         return _build_events(stream, on_event)
 
@@ -135,6 +139,43 @@ def engine_errors(error: type[MoatbridgeError], refused: str, hint: str, during:
         raise error(f"{refused}: {exc.explanation or exc}.", hint) from None
     except requests.exceptions.RequestException as exc:
         raise error(f"The connection to the engine broke {during}: {exc}.", "retry") from None
+
+
+_HELPER = re.compile(r"docker-credential-[\w.@+-]+")
+
+
+@contextlib.contextmanager
+def credential_errors() -> Iterator[None]:
+    """A credential helper that config.json names (credsStore, credHelpers) and that cannot run,
+    as one InputError naming it: the SDK asks it before a build, pull or push and raises its
+    StoreError (build) or a DockerException (pull, push). A credsStore "desktop" copied from
+    Docker Desktop is the usual case; the docker CLI fails on it too."""
+    import docker
+    from docker.credentials.errors import StoreError
+
+    try:
+        with warnings.catch_warnings():  # the SDK also warns "... not installed" at Python level
+            warnings.filterwarnings("ignore", "docker-credential-", UserWarning)
+            yield
+    except StoreError as exc:
+        raise credential_failure(str(exc)) from None
+    except docker.errors.DockerException as exc:
+        if isinstance(exc, docker.errors.APIError) or "Credentials store error" not in str(exc):
+            raise
+        raise credential_failure(str(exc)) from None
+
+
+def credential_failure(text: str) -> InputError:
+    """The sentence and hint for a credential helper that failed with `text`."""
+    config = config_dir(os.environ) / "config.json"
+    found = _HELPER.search(text)
+    helper = found.group() if found else "the docker credential helper"
+    reason = (text.strip().splitlines() or [""])[0][:300]
+    return InputError(
+        f"The credential helper {helper} that {config} names (credsStore or credHelpers) cannot be used: "
+        f"{reason}",
+        f"install {helper}, or remove credsStore and credHelpers from {config}",
+    )
 
 
 def _start_build(
@@ -255,7 +296,8 @@ def pull(
 
     ref = f"{repository}{'@' if tag.startswith('sha256:') else ':'}{tag}"
     try:
-        stream = client.pull(repository, tag=tag, stream=True, decode=True)
+        with credential_errors():
+            stream = client.pull(repository, tag=tag, stream=True, decode=True)
         _transfer_events(_stream_guard(stream, "pull", ref, stall_s, client.close), on_event, "pull", ref)
     except docker.errors.APIError as exc:
         raise _api_failure(exc, "pull", ref) from None
@@ -267,7 +309,8 @@ def push(client: Any, repository: str, tag: str, on_event: Listener = ignore_eve
 
     ref = f"{repository}:{tag}"
     try:
-        stream = client.push(repository, tag=tag, stream=True, decode=True)
+        with credential_errors():
+            stream = client.push(repository, tag=tag, stream=True, decode=True)
         guarded = _stream_guard(stream, "push", ref, stall_s, client.close)
         auxes = _transfer_events(guarded, on_event, "push", ref)
     except docker.errors.APIError as exc:

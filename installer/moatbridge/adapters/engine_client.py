@@ -2,14 +2,17 @@
 
 One place builds SDK clients: `connect` for commands (a clear error when the engine is not
 there), `client_for` for probes that classify the SDK's own errors. The SDK is imported
-lazily so that light commands never load it.
+lazily so that light commands never load it, and only through `docker_sdk`, the one seam that
+changes it (see there).
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from moatbridge.adapters.engine_endpoint import Endpoint, Tls, resolve_endpoint, sdk_config, start_advice
@@ -18,11 +21,51 @@ from moatbridge.errors import EngineUnavailable, InputError
 DEFAULT_TIMEOUT_S = 120
 
 
+def docker_sdk() -> ModuleType:
+    """The docker SDK, its config.json readers replaced by engine_endpoint's.
+
+    Every SDK client reads config.json (proxies, registry logins) and raises on one the docker
+    CLI only warns about (RecursionError when nested deeply, AttributeError on a list,
+    ValueError on a login that is not base64 of user:password, TypeError on a credential
+    helper that is not a name; a FIFO blocks it). The SDK reads it from inside APIClient
+    (construction, build, login) through two module functions, so they are replaced here, for
+    the whole process, the first time moatbridge imports the SDK; every import of it in this
+    module goes through here. For a well-formed file the SDK's own AuthConfig does the rest
+    (logins, credsStore, credHelpers, identity tokens), as before.
+    """
+    import docker
+    import docker.auth as sdk_auth
+    import docker.utils.config as sdk_config_module
+
+    if getattr(sdk_config_module.load_general_config, "moatbridge", False):
+        return docker
+
+    def read(config_path: Any) -> dict[str, Any]:
+        found = sdk_config_module.find_config_file(config_path)
+        return sdk_config(Path(str(found))) if found else {}
+
+    def load_general_config(config_path: Any = None) -> dict[str, Any]:
+        return read(config_path)
+
+    def load_config(config_path: Any = None, config_dict: Any = None, credstore_env: Any = None) -> Any:
+        # Only the logins and helpers: the SDK's own load_config would take a file without them
+        # for a legacy login-only file and decode its other objects as logins.
+        config_dict = config_dict or read(config_path)
+        fields = {"auths": sdk_auth.parse_auth(config_dict.get("auths") or {}, raise_on_error=True)}
+        for name in ("credsStore", "credHelpers"):
+            if config_dict.get(name):
+                fields[name] = config_dict[name]
+        return sdk_auth.AuthConfig(fields, credstore_env)
+
+    load_general_config.moatbridge = True  # type: ignore[attr-defined]
+    sdk_config_module.load_general_config = load_general_config
+    sdk_auth.load_config = load_config
+    return docker
+
+
 def client_for(base_url: str, timeout: int = DEFAULT_TIMEOUT_S, tls: Tls | None = None) -> Any:
     """A low-level client for one endpoint; raises the SDK's own errors (probes classify them)."""
-    import docker
-
-    _read_config_as_the_cli_does()
+    docker = docker_sdk()
     # ssh:// through the ssh command, as the docker CLI connects (keys, agent, ~/.ssh/config),
     # not through paramiko. The SDK still imports paramiko for any ssh:// (its transport module
     # does so at the top), so moatbridge depends on docker[ssh].
@@ -31,42 +74,14 @@ def client_for(base_url: str, timeout: int = DEFAULT_TIMEOUT_S, tls: Tls | None 
     return kind(base_url=base_url, timeout=timeout, version="auto", use_ssh_client=ssh, tls=tls_config(tls))
 
 
-def _read_config_as_the_cli_does() -> None:
-    """Every SDK client reads config.json (proxies, registry logins) and raises on one the docker
-    CLI only warns about (RecursionError when nested deeply, AttributeError on a list; a FIFO
-    blocks it). Its two readers are replaced by engine_endpoint's, once per process; an empty
-    result must not reach the SDK's login reader, which then reads the file itself."""
-    import docker.auth as sdk_auth
-    import docker.utils.config as sdk
-
-    if getattr(sdk.load_general_config, "moatbridge", False):
-        return
-
-    def read(config_path: Any) -> dict[str, Any]:
-        found = sdk.find_config_file(config_path)
-        return sdk_config(Path(str(found))) if found else {}
-
-    def load_general_config(config_path: Any = None) -> dict[str, Any]:
-        return read(config_path)
-
-    def load_config(config_path: Any = None, config_dict: Any = None, credstore_env: Any = None) -> Any:
-        config_dict = config_dict or read(config_path)
-        if not config_dict:
-            return sdk_auth.AuthConfig({}, credstore_env)
-        return sdk_auth.AuthConfig.load_config(config_path, config_dict, credstore_env)
-
-    load_general_config.moatbridge = True  # type: ignore[attr-defined]
-    sdk.load_general_config = load_general_config
-    sdk_auth.load_config = load_config
-
-
 def _tls_client_class() -> Any:
     """An APIClient whose TLS settings are its own: requests lets REQUESTS_CA_BUNDLE (or
     CURL_CA_BUNDLE) replace the CA a context names when a request does not repeat it
     (psf/requests#3829), so a context's engine would fail verification on such a machine."""
-    import docker
+    docker_sdk()
+    from docker import APIClient  # as docker_sdk left it
 
-    class ContextTlsClient(docker.APIClient):
+    class ContextTlsClient(APIClient):
         def merge_environment_settings(
             self, url: Any, proxies: Any, stream: Any, verify: Any, cert: Any
         ) -> Any:
@@ -81,8 +96,7 @@ def tls_config(tls: Tls | None) -> Any:
     """The SDK's TLS settings for a docker context's material (tcp:// then means https)."""
     if tls is None:
         return False
-    import docker
-
+    docker = docker_sdk()
     return docker.tls.TLSConfig(
         client_cert=(tls.cert, tls.key) if tls.cert and tls.key else None,
         ca_cert=tls.ca,
@@ -93,10 +107,14 @@ def tls_config(tls: Tls | None) -> Any:
 def connect(environ: Mapping[str, str] = os.environ, timeout: int = DEFAULT_TIMEOUT_S) -> Any:
     """An APIClient for the engine the docker CLI would use (DOCKER_HOST, the docker context,
     or the default socket: engine_endpoint); a clear error when unreachable."""
-    import docker
+    docker = docker_sdk()
 
     endpoint = resolve_endpoint(environ)
     base_url = endpoint.host
+    try:  # the address alone first: the SDK's ValueErrors from a client have other causes too
+        docker.utils.parse_host(base_url, False, tls=endpoint.tls is not None)
+    except (ValueError, TypeError, docker.errors.DockerException) as exc:  # bad port, bracket, no port
+        raise _bad_address(endpoint, exc) from None
     try:
         client = client_for(base_url, timeout, endpoint.tls)
     except docker.errors.DockerException as exc:
@@ -114,8 +132,6 @@ def connect(environ: Mapping[str, str] = os.environ, timeout: int = DEFAULT_TIME
             command, why = start_advice(endpoint)
             hint = f"run '{command}' ({why})"
         raise EngineUnavailable(f"Cannot talk to the container engine at {base_url}{where}.", hint) from None
-    except (ValueError, TypeError) as exc:  # an address urllib cannot parse (bad port, bracket)
-        raise _bad_address(endpoint, exc) from None
     return client
 
 
@@ -128,6 +144,6 @@ def _bad_address(endpoint: Endpoint, exc: Exception) -> InputError:
         )
     return InputError(
         f"{endpoint.host!r} ({endpoint.source}) is not an engine address ({exc}).",
-        f"fix it (docker context update {endpoint.context} --docker host=tcp://host:2375), "
+        f"fix it (docker context update {shlex.quote(endpoint.context)} --docker host=tcp://host:2375), "
         "or use the default engine: docker context use default",
     )

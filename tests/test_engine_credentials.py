@@ -1,0 +1,217 @@
+"""Registry logins and credential helpers in config.json, as the docker CLI treats them.
+
+The real docker CLI is the oracle (`docker --config DIR context show` reads config.json
+without the daemon): where it only warns about a login it cannot decode or a credential
+helper that is not a name, moatbridge warns once and leaves that entry out, instead of the
+SDK raising from inside APIClient (which was misreported as a bad engine address) or from
+a build. A credential helper that cannot run (a credsStore "desktop" copied from Docker
+Desktop) stops a build, pull or push with one sentence naming it and a hint.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from moatbridge.adapters import docker_api
+from moatbridge.adapters.engine_client import connect, docker_sdk
+from moatbridge.adapters.engine_endpoint import DEFAULT_SOCKET, resolve_endpoint, sdk_config
+from moatbridge.errors import EngineUnavailable, InputError
+
+DOCKER = shutil.which("docker")
+needs_cli = pytest.mark.skipif(DOCKER is None, reason="the docker CLI is not installed")
+DEAD = "unix:///nonexistent/moatbridge-test.sock"  # nothing listens: the SDK fails only when it asks
+
+
+def _docker(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real docker CLI with its configuration in ``config`` (never the user's)."""
+    assert DOCKER is not None
+    base = {k: v for k, v in os.environ.items() if k not in ("DOCKER_HOST", "DOCKER_CONTEXT")}
+    return subprocess.run([DOCKER, "--config", str(config), *args], capture_output=True, text=True,
+                          env=base, timeout=120)  # fmt: skip
+
+
+def _env(config: Path, **extra: str) -> dict[str, str]:
+    return {"DOCKER_CONFIG": str(config), "HOME": "/nonexistent", **extra}
+
+
+def _write(config: Path, data: object) -> None:
+    (config / "config.json").write_text(json.dumps(data))
+
+
+def _offline_client(monkeypatch: pytest.MonkeyPatch, config: Path) -> Any:
+    """An APIClient that reads config.json in `config` as every moatbridge client does, without
+    asking an engine (an explicit API version: no version request)."""
+    monkeypatch.setenv("DOCKER_CONFIG", str(config))
+    return docker_sdk().APIClient(base_url=DEAD, version="1.41")
+
+
+GOOD = base64.b64encode(b"user:secret").decode()
+BAD_LOGINS = [
+    ("bm9jb2xvbg==", "Invalid auth configuration file"),  # "nocolon": no user:password
+    (5, "cannot unmarshal number"),
+    ("é", "illegal base64 data"),
+    (base64.b64encode(b":secret").decode(), "Invalid auth configuration file"),  # no user
+]
+
+
+# --- logins (auths) -----------------------------------------------------------------------------
+
+
+@needs_cli
+def test_an_empty_login_is_no_login_and_no_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _write(tmp_path, {"auths": {"r.example": {"auth": ""}, "good.example": {"auth": GOOD}}})
+    shown = _docker(tmp_path, "context", "show")
+    assert shown.returncode == 0 and "WARNING" not in shown.stderr  # the oracle: fine
+    assert resolve_endpoint(_env(tmp_path), warn=False).warning is None
+    client = _offline_client(
+        monkeypatch, tmp_path
+    )  # before: ValueError (not enough values to unpack) from the SDK
+    logins = client._auth_configs.auths
+    assert logins["r.example"] == {} and logins["good.example"]["username"] == "user"
+
+
+@needs_cli
+@pytest.mark.parametrize(("auth", "cli_says"), BAD_LOGINS)
+def test_a_login_the_cli_cannot_decode_is_left_out_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, auth: object, cli_says: str
+) -> None:
+    _write(tmp_path, {"auths": {"r.example": {"auth": auth}, "good.example": {"auth": GOOD}}})
+    shown = _docker(tmp_path, "context", "show")
+    assert shown.returncode == 0 and cli_says in shown.stderr  # the oracle: a warning, and it goes on
+    for env in (_env(tmp_path), _env(tmp_path, DOCKER_HOST=DEAD), _env(tmp_path, DOCKER_CONTEXT="default")):
+        warning = resolve_endpoint(env, warn=False).warning or ""
+        assert str(tmp_path / "config.json") in warning and "auths" in warning and "\n" not in warning
+        assert "default engine" not in warning  # the engine is not what changes
+    kept = sdk_config(tmp_path / "config.json")["auths"]
+    assert "auth" not in kept["r.example"] and kept["good.example"] == {"auth": GOOD}
+    client = _offline_client(monkeypatch, tmp_path)  # before: ValueError, TypeError or UnicodeEncodeError
+    assert client._auth_configs.auths["good.example"]["password"] == "secret"
+
+
+def test_connect_no_longer_calls_a_bad_login_a_bad_address(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write(tmp_path, {"auths": {"r.example": {"auth": "bm9jb2xvbg=="}}})
+    monkeypatch.setenv("DOCKER_CONFIG", str(tmp_path))  # where the SDK reads it
+    with pytest.raises(EngineUnavailable) as caught:  # before: InputError "not an engine address"
+        connect(_env(tmp_path, DOCKER_HOST=DEAD), timeout=5)
+    assert "Cannot talk to the container engine" in caught.value.message
+
+
+def test_the_login_warning_is_written_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _write(tmp_path, {"auths": {"r.example": {"auth": 5}}, "credHelpers": {"r.example": 5}})
+    for _ in range(3):
+        resolve_endpoint(_env(tmp_path))
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and "auths, credHelpers" in lines[0], lines
+
+
+def test_a_login_file_without_logins_is_not_read_as_logins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The SDK's own reader took a config.json without auths for a legacy login-only file and
+    # decoded its objects as logins: {"x": {"auth": "nocolon"}} raised. The CLI ignores "x".
+    _write(tmp_path, {"x": {"auth": "bm9jb2xvbg=="}})
+    assert _offline_client(monkeypatch, tmp_path)._auth_configs.auths == {}
+
+
+# --- credential helpers -------------------------------------------------------------------------
+
+
+@needs_cli
+def test_a_credential_helper_that_is_not_a_name_is_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write(tmp_path, {"credHelpers": {"r.example": 5}})
+    shown = _docker(tmp_path, "context", "show")
+    assert shown.returncode == 0 and "cannot unmarshal number" in shown.stderr  # the oracle warns
+    assert "credHelpers" in (resolve_endpoint(_env(tmp_path), warn=False).warning or "")
+    client = _offline_client(monkeypatch, tmp_path)
+    context = tmp_path / "context"
+    context.mkdir()
+    (context / "Dockerfile").write_text("FROM scratch\n")
+    # Before: TypeError from the SDK's auth headers (exit 70). Now the build gets as far as the
+    # engine, which is not there.
+    with pytest.raises(docker_api.ImageBuildFailed, match="connection to the engine broke"):
+        docker_api.build(client, context=str(context), dockerfile="Dockerfile", tag="moatbridge-test/x:1",
+                         target=None, buildargs={}, labels={})  # fmt: skip
+
+
+def _missing_helper(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: dict[str, object]) -> None:
+    _write(tmp_path, config)
+    monkeypatch.setenv("DOCKER_CONFIG", str(tmp_path))
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))  # no docker-credential-* here
+    assert shutil.which("docker-credential-desktop") is None
+
+
+def _assert_names_the_helper(error: InputError, tmp_path: Path, helper: str) -> None:
+    assert error.exit_code == 2 and "\n" not in error.message
+    assert (
+        f"The credential helper docker-credential-{helper} that {tmp_path / 'config.json'}" in error.message
+    )
+    assert f"install docker-credential-{helper}" in (error.hint or "")
+    assert "remove credsStore and credHelpers" in (error.hint or "")
+
+
+@pytest.mark.parametrize(
+    ("config", "helper"),
+    [({"credsStore": "desktop"}, "desktop"), ({"credHelpers": {"127.0.0.1:9": "gone"}}, "gone")],
+)
+def test_a_missing_credential_helper_is_one_sentence_for_build_and_pull(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: dict[str, object], helper: str
+) -> None:
+    _missing_helper(tmp_path, monkeypatch, config)
+    client = _offline_client(monkeypatch, tmp_path)  # the SDK asks the helper before it sends anything
+    context = tmp_path / "context"
+    context.mkdir()
+    (context / "Dockerfile").write_text("FROM scratch\n")
+    with pytest.raises(InputError) as built:  # before: StoreError or DockerException (exit 70)
+        docker_api.build(client, context=str(context), dockerfile="Dockerfile", tag="moatbridge-test/x:1",
+                         target=None, buildargs={}, labels={})  # fmt: skip
+    _assert_names_the_helper(built.value, tmp_path, helper)
+    for transfer in (docker_api.pull, docker_api.push):
+        with pytest.raises(InputError) as moved:  # before: DockerException('Credentials store error')
+            transfer(client, "127.0.0.1:9/moatbridge-test", "1")
+        _assert_names_the_helper(moved.value, tmp_path, helper)
+
+
+def test_credential_failure_keeps_one_line_of_the_helpers_words() -> None:
+    error = docker_api.credential_failure('Credentials store docker-credential-pass exited with "x\ny".')
+    assert "docker-credential-pass" in error.message and "\n" not in error.message
+    unnamed = docker_api.credential_failure("odd")
+    assert "the docker credential helper" in unnamed.message
+
+
+# --- numbers and nesting that Go reads and Python's json does not ---------------------------------
+
+
+@needs_cli
+def test_a_long_integer_does_not_hide_the_current_context(tmp_path: Path) -> None:
+    assert _docker(tmp_path, "context", "create", "far", "--docker", f"host={DEAD}").returncode == 0
+    text = '{"currentContext": "far", "n": ' + "9" * 5000 + "}"
+    (tmp_path / "config.json").write_text(text)
+    shown = _docker(tmp_path, "context", "show")
+    assert shown.stdout.strip() == "far" and "WARNING" not in shown.stderr  # the oracle
+    chosen = resolve_endpoint(_env(tmp_path), warn=False)  # before: the default, with a warning
+    assert (chosen.host, chosen.context, chosen.warning) == (DEAD, "far", None)
+
+
+@needs_cli
+def test_nesting_python_cannot_read_says_so_without_claiming_the_cli_agrees(tmp_path: Path) -> None:
+    depth = sys.getrecursionlimit() + 500  # Go reads up to 10000 levels
+    text = '{"currentContext": "far", "n": ' + "[" * depth + "]" * depth + "}"
+    (tmp_path / "config.json").write_text(text)
+    assert _docker(tmp_path, "context", "show").stdout.strip() == "far"  # the CLI reads it
+    chosen = resolve_endpoint(_env(tmp_path), warn=False)
+    assert chosen.host == DEFAULT_SOCKET and chosen.warning is not None
+    assert "nested more deeply than moatbridge can read" in chosen.warning
+    assert "may use another engine" in chosen.warning and "as the docker CLI does" not in chosen.warning
