@@ -8,7 +8,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
@@ -22,9 +21,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "images/open/con
 
 import machines
 from support import ci_policy, gpu_nodes
-from support.docker_user import DockerUser, docker_group_user
+from support.docker_user import DockerUser, docker_group_user, shared_temp_dir
 
 REPO = Path(__file__).resolve().parent.parent
+SWEPT_BUT_KEPT = pytest.StashKey[list[str]]()
 PACKAGE_DIR = REPO / "installer" / "moatbridge"
 NOBODY = 65534
 # Variables that change detection or engine selection: tests start without them.
@@ -46,8 +46,15 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     if signal.getsignal(signal.SIGQUIT) is signal.SIG_IGN:
         signal.signal(signal.SIGQUIT, signal.SIG_DFL)
-    # A run killed inside a devcontainer GPU test leaves stand-in /dev/kfd and render nodes.
-    gpu_nodes.remove_leaked_standins()
+    # A run killed inside a devcontainer GPU test leaves stand-in /dev/kfd and render nodes;
+    # one killed while it had a test account leaves that account (in the docker group).
+    # Neither sweep takes what a live session holds (tests/support/host_locks.py).
+    config.stash[SWEPT_BUT_KEPT] = gpu_nodes.remove_leaked_standins()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """What the start-of-run sweeps left in place, and why."""
+    return [f"sweep: {sentence}" for sentence in config.stash.get(SWEPT_BUT_KEPT, [])]
 
 
 @pytest.fixture(autouse=True)
@@ -68,8 +75,7 @@ def machine(tmp_path: Path) -> Callable[[str], Path]:
 @pytest.fixture
 def shared_tmp() -> Iterator[Path]:
     """A temp dir other users can traverse (pytest's tmp_path is 0700)."""
-    path = Path(tempfile.mkdtemp(prefix="moatbridge-test-"))
-    path.chmod(0o755)
+    path = shared_temp_dir()
     yield path
     shutil.rmtree(path, ignore_errors=True)
 

@@ -6,7 +6,9 @@ missing (a GPU-less host, as CI's), a stand-in is made AT THE REAL PATH for the 
 the test and removed after: character device 1:3 (what /dev/null is; no GPU node has that
 number, which is how a run killed midway is cleaned up next time), mode 0660, /dev/kfd
 owned by a group no image has (4711), the render node by video (44). They give access the
-way a GPU's nodes do (by group), with no GPU behind them.
+way a GPU's nodes do (by group), with no GPU behind them. Stand-ins are at host-wide paths,
+so sessions take turns (tests/support/host_locks.py), and the start-of-run sweep leaves alone
+those of a live session.
 """
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from support import host_locks
+
 KFD = Path("/dev/kfd")
 DRI = Path("/dev/dri")
 STANDIN_RENDER = DRI / "renderD128"
 STANDIN_GROUPS = {KFD: 4711, STANDIN_RENDER: 44}
+STANDIN_LOCK = host_locks.RUN / "moatbridge-test-gpu-nodes.lock"
 
 
 @dataclass(frozen=True)
@@ -67,13 +72,26 @@ def _node(path: Path, standin: bool) -> DeviceNode:
 @contextmanager
 def gpu_device_nodes() -> Iterator[tuple[DeviceNode, ...]]:
     """/dev/kfd and the render nodes for the test's duration: the host's real ones where it
-    has them (every render node there is), stand-ins (root only) for what it lacks."""
+    has them (every render node there is), stand-ins (root only) for what it lacks. A session
+    with stand-ins holds STANDIN_LOCK until they are gone; another one wanting them waits."""
     real_render = sorted(p for p in DRI.glob("renderD*") if _real_node(p)) if DRI.is_dir() else []
     wanted = [] if _real_node(KFD) else [KFD]
     if not real_render:
         wanted.append(STANDIN_RENDER)
-    if wanted and os.geteuid() != 0:
+    real = ([] if KFD in wanted else [KFD]) + real_render
+    if not wanted:
+        yield tuple(_node(p, False) for p in sorted(real, key=str))
+        return
+    if os.geteuid() != 0:
         raise RuntimeError(f"this host lacks {', '.join(map(str, wanted))}; stand-ins need root")
+    with host_locks.held(STANDIN_LOCK), _standins(wanted) as made:
+        nodes = [_node(p, False) for p in real] + [_node(p, True) for p in made]
+        yield tuple(sorted(nodes, key=lambda node: str(node.path)))
+
+
+@contextmanager
+def _standins(wanted: list[Path]) -> Iterator[list[Path]]:
+    """Stand-ins at ``wanted`` for the block (the caller holds STANDIN_LOCK)."""
     for path in wanted:  # a leftover of a killed run is swept by conftest; anything else is not ours
         if path.exists() or path.is_symlink():
             raise RuntimeError(f"{path} exists but is no device node this test understands")
@@ -86,9 +104,7 @@ def gpu_device_nodes() -> Iterator[tuple[DeviceNode, ...]]:
             made.append(path)
             os.chown(path, 0, STANDIN_GROUPS[path])
             path.chmod(0o660)  # whatever the umask took away
-        real = ([] if KFD in wanted else [KFD]) + real_render
-        nodes = [_node(p, False) for p in real] + [_node(p, True) for p in made]
-        yield tuple(sorted(nodes, key=lambda node: str(node.path)))
+        yield made
     finally:
         for path in made:
             if _is_standin(path):
@@ -97,16 +113,34 @@ def gpu_device_nodes() -> Iterator[tuple[DeviceNode, ...]]:
             DRI.rmdir()
 
 
-def remove_leaked_standins() -> None:
+def remove_leaked_standins() -> list[str]:
     """A run killed inside gpu_device_nodes leaves its stand-ins on the host, where detection
-    and setup would take them for a GPU: gone (only char 1:3 at those two paths, as root)."""
+    and setup would take them for a GPU: gone (only char 1:3 at those two paths, as root),
+    unless a live session holds STANDIN_LOCK (then they are its own, in use). Returns a
+    sentence for each stand-in left in place."""
     if os.geteuid() != 0:
-        return
-    for path in STANDIN_GROUPS:
-        if _is_standin(path):
-            path.unlink()
-    if DRI.is_dir() and not KFD.exists() and not any(DRI.iterdir()):
-        DRI.rmdir()
+        return []
+    with host_locks.exclusive_if_free(STANDIN_LOCK) as free:
+        if not free:
+            return [
+                f"{p} kept: a live test session holds {STANDIN_LOCK}"
+                for p in STANDIN_GROUPS
+                if _is_standin(p)
+            ]
+        left = []
+        for path in STANDIN_GROUPS:
+            if not _is_standin(path):  # checked right before the unlink: a real node is never touched
+                continue
+            try:
+                path.unlink()
+            except OSError as error:  # e.g. EBUSY: /dev/null bind-mounted there, not a node of ours
+                left.append(f"{path} (char 1:3) left in place: {error.strerror}")
+        try:
+            if DRI.is_dir() and not KFD.exists() and not any(DRI.iterdir()):
+                DRI.rmdir()
+        except OSError as error:
+            left.append(f"{DRI} (empty) left in place: {error.strerror}")
+        return left
 
 
 # Run as root in a new mount namespace: /dev becomes a tmpfs holding everything the host's
