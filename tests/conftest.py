@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "images/open/con
 
 import machines
 from support import ci_policy, gpu_nodes
-from support.docker_user import DockerUser, docker_group_user, shared_temp_dir
+from support.docker_user import DockerUser, docker_group_user, remove_leaked_accounts, shared_temp_dir
 
 REPO = Path(__file__).resolve().parent.parent
 SWEPT_BUT_KEPT = pytest.StashKey[list[str]]()
@@ -49,7 +49,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # A run killed inside a devcontainer GPU test leaves stand-in /dev/kfd and render nodes;
     # one killed while it had a test account leaves that account (in the docker group).
     # Neither sweep takes what a live session holds (tests/support/host_locks.py).
-    config.stash[SWEPT_BUT_KEPT] = gpu_nodes.remove_leaked_standins()
+    config.stash[SWEPT_BUT_KEPT] = gpu_nodes.remove_leaked_standins() + remove_leaked_accounts()
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
