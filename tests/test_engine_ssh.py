@@ -2,10 +2,16 @@
 
 docs/setup.md promises what the docker CLI does: moatbridge runs `ssh ... docker system
 dial-stdio` (keys, agent and ~/.ssh/config are the user's). This test makes such an engine
-out of the live one: its own sshd on 127.0.0.1 (a free port, a throwaway host key, one
-authorized key for root), a docker context the real docker CLI creates, and then
-`moatbridge status --json` and `doctor --json` must reach the engine through it, with the
-docker CLI agreeing and sshd's log showing the login.
+out of the live one, as a new user has it: a non-root account in the docker group (the
+`account` fixture) with one authorized key, a docker context the real docker CLI creates,
+and then `moatbridge status --json` and `doctor --json` must reach the engine through it,
+with the docker CLI agreeing and sshd's log showing the account's logins.
+
+No sshd listens anywhere: the client's ProxyCommand starts `sshd -i` (inetd mode) on each
+connection, speaking over the pipe, so when the connection ends so does that sshd, and a
+killed test run leaves no daemon behind. The host name is in the reserved .invalid domain:
+nothing but that ProxyCommand can reach it. UsePAM yes, as Debian's sshd runs: without PAM,
+sshd refuses an account whose password field is locked ('!', as useradd leaves it).
 
 OpenSSH finds ~/.ssh through the passwd entry, not $HOME, and the SDK runs plain
 `ssh [-l user] [-p port] -- host ...` (docker/transport/sshconn.py) with no way to add
@@ -15,13 +21,14 @@ own ~/.ssh is never read or written.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shlex
 import shutil
-import socket
+import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,80 +36,95 @@ from pathlib import Path
 
 import pytest
 
+from support.docker_user import DockerUser
+
 SSHD = shutil.which("sshd") or ("/usr/sbin/sshd" if os.path.exists("/usr/sbin/sshd") else None)
 SSH = shutil.which("ssh")
 DOCKER = shutil.which("docker")
+HOST = "moatbridge-test-engine.invalid"  # RFC 2606: resolves nowhere
+PRIVSEP_DIR = Path("/run/sshd")  # sshd refuses to start without it, even in inetd mode
 
 
 @dataclass(frozen=True)
 class SshEngine:
-    host: str  # ssh://root@127.0.0.1:PORT
+    host: str  # ssh://ACCOUNT@HOST
     path: str  # PATH with the configured ssh first
     log: Path  # sshd's log
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    account: str
 
 
 def _keygen(path: Path) -> None:
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(path)], check=True, timeout=60)
 
 
-def _listening(port: int) -> bool:
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) == 0
+def _authorize(account: DockerUser, public_key: Path) -> None:
+    """~/.ssh/authorized_keys as the account would have it (StrictModes holds: its own, 0600)."""
+    ssh_dir = account.home / ".ssh"
+    ssh_dir.mkdir(mode=0o700)
+    (ssh_dir / "authorized_keys").write_bytes(public_key.read_bytes())
+    (ssh_dir / "authorized_keys").chmod(0o600)
+    for path in (ssh_dir, ssh_dir / "authorized_keys"):
+        os.chown(path, account.uid, account.gid)
+
+
+def _sshds_of(config: Path) -> list[int]:
+    """The live sshd processes started with ``config`` (this test's, no other's)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:  # not a process, or gone meanwhile
+            continue
+        if entry.name.isdigit() and str(config).encode() in argv:
+            found.append(int(entry.name))
+    return found
 
 
 @pytest.fixture
-def ssh_engine(engine_version: str) -> Iterator[SshEngine]:
+def ssh_engine(engine_version: str, account: DockerUser, tmp_path: Path) -> Iterator[SshEngine]:
     if SSHD is None or SSH is None:
         pytest.skip("openssh-server and openssh-client are needed (.ci/run installs them)")
-    if os.geteuid() != 0:
-        pytest.skip("a test sshd needs root")
-    work = Path(tempfile.mkdtemp(prefix="mb-ssh-", dir="/tmp"))
-    port = _free_port()
-    _keygen(work / "host_key")
-    _keygen(work / "id")
-    shutil.copy(work / "id.pub", work / "authorized_keys")
-    (work / "sshd_config").write_text(
-        f"ListenAddress 127.0.0.1\nPort {port}\nHostKey {work}/host_key\n"
-        f"AuthorizedKeysFile {work}/authorized_keys\nPidFile {work}/sshd.pid\n"
-        # /tmp is world-writable, which StrictModes refuses for the key file's parents.
-        "StrictModes no\nUsePAM no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
-        "PermitRootLogin prohibit-password\n"
-    )
-    host_key = (work / "host_key.pub").read_text().split()
-    (work / "known_hosts").write_text(f"[127.0.0.1]:{port} {host_key[0]} {host_key[1]}\n")
-    (work / "ssh_config").write_text(
-        f"Host *\n  IdentityFile {work}/id\n  IdentitiesOnly yes\n  UserKnownHostsFile {work}/known_hosts\n"
-        "  GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n  BatchMode yes\n"
-    )
-    (work / "bin").mkdir()
-    wrapper = work / "bin" / "ssh"
-    wrapper.write_text(f'#!/bin/sh\nexec {SSH} -F {work}/ssh_config "$@"\n')
-    wrapper.chmod(0o755)
-    Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # sshd's privilege-separation directory
-    log = work / "sshd.log"
-    with log.open("wb") as out:
-        sshd = subprocess.Popen([SSHD, "-D", "-e", "-f", str(work / "sshd_config")], stdout=out, stderr=out)
+    work = tmp_path / "ssh"
+    work.mkdir(mode=0o700)
+    made_privsep_dir = not PRIVSEP_DIR.exists()
     try:
-        deadline = time.monotonic() + 20
-        while not _listening(port):
-            assert sshd.poll() is None, f"sshd exited: {log.read_text()}"
-            assert time.monotonic() < deadline, f"sshd is not listening: {log.read_text()}"
-            time.sleep(0.1)
-        yield SshEngine(f"ssh://root@127.0.0.1:{port}", f"{work}/bin:{os.environ['PATH']}", log)
+        _keygen(work / "host_key")
+        _keygen(work / "id")
+        _authorize(account, work / "id.pub")
+        (work / "sshd_config").write_text(
+            f"HostKey {work}/host_key\nAuthorizedKeysFile .ssh/authorized_keys\nAllowUsers {account.name}\n"
+            "PermitRootLogin no\nAuthenticationMethods publickey\nPasswordAuthentication no\n"
+            "KbdInteractiveAuthentication no\nUsePAM yes\nPrintMotd no\nLogLevel VERBOSE\n"
+        )
+        host_key = (work / "host_key.pub").read_text().split()
+        (work / "known_hosts").write_text(f"{HOST} {host_key[0]} {host_key[1]}\n")
+        sshd = shlex.join([SSHD, "-i", "-f", str(work / "sshd_config"), "-E", str(work / "sshd.log")])
+        (work / "ssh_config").write_text(
+            f"Host {HOST}\n  ProxyCommand {sshd}\n  IdentityFile {work}/id\n  IdentitiesOnly yes\n"
+            f"  UserKnownHostsFile {work}/known_hosts\n  GlobalKnownHostsFile /dev/null\n"
+            "  StrictHostKeyChecking yes\n  BatchMode yes\n"
+        )
+        (work / "bin").mkdir()
+        wrapper = work / "bin" / "ssh"
+        wrapper.write_text(
+            f'#!/bin/sh\nexec {shlex.quote(SSH)} -F {shlex.quote(str(work / "ssh_config"))} "$@"\n'
+        )
+        wrapper.chmod(0o755)
+        PRIVSEP_DIR.mkdir(mode=0o755, exist_ok=True)
+        yield SshEngine(f"ssh://{account.name}@{HOST}", f"{work}/bin:{os.environ['PATH']}", work / "sshd.log",
+                        account.name)  # fmt: skip
     finally:
-        sshd.terminate()
-        try:
-            sshd.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            sshd.kill()
-            sshd.wait()
+        # Each sshd ends with its connection; one whose client is still closing gets a moment.
+        deadline = time.monotonic() + 5
+        while (left := _sshds_of(work / "sshd_config")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError):  # it ended after all
+                os.kill(pid, signal.SIGKILL)
         shutil.rmtree(work, ignore_errors=True)
+        if made_privsep_dir:
+            with contextlib.suppress(OSError):  # another session's sshd may be using it now
+                PRIVSEP_DIR.rmdir()
 
 
 def _run(argv: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -122,7 +144,8 @@ def test_status_and_doctor_reach_an_engine_through_an_ssh_context(
     cli = _run([DOCKER, "version", "--format", "{{.Server.Version}}"], env)
     assert cli.returncode == 0 and cli.stdout.strip() == engine_version, cli.stderr  # the CLI gets there
 
-    logins_before = ssh_engine.log.read_text().count("Accepted publickey for root")
+    accepted = f"Accepted publickey for {ssh_engine.account}"
+    logins_before = ssh_engine.log.read_text().count(accepted)
     status = _run([sys.executable, "-m", "moatbridge", "status", "--json"], env)
     assert status.returncode == 0, status.stderr
     assert json.loads(status.stdout)["engine"] == {
@@ -137,8 +160,8 @@ def test_status_and_doctor_reach_an_engine_through_an_ssh_context(
     assert checks["engine-daemon"]["status"] == "pass", checks["engine-daemon"]
     assert f"at {ssh_engine.host} (docker context 'mb-ssh')" in checks["engine-daemon"]["detail"]
     assert engine_version in checks["engine-version"]["detail"]
-    # Both went through sshd (not the local socket): each logged in with the test's key.
-    assert ssh_engine.log.read_text().count("Accepted publickey for root") >= logins_before + 2
+    # Both went through sshd (not the local socket): each logged in as the account with its key.
+    assert ssh_engine.log.read_text().count(accepted) >= logins_before + 2, ssh_engine.log.read_text()
 
 
 def test_without_paramiko_an_ssh_address_is_one_sentence(tmp_path: Path) -> None:
