@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 
 from moatbridge.adapters import docker_api
 from moatbridge.adapters.engine_client import connect, docker_sdk
@@ -153,35 +154,50 @@ def _missing_helper(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: dic
     assert shutil.which("docker-credential-desktop") is None
 
 
-def _assert_names_the_helper(error: InputError, tmp_path: Path, helper: str) -> None:
-    assert error.exit_code == 2 and "\n" not in error.message
-    assert (
-        f"The credential helper docker-credential-{helper} that {tmp_path / 'config.json'}" in error.message
-    )
-    assert f"install docker-credential-{helper}" in (error.hint or "")
-    assert "remove credsStore and credHelpers" in (error.hint or "")
+def _assert_warned_of_the_helper(err: str, config: Path, helper: str) -> None:
+    lines = [line for line in err.splitlines() if f"docker-credential-{helper}" in line]
+    assert len(lines) == 1 and lines[0].startswith("moatbridge: warning: the credential helper"), err
+    assert str(config / "config.json") in lines[0] and "remove credsStore and credHelpers" in lines[0]
 
 
+@needs_cli
 @pytest.mark.parametrize(
     ("config", "helper"),
     [({"credsStore": "desktop"}, "desktop"), ({"credHelpers": {"127.0.0.1:9": "gone"}}, "gone")],
 )
-def test_a_missing_credential_helper_is_one_sentence_for_build_and_pull(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: dict[str, object], helper: str
-) -> None:
+def test_a_missing_credential_helper_is_a_warning_and_no_logins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    config: dict[str, object], helper: str,
+) -> None:  # fmt: skip
+    # The oracle (test below, on the engine): the docker CLI builds, pulls and pushes without
+    # the helper's logins. Before: StoreError or DockerException from the SDK (exit 70).
     _missing_helper(tmp_path, monkeypatch, config)
-    client = _offline_client(monkeypatch, tmp_path)  # the SDK asks the helper before it sends anything
+    client = _offline_client(monkeypatch, tmp_path)
     context = tmp_path / "context"
     context.mkdir()
     (context / "Dockerfile").write_text("FROM scratch\n")
-    with pytest.raises(InputError) as built:  # before: StoreError or DockerException (exit 70)
+    with pytest.raises(docker_api.ImageBuildFailed, match="connection to the engine broke"):
         docker_api.build(client, context=str(context), dockerfile="Dockerfile", tag="moatbridge-test/x:1",
                          target=None, buildargs={}, labels={})  # fmt: skip
-    _assert_names_the_helper(built.value, tmp_path, helper)
     for transfer in (docker_api.pull, docker_api.push):
-        with pytest.raises(InputError) as moved:  # before: DockerException('Credentials store error')
+        with pytest.raises(requests.exceptions.ConnectionError):  # no engine there: as far as it gets
             transfer(client, "127.0.0.1:9/moatbridge-test", "1")
-        _assert_names_the_helper(moved.value, tmp_path, helper)
+    _assert_warned_of_the_helper(capsys.readouterr().err, tmp_path, helper)
+
+
+def test_a_credential_error_that_escapes_is_one_sentence() -> None:
+    from docker.credentials.errors import StoreError
+    from docker.errors import APIError, DockerException
+
+    for raised in (StoreError("docker-credential-x not installed or not available in PATH"),
+                   DockerException("Credentials store error: StoreError('docker-credential-x exited')")):  # fmt: skip
+        with pytest.raises(InputError) as caught, docker_api.credential_errors():
+            raise raised
+        assert "The credential helper docker-credential-x that " in caught.value.message
+        assert caught.value.exit_code == 2 and "install docker-credential-x" in (caught.value.hint or "")
+    for other in (APIError("refused"), DockerException("something else")):  # not ours to word
+        with pytest.raises(type(other)), docker_api.credential_errors():
+            raise other
 
 
 def test_credential_failure_keeps_one_line_of_the_helpers_words() -> None:
@@ -215,3 +231,65 @@ def test_nesting_python_cannot_read_says_so_without_claiming_the_cli_agrees(tmp_
     assert chosen.host == DEFAULT_SOCKET and chosen.warning is not None
     assert "nested more deeply than moatbridge can read" in chosen.warning
     assert "may use another engine" in chosen.warning and "as the docker CLI does" not in chosen.warning
+
+
+# --- on the real engine -------------------------------------------------------------------------
+
+
+def _helper(directory: Path, name: str) -> None:
+    """A working credential helper that knows no logins (the protocol: list, get on stdin)."""
+    directory.mkdir(exist_ok=True)
+    script = directory / f"docker-credential-{name}"
+    script.write_text(
+        "#!/bin/sh\n"
+        'case "$1" in\n'
+        "  list) echo '{}' ;;\n"
+        "  get) echo 'credentials not found in native keychain'; exit 1 ;;\n"
+        "  *) exit 1 ;;\n"
+        "esac\n"
+    )
+    script.chmod(0o755)
+
+
+@pytest.mark.engine
+@needs_cli
+def test_without_its_helper_the_engine_builds_and_pulls_as_for_the_cli_and_a_working_one_is_used(
+    engine_version: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config, bin_dir = tmp_path / "config", tmp_path / "bin"
+    config.mkdir()
+    _helper(bin_dir, "works")
+    monkeypatch.setenv("DOCKER_CONFIG", str(config))
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    context = tmp_path / "context"
+    context.mkdir()
+    (context / "Dockerfile").write_text("FROM scratch\nLABEL io.moatbridge.test=credentials\n")
+    tag = "moatbridge-test/credentials:1"
+
+    def build(client: Any) -> str:
+        return docker_api.build(client, context=str(context), dockerfile="Dockerfile", tag=tag, target=None,
+                                buildargs={}, labels={})  # fmt: skip
+
+    _write(config, {"credsStore": "desktop"})
+    cli = _docker(config, "pull", "127.0.0.1:9/moatbridge-test:1")  # the oracle goes on without logins
+    assert cli.returncode != 0 and "127.0.0.1:9" in cli.stderr and "credential" not in cli.stderr
+    client = connect({"DOCKER_CONFIG": str(config)})
+    try:
+        built = build(client)  # before: StoreError (exit 70); the CLI builds too
+        assert client.inspect_image(tag)["Id"] == built
+        client.remove_image(tag)
+        with pytest.raises(docker_api.TransferFailed, match=r"127\.0\.0\.1:9"):  # before: DockerException
+            docker_api.pull(client, "127.0.0.1:9/moatbridge-test", "1", stall_s=30)
+    finally:
+        client.close()
+    _assert_warned_of_the_helper(capsys.readouterr().err, config.parent / "config", "desktop")
+    _write(config, {"credsStore": "works", "credHelpers": {"127.0.0.1:9": "works"}})
+    client = connect({"DOCKER_CONFIG": str(config)})  # a helper that runs: the SDK's own path
+    try:
+        image = build(client)
+        assert client.inspect_image(tag)["Id"] == image
+        with pytest.raises(docker_api.TransferFailed):  # no registry there: the engine's error
+            docker_api.pull(client, "127.0.0.1:9/moatbridge-test", "1", stall_s=30)
+    finally:
+        subprocess.run(["docker", "image", "rm", "-f", tag], capture_output=True, timeout=60)
+        client.close()

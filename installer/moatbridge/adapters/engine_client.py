@@ -9,13 +9,22 @@ changes it (see there).
 from __future__ import annotations
 
 import os
+import re
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from moatbridge.adapters.engine_endpoint import Endpoint, Tls, resolve_endpoint, sdk_config, start_advice
+from moatbridge.adapters.engine_endpoint import (
+    Endpoint,
+    Tls,
+    config_dir,
+    resolve_endpoint,
+    sdk_config,
+    start_advice,
+    warn_once,
+)
 from moatbridge.errors import EngineUnavailable, InputError
 
 DEFAULT_TIMEOUT_S = 120
@@ -31,7 +40,9 @@ def docker_sdk() -> ModuleType:
     (construction, build, login) through two module functions, so they are replaced here, for
     the whole process, the first time moatbridge imports the SDK; every import of it in this
     module goes through here. For a well-formed file the SDK's own AuthConfig does the rest
-    (logins, credsStore, credHelpers, identity tokens), as before.
+    (logins, credsStore, credHelpers, identity tokens), as before, except that a credential
+    helper that cannot run is a warning and no logins from it, as the docker CLI goes on
+    (the SDK raised, so every build, pull and push failed: `_HelperTolerantAuth`).
     """
     import docker
     import docker.auth as sdk_auth
@@ -55,12 +66,58 @@ def docker_sdk() -> ModuleType:
         for name in ("credsStore", "credHelpers"):
             if config_dict.get(name):
                 fields[name] = config_dict[name]
-        return sdk_auth.AuthConfig(fields, credstore_env)
+        return _helper_tolerant_auth(sdk_auth)(fields, credstore_env)
 
     load_general_config.moatbridge = True  # type: ignore[attr-defined]
     sdk_config_module.load_general_config = load_general_config
     sdk_auth.load_config = load_config
     return docker
+
+
+def _helper_tolerant_auth(sdk_auth: Any) -> Any:
+    """The SDK's AuthConfig, but a credential helper that cannot run (credsStore "desktop" copied
+    from Docker Desktop without docker-credential-desktop) gives no logins and one warning, as
+    the docker CLI builds, pulls and pushes without them."""
+    from docker.credentials.errors import StoreError
+    from docker.errors import DockerException
+
+    class HelperTolerantAuth(sdk_auth.AuthConfig):  # type: ignore[misc]
+        def _resolve_authconfig_credstore(self, registry: Any, credstore_name: Any) -> Any:
+            try:
+                return super()._resolve_authconfig_credstore(registry, credstore_name)
+            except (
+                StoreError,
+                DockerException,
+            ) as exc:  # the SDK wraps StoreError: "Credentials store error"
+                return _no_logins_from(exc)
+
+        def get_all_credentials(self) -> Any:
+            try:
+                return super().get_all_credentials()
+            except StoreError as exc:  # the store's `list`: go on with the rest, as the SDK would
+                _no_logins_from(exc)
+                found = dict(self.auths)
+                for registry, helper in self.cred_helpers.items():
+                    found[registry] = self._resolve_authconfig_credstore(registry, helper)
+                    found[sdk_auth.convert_to_hostname(registry)] = found[registry]
+                return found
+
+    return HelperTolerantAuth
+
+
+def _no_logins_from(exc: Exception) -> None:
+    """Warn (once) that a credential helper could not be used; None: no logins from it."""
+    text = str(exc.__cause__ or exc)  # the helper's own words, not the SDK's wrapping of them
+    found = re.search(r"docker-credential-[\w.@+-]+", text)
+    helper = found.group() if found else "a docker credential helper"
+    config = config_dir(os.environ) / "config.json"
+    reason = (text.strip().splitlines() or [""])[0][:200]
+    warn_once(
+        f"the credential helper {helper} that {config} names (credsStore or credHelpers) cannot be used "
+        f"({reason}), so no logins come from it, as with the docker CLI; install it, or remove "
+        "credsStore and credHelpers from that file."
+    )
+    return None
 
 
 def client_for(base_url: str, timeout: int = DEFAULT_TIMEOUT_S, tls: Tls | None = None) -> Any:

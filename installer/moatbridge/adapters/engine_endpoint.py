@@ -125,7 +125,7 @@ def resolve_endpoint(environ: Mapping[str, str] = os.environ, warn: bool = True)
 
 def _warned_of(endpoint: Endpoint, warn: bool) -> Endpoint:
     if endpoint.warning is not None and warn:
-        _warn_once(endpoint.warning)
+        warn_once(endpoint.warning)
     return endpoint
 
 
@@ -135,7 +135,7 @@ def _warned_of(endpoint: Endpoint, warn: bool) -> Endpoint:
 _warned: set[str] = set()
 
 
-def _warn_once(warning: str) -> None:
+def warn_once(warning: str) -> None:
     if warning not in _warned:
         _warned.add(warning)
         sys.stderr.write(f"moatbridge: warning: {printable(warning, newlines=False)}\n")
