@@ -293,3 +293,21 @@ def test_without_its_helper_the_engine_builds_and_pulls_as_for_the_cli_and_a_wor
     finally:
         subprocess.run(["docker", "image", "rm", "-f", tag], capture_output=True, timeout=60)
         client.close()
+
+
+def test_a_build_stream_cut_by_the_engine_is_one_sentence() -> None:
+    # What the CI's fault matrix saw once: the engine stopped mid-build, and urllib3's
+    # ProtocolError (not a requests error) escaped as an internal error (exit 70).
+    import urllib3
+
+    def cut() -> Any:
+        yield {"stream": "Step 1/2 : FROM scratch"}
+        raise urllib3.exceptions.ProtocolError("Connection broken: IncompleteRead(0 bytes read)")
+
+    class Client:
+        def build(self, **_: Any) -> Any:
+            return cut()
+
+    with pytest.raises(docker_api.ImageBuildFailed, match="connection to the engine broke during the build"):
+        docker_api.build(Client(), context=".", dockerfile="Dockerfile", tag="t:1", target=None,
+                         buildargs={}, labels={})  # fmt: skip

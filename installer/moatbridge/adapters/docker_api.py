@@ -132,12 +132,15 @@ def engine_errors(error: type[MoatbridgeError], refused: str, hint: str, during:
     "<refused>: <the engine's reason>." and "The connection to the engine broke <during>: ..."."""
     import docker
     import requests
+    import urllib3
 
     try:
         yield
     except docker.errors.APIError as exc:
         raise error(f"{refused}: {exc.explanation or exc}.", hint) from None
-    except requests.exceptions.RequestException as exc:
+    # urllib3's own errors too: the SDK reads a build's stream from the raw response, so an
+    # engine that stops mid-build raises ProtocolError, which requests never wraps there.
+    except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError) as exc:
         raise error(f"The connection to the engine broke {during}: {exc}.", "retry") from None
 
 
