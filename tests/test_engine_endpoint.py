@@ -336,3 +336,35 @@ def test_a_tls_context_reaches_the_engine_over_https(engine_version: str, tmp_pa
         }  # fmt: skip
     finally:
         proxy.close()
+
+
+@pytest.mark.parametrize(
+    ("host", "tls", "expected"),
+    [
+        ("tcp://127.0.0.1", False, "tcp://127.0.0.1:2375"),  # the docker CLI's default ports
+        ("tcp://127.0.0.1", True, "tcp://127.0.0.1:2376"),
+        ("tcp://[::1]", False, "tcp://[::1]:2375"),
+        ("tcp://h:1234", False, "tcp://h:1234"),
+        ("tcp://h:x", False, "tcp://h:x"),  # not a port: left for the SDK's own refusal
+        ("unix:///var/run/docker.sock", False, "unix:///var/run/docker.sock"),
+        ("ssh://u@h", False, "ssh://u@h"),
+    ],
+)
+def test_a_tcp_address_without_a_port_gets_the_clis_default(host: str, tls: bool, expected: str) -> None:
+    from moatbridge.adapters.engine_client import sdk_address
+
+    assert sdk_address(host, tls) == expected
+
+
+def test_status_reads_tcp_without_a_port_as_the_cli_does() -> None:
+    """Nothing listens on 127.0.0.1:2375 here: 'not running', as `docker version` says (it
+    tries :2375), not the SDK's 'port is required'."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCKER_")}
+    env["DOCKER_HOST"] = "tcp://127.0.0.1"
+    status = subprocess.run([sys.executable, "-m", "moatbridge", "status"], env=env, capture_output=True,
+                            text=True, timeout=60)  # fmt: skip
+    assert status.returncode == 0, status.stderr
+    assert "Engine: not running (tcp://127.0.0.1) from DOCKER_HOST" in status.stdout, status.stdout
+    if DOCKER is not None:
+        cli = subprocess.run([DOCKER, "version"], env=env, capture_output=True, text=True, timeout=60)
+        assert "tcp://127.0.0.1:2375" in cli.stderr  # the oracle's own reading of the address

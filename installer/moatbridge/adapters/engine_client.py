@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import urlsplit
 
 from moatbridge.adapters.engine_endpoint import (
     Endpoint,
@@ -120,9 +121,23 @@ def _no_logins_from(exc: Exception) -> None:
     return None
 
 
+def sdk_address(host: str, tls: bool) -> str:
+    """``host`` as the SDK takes it: the docker CLI reads tcp://HOST without a port as its
+    default port (2375, or 2376 with TLS), which the SDK refuses ("port is required")."""
+    parts = urlsplit(host)
+    try:
+        port = parts.port
+    except ValueError:  # not a number: the SDK's own check says so
+        return host
+    if parts.scheme == "tcp" and parts.hostname and port is None and not parts.path.strip("/"):
+        return f"tcp://{parts.netloc}:{2376 if tls else 2375}"
+    return host
+
+
 def client_for(base_url: str, timeout: int = DEFAULT_TIMEOUT_S, tls: Tls | None = None) -> Any:
     """A low-level client for one endpoint; raises the SDK's own errors (probes classify them)."""
     docker = docker_sdk()
+    base_url = sdk_address(base_url, tls is not None)
     # ssh:// through the ssh command, as the docker CLI connects (keys, agent, ~/.ssh/config),
     # not through paramiko. The SDK still imports paramiko for any ssh:// (its transport module
     # does so at the top), so moatbridge depends on docker[ssh].
@@ -167,7 +182,7 @@ def connect(environ: Mapping[str, str] = os.environ, timeout: int = DEFAULT_TIME
     docker = docker_sdk()
 
     endpoint = resolve_endpoint(environ)
-    base_url = endpoint.host
+    base_url = sdk_address(endpoint.host, endpoint.tls is not None)
     try:  # the address alone first: the SDK's ValueErrors from a client have other causes too
         docker.utils.parse_host(base_url, False, tls=endpoint.tls is not None)
     except (ValueError, TypeError, docker.errors.DockerException) as exc:  # bad port, bracket, no port
