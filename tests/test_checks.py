@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from moatbridge.adapters.hostfs import HostFS
-from moatbridge.core.checks import GB, run_checks
+from moatbridge.core.checks import run_checks
 from moatbridge.core.detection import detect
+from moatbridge.core.engine_checks import GB
 from moatbridge.core.model import EngineFacts, HostReport
 
 HEALTHY = EngineFacts(

@@ -22,9 +22,10 @@ from typing import Any
 import pytest
 import requests
 
-from moatbridge.adapters import docker_api
+from moatbridge.adapters import docker_api, engine_failures
+from moatbridge.adapters.docker_config import sdk_config
 from moatbridge.adapters.engine_client import connect, docker_sdk
-from moatbridge.adapters.engine_endpoint import DEFAULT_SOCKET, resolve_endpoint, sdk_config
+from moatbridge.adapters.engine_endpoint import DEFAULT_SOCKET, resolve_endpoint
 from moatbridge.errors import EngineUnavailable, InputError
 
 DOCKER = shutil.which("docker")
@@ -191,19 +192,19 @@ def test_a_credential_error_that_escapes_is_one_sentence() -> None:
 
     for raised in (StoreError("docker-credential-x not installed or not available in PATH"),
                    DockerException("Credentials store error: StoreError('docker-credential-x exited')")):  # fmt: skip
-        with pytest.raises(InputError) as caught, docker_api.credential_errors():
+        with pytest.raises(InputError) as caught, engine_failures.credential_errors():
             raise raised
         assert "The credential helper docker-credential-x that " in caught.value.message
         assert caught.value.exit_code == 2 and "install docker-credential-x" in (caught.value.hint or "")
     for other in (APIError("refused"), DockerException("something else")):  # not ours to word
-        with pytest.raises(type(other)), docker_api.credential_errors():
+        with pytest.raises(type(other)), engine_failures.credential_errors():
             raise other
 
 
 def test_credential_failure_keeps_one_line_of_the_helpers_words() -> None:
-    error = docker_api.credential_failure('Credentials store docker-credential-pass exited with "x\ny".')
+    error = engine_failures.credential_failure('Credentials store docker-credential-pass exited with "x\ny".')
     assert "docker-credential-pass" in error.message and "\n" not in error.message
-    unnamed = docker_api.credential_failure("odd")
+    unnamed = engine_failures.credential_failure("odd")
     assert "the docker credential helper" in unnamed.message
 
 

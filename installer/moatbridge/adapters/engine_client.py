@@ -17,12 +17,12 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit
 
+from moatbridge.adapters.docker_config import sdk_config
 from moatbridge.adapters.engine_endpoint import (
     Endpoint,
     Tls,
     config_dir,
     resolve_endpoint,
-    sdk_config,
     start_advice,
     warn_once,
 )

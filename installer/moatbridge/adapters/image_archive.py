@@ -10,7 +10,8 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from moatbridge.adapters.docker_api import Listener, StreamEvent, engine_errors, error_text, ignore_event
+from moatbridge.adapters.docker_api import Listener, StreamEvent, error_text, ignore_event
+from moatbridge.adapters.engine_failures import engine_errors
 from moatbridge.errors import MoatbridgeError
 
 # Saving exports every layer before the first byte comes, and loading unpacks them all

@@ -11,7 +11,8 @@ from moatbridge.adapters.records import load_catalog
 from moatbridge.commands._common import host_from_args
 from moatbridge.commands._toolchain import nvidia_container_toolkit, store
 from moatbridge.core.catalog import Flavour
-from moatbridge.core.checks import Check, nvidia_toolkit_check, run_checks
+from moatbridge.core.check import Check
+from moatbridge.core.checks import nvidia_toolkit_check, run_checks
 from moatbridge.core.detection import detect
 from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.toolchains import Toolchain

@@ -11,7 +11,7 @@ import os
 import subprocess
 from typing import Any
 
-from moatbridge.core.checks import Check
+from moatbridge.core.check import Check
 from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.toolchains import Toolchain
 from moatbridge.errors import MoatbridgeError

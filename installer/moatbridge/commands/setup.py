@@ -25,8 +25,8 @@ from moatbridge.commands import _toolchain as tc
 from moatbridge.commands._consent import consents, new_consent
 from moatbridge.commands.setup_verify import gpu_run_args, probe_tools, verify
 from moatbridge.core.answers import Answers, merge, parse_answers, validate_customer
-from moatbridge.core.checks import engine_checks
 from moatbridge.core.detection import detect
+from moatbridge.core.engine_checks import engine_checks
 from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.licences import USES, Licence, LicenceError, check_use, consent_status
 from moatbridge.core.redact import has_secret, redact_url
