@@ -175,7 +175,8 @@ def pick_many(title: str, items: Sequence[PickItem], search: Callable[[str], Seq
 
     @keys.add(Keys.BracketedPaste)
     def _pasted(event: Any) -> None:
-        state.type(" ".join(event.data.split()))  # a pasted product name, line breaks and all
+        # A pasted product name: its line breaks become spaces, terminal controls are dropped.
+        state.type("".join(c for c in " ".join(event.data.split()) if c.isprintable()))
 
     keys.add(" ")(lambda event: state.space())
     keys.add(Keys.Tab)(lambda event: state.toggle())
