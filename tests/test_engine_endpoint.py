@@ -346,6 +346,7 @@ def test_a_tls_context_reaches_the_engine_over_https(engine_version: str, tmp_pa
         ("tcp://[::1]", False, "tcp://[::1]:2375"),
         ("tcp://h:1234", False, "tcp://h:1234"),
         ("tcp://h:x", False, "tcp://h:x"),  # not a port: left for the SDK's own refusal
+        ("tcp://[::1", False, "tcp://[::1"),  # an unclosed bracket: likewise
         ("unix:///var/run/docker.sock", False, "unix:///var/run/docker.sock"),
         ("ssh://u@h", False, "ssh://u@h"),
     ],

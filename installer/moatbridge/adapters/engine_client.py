@@ -124,10 +124,10 @@ def _no_logins_from(exc: Exception) -> None:
 def sdk_address(host: str, tls: bool) -> str:
     """``host`` as the SDK takes it: the docker CLI reads tcp://HOST without a port as its
     default port (2375, or 2376 with TLS), which the SDK refuses ("port is required")."""
-    parts = urlsplit(host)
     try:
+        parts = urlsplit(host)
         port = parts.port
-    except ValueError:  # not a number: the SDK's own check says so
+    except ValueError:  # an unclosed bracket, a port that is not a number: the SDK's check says so
         return host
     if parts.scheme == "tcp" and parts.hostname and port is None and not parts.path.strip("/"):
         return f"tcp://{parts.netloc}:{2376 if tls else 2375}"
