@@ -28,21 +28,9 @@ from moatbridge.adapters.engine_client import connect, docker_sdk
 from moatbridge.adapters.engine_endpoint import DEFAULT_SOCKET, resolve_endpoint
 from moatbridge.errors import EngineUnavailable, InputError
 
-DOCKER = shutil.which("docker")
-needs_cli = pytest.mark.skipif(DOCKER is None, reason="the docker CLI is not installed")
+from support.docker_config_files import config_env, docker_cli, needs_cli
+
 DEAD = "unix:///nonexistent/moatbridge-test.sock"  # nothing listens: the SDK fails only when it asks
-
-
-def _docker(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The real docker CLI with its configuration in ``config`` (never the user's)."""
-    assert DOCKER is not None
-    base = {k: v for k, v in os.environ.items() if k not in ("DOCKER_HOST", "DOCKER_CONTEXT")}
-    return subprocess.run([DOCKER, "--config", str(config), *args], capture_output=True, text=True,
-                          env=base, timeout=120)  # fmt: skip
-
-
-def _env(config: Path, **extra: str) -> dict[str, str]:
-    return {"DOCKER_CONFIG": str(config), "HOME": "/nonexistent", **extra}
 
 
 def _write(config: Path, data: object) -> None:
@@ -71,9 +59,9 @@ BAD_LOGINS = [
 @needs_cli
 def test_an_empty_login_is_no_login_and_no_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _write(tmp_path, {"auths": {"r.example": {"auth": ""}, "good.example": {"auth": GOOD}}})
-    shown = _docker(tmp_path, "context", "show")
+    shown = docker_cli(tmp_path, "context", "show")
     assert shown.returncode == 0 and "WARNING" not in shown.stderr  # the oracle: fine
-    assert resolve_endpoint(_env(tmp_path), warn=False).warning is None
+    assert resolve_endpoint(config_env(tmp_path), warn=False).warning is None
     client = _offline_client(
         monkeypatch, tmp_path
     )  # before: ValueError (not enough values to unpack) from the SDK
@@ -87,9 +75,13 @@ def test_a_login_the_cli_cannot_decode_is_left_out_with_a_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, auth: object, cli_says: str
 ) -> None:
     _write(tmp_path, {"auths": {"r.example": {"auth": auth}, "good.example": {"auth": GOOD}}})
-    shown = _docker(tmp_path, "context", "show")
+    shown = docker_cli(tmp_path, "context", "show")
     assert shown.returncode == 0 and cli_says in shown.stderr  # the oracle: a warning, and it goes on
-    for env in (_env(tmp_path), _env(tmp_path, DOCKER_HOST=DEAD), _env(tmp_path, DOCKER_CONTEXT="default")):
+    for env in (
+        config_env(tmp_path),
+        config_env(tmp_path, DOCKER_HOST=DEAD),
+        config_env(tmp_path, DOCKER_CONTEXT="default"),
+    ):
         warning = resolve_endpoint(env, warn=False).warning or ""
         assert str(tmp_path / "config.json") in warning and "auths" in warning and "\n" not in warning
         assert "default engine" not in warning  # the engine is not what changes
@@ -105,14 +97,14 @@ def test_connect_no_longer_calls_a_bad_login_a_bad_address(
     _write(tmp_path, {"auths": {"r.example": {"auth": "bm9jb2xvbg=="}}})
     monkeypatch.setenv("DOCKER_CONFIG", str(tmp_path))  # where the SDK reads it
     with pytest.raises(EngineUnavailable) as caught:  # before: InputError "not an engine address"
-        connect(_env(tmp_path, DOCKER_HOST=DEAD), timeout=5)
+        connect(config_env(tmp_path, DOCKER_HOST=DEAD), timeout=5)
     assert "Cannot talk to the container engine" in caught.value.message
 
 
 def test_the_login_warning_is_written_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _write(tmp_path, {"auths": {"r.example": {"auth": 5}}, "credHelpers": {"r.example": 5}})
     for _ in range(3):
-        resolve_endpoint(_env(tmp_path))
+        resolve_endpoint(config_env(tmp_path))
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and "auths, credHelpers" in lines[0], lines
 
@@ -134,15 +126,20 @@ def test_a_credential_helper_that_is_not_a_name_is_left_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _write(tmp_path, {"credHelpers": {"r.example": 5}})
-    shown = _docker(tmp_path, "context", "show")
+    shown = docker_cli(tmp_path, "context", "show")
     assert shown.returncode == 0 and "cannot unmarshal number" in shown.stderr  # the oracle warns
-    assert "credHelpers" in (resolve_endpoint(_env(tmp_path), warn=False).warning or "")
-    client = _offline_client(monkeypatch, tmp_path)
+    assert "credHelpers" in (resolve_endpoint(config_env(tmp_path), warn=False).warning or "")
+    # Before: TypeError from the SDK's auth headers (exit 70). Now the build gets as far as the
+    # engine, which is not there.
+    _build_reaches_no_engine(_offline_client(monkeypatch, tmp_path), tmp_path)
+
+
+def _build_reaches_no_engine(client: Any, tmp_path: Path) -> None:
+    """A FROM-scratch build with ``client``: past the SDK's auth headers, it fails only for the
+    engine that is not there."""
     context = tmp_path / "context"
     context.mkdir()
     (context / "Dockerfile").write_text("FROM scratch\n")
-    # Before: TypeError from the SDK's auth headers (exit 70). Now the build gets as far as the
-    # engine, which is not there.
     with pytest.raises(docker_api.ImageBuildFailed, match="connection to the engine broke"):
         docker_api.build(client, context=str(context), dockerfile="Dockerfile", tag="moatbridge-test/x:1",
                          target=None, buildargs={}, labels={})  # fmt: skip
@@ -174,12 +171,7 @@ def test_a_missing_credential_helper_is_a_warning_and_no_logins(
     # the helper's logins. Before: StoreError or DockerException from the SDK (exit 70).
     _missing_helper(tmp_path, monkeypatch, config)
     client = _offline_client(monkeypatch, tmp_path)
-    context = tmp_path / "context"
-    context.mkdir()
-    (context / "Dockerfile").write_text("FROM scratch\n")
-    with pytest.raises(docker_api.ImageBuildFailed, match="connection to the engine broke"):
-        docker_api.build(client, context=str(context), dockerfile="Dockerfile", tag="moatbridge-test/x:1",
-                         target=None, buildargs={}, labels={})  # fmt: skip
+    _build_reaches_no_engine(client, tmp_path)
     for transfer in (docker_api.pull, docker_api.push):
         with pytest.raises(requests.exceptions.ConnectionError):  # no engine there: as far as it gets
             transfer(client, "127.0.0.1:9/moatbridge-test", "1")
@@ -213,12 +205,12 @@ def test_credential_failure_keeps_one_line_of_the_helpers_words() -> None:
 
 @needs_cli
 def test_a_long_integer_does_not_hide_the_current_context(tmp_path: Path) -> None:
-    assert _docker(tmp_path, "context", "create", "far", "--docker", f"host={DEAD}").returncode == 0
+    assert docker_cli(tmp_path, "context", "create", "far", "--docker", f"host={DEAD}").returncode == 0
     text = '{"currentContext": "far", "n": ' + "9" * 5000 + "}"
     (tmp_path / "config.json").write_text(text)
-    shown = _docker(tmp_path, "context", "show")
+    shown = docker_cli(tmp_path, "context", "show")
     assert shown.stdout.strip() == "far" and "WARNING" not in shown.stderr  # the oracle
-    chosen = resolve_endpoint(_env(tmp_path), warn=False)  # before: the default, with a warning
+    chosen = resolve_endpoint(config_env(tmp_path), warn=False)  # before: the default, with a warning
     assert (chosen.host, chosen.context, chosen.warning) == (DEAD, "far", None)
 
 
@@ -227,8 +219,8 @@ def test_nesting_python_cannot_read_says_so_without_claiming_the_cli_agrees(tmp_
     depth = sys.getrecursionlimit() + 500  # Go reads up to 10000 levels
     text = '{"currentContext": "far", "n": ' + "[" * depth + "]" * depth + "}"
     (tmp_path / "config.json").write_text(text)
-    assert _docker(tmp_path, "context", "show").stdout.strip() == "far"  # the CLI reads it
-    chosen = resolve_endpoint(_env(tmp_path), warn=False)
+    assert docker_cli(tmp_path, "context", "show").stdout.strip() == "far"  # the CLI reads it
+    chosen = resolve_endpoint(config_env(tmp_path), warn=False)
     assert chosen.host == DEFAULT_SOCKET and chosen.warning is not None
     assert "nested more deeply than moatbridge can read" in chosen.warning
     assert "may use another engine" in chosen.warning and "as the docker CLI does" not in chosen.warning
@@ -272,7 +264,9 @@ def test_without_its_helper_the_engine_builds_and_pulls_as_for_the_cli_and_a_wor
                                 buildargs={}, labels={})  # fmt: skip
 
     _write(config, {"credsStore": "desktop"})
-    cli = _docker(config, "pull", "127.0.0.1:9/moatbridge-test:1")  # the oracle goes on without logins
+    cli = docker_cli(
+        config, "pull", "127.0.0.1:9/moatbridge-test:1", timeout=120
+    )  # the oracle goes on without logins
     assert cli.returncode != 0 and "127.0.0.1:9" in cli.stderr and "credential" not in cli.stderr
     client = connect({"DOCKER_CONFIG": str(config)})
     try:

@@ -33,10 +33,16 @@ from moatbridge.adapters.engine_endpoint import (
     resolve_endpoint,
     tls_dir,
 )
-from moatbridge.errors import InputError
 
-DOCKER = shutil.which("docker")
-needs_cli = pytest.mark.skipif(DOCKER is None, reason="the docker CLI is not installed")
+from support.docker_config_files import (
+    DOCKER,
+    config_env,
+    docker_cli,
+    moatbridge_cli,
+    needs_cli,
+    resolution_error,
+)
+
 needs_openssl = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is not installed")
 
 
@@ -52,28 +58,10 @@ def _certificate(directory: Path, name: str) -> tuple[Path, Path]:
 
 
 def _docker(config: Path, *args: str, **env: str) -> str:
-    """The real docker CLI with its configuration in ``config`` (never the user's)."""
-    assert DOCKER is not None
-    full = {k: v for k, v in os.environ.items() if k not in ("DOCKER_HOST", "DOCKER_CONTEXT")}
-    result = subprocess.run(
-        [DOCKER, *args], capture_output=True, text=True, env={**full, "DOCKER_CONFIG": str(config), **env},
-        timeout=60,
-    )  # fmt: skip
+    """The real docker CLI with its configuration in ``config``: its output, having succeeded."""
+    result = docker_cli(config, *args, **env)
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
-
-
-def _env(config: Path, **extra: str) -> dict[str, str]:
-    return {"DOCKER_CONFIG": str(config), "HOME": "/nonexistent", **extra}
-
-
-def _error(environ: dict[str, str]) -> InputError:
-    with pytest.raises(InputError) as caught:
-        resolve_endpoint(environ)
-    error = caught.value
-    assert error.exit_code == 2 and error.hint
-    assert "\n" not in error.message
-    return error
 
 
 # --- where the docker CLI writes things, and what it chooses (the CLI as the oracle) --------------
@@ -85,7 +73,7 @@ def test_a_context_the_cli_created_is_found_where_the_cli_put_it(tmp_path: Path)
     stored = _docker(tmp_path, "context", "inspect", "mb-remote", "--format", "{{.Storage.MetadataPath}}")
     assert meta_path(tmp_path, "mb-remote") == Path(stored) / "meta.json"
     assert (Path(stored) / "meta.json").is_file()
-    assert resolve_endpoint(_env(tmp_path, DOCKER_CONTEXT="mb-remote")) == Endpoint(
+    assert resolve_endpoint(config_env(tmp_path, DOCKER_CONTEXT="mb-remote")) == Endpoint(
         "unix:///some/path", "mb-remote"
     )
 
@@ -97,7 +85,7 @@ def test_a_context_the_cli_created_is_found_where_the_cli_put_it(tmp_path: Path)
 def test_the_address_is_the_one_the_cli_reports(tmp_path: Path, host: str) -> None:
     _docker(tmp_path, "context", "create", "mb-x", "--docker", f"host={host}")
     reported = _docker(tmp_path, "context", "inspect", "mb-x", "--format", "{{.Endpoints.docker.Host}}")
-    assert resolve_endpoint(_env(tmp_path, DOCKER_CONTEXT="mb-x")).host == reported == host
+    assert resolve_endpoint(config_env(tmp_path, DOCKER_CONTEXT="mb-x")).host == reported == host
 
 
 @needs_cli
@@ -107,7 +95,7 @@ def test_the_order_is_the_clis(tmp_path: Path) -> None:
     _docker(tmp_path, "context", "create", "mb-used", "--docker", "host=tcp://used:2375")
     _docker(tmp_path, "context", "create", "mb-env", "--docker", "host=tcp://env:2375")
     assert _docker(tmp_path, "context", "show") == "default"  # created, not used: no currentContext
-    assert resolve_endpoint(_env(tmp_path)) == Endpoint(DEFAULT_SOCKET, "default")
+    assert resolve_endpoint(config_env(tmp_path)) == Endpoint(DEFAULT_SOCKET, "default")
     _docker(tmp_path, "context", "use", "mb-used")
     config = json.loads((tmp_path / "config.json").read_text())
     assert config["currentContext"] == "mb-used"  # what `docker context use` writes
@@ -123,10 +111,10 @@ def test_the_order_is_the_clis(tmp_path: Path) -> None:
     ]
     for extra, shown, expected in cases:
         assert _docker(tmp_path, "context", "show", **extra) == shown, extra
-        assert resolve_endpoint(_env(tmp_path, **extra)) == expected, extra
+        assert resolve_endpoint(config_env(tmp_path, **extra)) == expected, extra
     _docker(tmp_path, "context", "use", "default")
     assert "currentContext" not in json.loads((tmp_path / "config.json").read_text())
-    assert resolve_endpoint(_env(tmp_path)) == Endpoint(DEFAULT_SOCKET, "default")
+    assert resolve_endpoint(config_env(tmp_path)) == Endpoint(DEFAULT_SOCKET, "default")
 
 
 @needs_cli
@@ -136,7 +124,9 @@ def test_a_context_without_a_host_is_the_default_socket_as_for_the_cli(tmp_path:
         "",
         "<no value>",
     )
-    assert resolve_endpoint(_env(tmp_path, DOCKER_CONTEXT="mb-empty")) == Endpoint(DEFAULT_SOCKET, "mb-empty")
+    assert resolve_endpoint(config_env(tmp_path, DOCKER_CONTEXT="mb-empty")) == Endpoint(
+        DEFAULT_SOCKET, "mb-empty"
+    )
 
 
 def test_docker_config_defaults_to_home(tmp_path: Path) -> None:
@@ -172,28 +162,20 @@ def test_tls_material_is_used_where_the_cli_stored_it(tmp_path: Path) -> None:
         Path(_docker(config, "context", "inspect", "mb-tls", "--format", "{{.Storage.TLSPath}}")) / "docker"
     )
     assert stored == tls_dir(config, "mb-tls")
-    chosen = resolve_endpoint(_env(config, DOCKER_CONTEXT="mb-tls"))
+    chosen = resolve_endpoint(config_env(config, DOCKER_CONTEXT="mb-tls"))
     ca, client = str(stored / "ca.pem"), (str(stored / "cert.pem"), str(stored / "key.pem"))
     assert chosen == Endpoint("tcp://h:2376", "mb-tls", Tls(ca, *client, verify=True))
     sdk = tls_config(chosen.tls)
     assert sdk.verify == ca and sdk.cert == client
     _docker(config, "context", "create", "mb-skip", "--docker", "host=tcp://h:2376,skip-tls-verify=true")
-    skipping = resolve_endpoint(_env(config, DOCKER_CONTEXT="mb-skip"))
+    skipping = resolve_endpoint(config_env(config, DOCKER_CONTEXT="mb-skip"))
     assert skipping.tls == Tls(None, None, None, verify=False) and tls_config(skipping.tls).verify is False
     _docker(config, "context", "create", "mb-plain", "--docker", "host=tcp://h:2375")
-    assert resolve_endpoint(_env(config, DOCKER_CONTEXT="mb-plain")).tls is None
+    assert resolve_endpoint(config_env(config, DOCKER_CONTEXT="mb-plain")).tls is None
     assert tls_config(None) is False
     (stored / "key.pem").unlink()  # a certificate without its key: said, not half-used
-    error = _error(_env(config, DOCKER_CONTEXT="mb-tls"))
+    error = resolution_error(config_env(config, DOCKER_CONTEXT="mb-tls"))
     assert "client certificate without its key" in error.message and str(stored) in error.message
-
-
-def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if k not in ("DOCKER_HOST", "DOCKER_CONTEXT")}
-    return subprocess.run(
-        [sys.executable, "-m", "moatbridge", *args], capture_output=True, text=True, env={**base, **env},
-        timeout=120,
-    )  # fmt: skip
 
 
 # --- against the live engine -----------------------------------------------------------------------
@@ -212,7 +194,7 @@ def short_dir() -> Iterator[Path]:
 def _reports(env: dict[str, str]) -> tuple[dict[str, Any], str, dict[str, dict[str, Any]]]:
     """What `status --json`, `status` and `doctor --json` say with this environment."""
     status, text, doctor = (
-        _cli(*args, env=env) for args in (("status", "--json"), ("status",), ("doctor", "--json"))
+        moatbridge_cli(*args, env=env) for args in (("status", "--json"), ("status",), ("doctor", "--json"))
     )
     assert status.returncode == 0 and text.returncode == 0, status.stderr + text.stderr
     assert "Traceback" not in status.stderr + text.stderr + doctor.stderr
@@ -329,7 +311,7 @@ def test_a_tls_context_reaches_the_engine_over_https(engine_version: str, tmp_pa
             _docker(config, "version", "--format", "{{.Server.Version}}", DOCKER_CONTEXT="mb-tls")
             == engine_version
         )
-        status = _cli("status", "--json", env=env)
+        status = moatbridge_cli("status", "--json", env=env)
         assert status.returncode == 0, status.stderr
         assert json.loads(status.stdout)["engine"] == {
             "endpoint": host, "running": True, "problem": None, "from": "docker context 'mb-tls'",
