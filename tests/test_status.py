@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from moatbridge.adapters.statestore import StateStore
-from moatbridge.core.shims import ToolchainRuntime
+from moatbridge.core.shims import ToolchainRuntime, warm_container_name
 from moatbridge.core.status import (
     ABSENT,
     RUNNING,
@@ -33,7 +33,6 @@ from moatbridge.core.status import (
     Facts,
     GpuView,
     overview,
-    warm_container_name,
 )
 from moatbridge.core.toolchains import State, Toolchain
 

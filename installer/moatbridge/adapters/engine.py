@@ -20,6 +20,7 @@ from moatbridge.adapters.engine_endpoint import (
     socket_path,
     start_advice,
 )
+from moatbridge.core.engine_checks import START_SYSTEM_DAEMON
 from moatbridge.core.model import EngineFacts
 from moatbridge.errors import InputError
 
@@ -121,5 +122,5 @@ def probe_engine(environ: Mapping[str, str]) -> EngineFacts:
 
 def _fix(endpoint: Endpoint) -> str | None:
     """How to start or repair the engine, when it is not the system daemon (checks has that)."""
-    command, why = start_advice(endpoint)
-    return None if command == "sudo systemctl start docker" else f"{command} ({why})"
+    advice = start_advice(endpoint)
+    return None if advice == START_SYSTEM_DAEMON else f"{advice[0]} ({advice[1]})"

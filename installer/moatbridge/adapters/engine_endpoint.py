@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from moatbridge.adapters.docker_config import Unusable, current_context, load_json, login_warning
+from moatbridge.core.engine_checks import START_SYSTEM_DAEMON
 from moatbridge.core.textsafe import printable
 from moatbridge.errors import InputError
 
@@ -227,4 +228,4 @@ def start_advice(endpoint: Endpoint) -> tuple[str, str]:
             f"the engine of {endpoint.source} ({host}) does not answer: check it, or use the default "
             "engine (docker context use default, or unset DOCKER_CONTEXT)",
         )
-    return "sudo systemctl start docker", "the engine is not running; moatbridge doctor says more"
+    return START_SYSTEM_DAEMON

@@ -13,6 +13,11 @@ from moatbridge.core.model import EngineFacts
 from moatbridge.core.versions import version_tuple
 
 GB = 1_000_000_000
+# What to run when the system's own engine (nothing chose another) is not running, and why.
+START_SYSTEM_DAEMON = (
+    "sudo systemctl start docker",
+    "the engine is not running; moatbridge doctor says more",
+)
 # The core compiler image is ~1.3 GB and needs room to unpack; the full
 # multi-target open image is 8.06 GB on disk (shared/reference/open-stack.md).
 DISK_MINIMUM = 3 * GB

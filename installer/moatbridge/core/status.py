@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from moatbridge.core.shims import warm_container_name as warm_container_name  # the runner's name
+from moatbridge.core.engine_checks import START_SYSTEM_DAEMON
+from moatbridge.core.shims import warm_container_name
 from moatbridge.core.toolchains import State
 
 # A warm container's state, as the engine reported it (or could not).
@@ -139,9 +140,7 @@ def _engine_step(engine: EngineView) -> Step:
     if engine.problem == "permission denied":
         return Step("sudo usermod -aG docker $USER", "the engine refused this user; log in again after it")
     if engine.problem == "not running":
-        if engine.advice is not None:
-            return Step(*engine.advice)
-        return Step("sudo systemctl start docker", "the engine is not running; moatbridge doctor says more")
+        return Step(*(engine.advice or START_SYSTEM_DAEMON))
     if engine.endpoint is None:  # the docker CLI's own configuration names no usable engine
         return Step("docker context ls", engine.hint or "")
     return Step("moatbridge doctor", f"the engine: {engine.problem}")
