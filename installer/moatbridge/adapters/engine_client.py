@@ -9,7 +9,6 @@ changes it (see there).
 from __future__ import annotations
 
 import os
-import re
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
@@ -21,11 +20,11 @@ from moatbridge.adapters.docker_config import sdk_config
 from moatbridge.adapters.engine_endpoint import (
     Endpoint,
     Tls,
-    config_dir,
     resolve_endpoint,
     start_advice,
     warn_once,
 )
+from moatbridge.adapters.engine_failures import failed_helper
 from moatbridge.errors import EngineUnavailable, InputError
 
 DEFAULT_TIMEOUT_S = 120
@@ -86,10 +85,8 @@ def _helper_tolerant_auth(sdk_auth: Any) -> Any:
         def _resolve_authconfig_credstore(self, registry: Any, credstore_name: Any) -> Any:
             try:
                 return super()._resolve_authconfig_credstore(registry, credstore_name)
-            except (
-                StoreError,
-                DockerException,
-            ) as exc:  # the SDK wraps StoreError: "Credentials store error"
+            # The SDK wraps the helper's StoreError in a DockerException ("Credentials store error").
+            except (StoreError, DockerException) as exc:
                 return _no_logins_from(exc)
 
         def get_all_credentials(self) -> Any:
@@ -108,11 +105,10 @@ def _helper_tolerant_auth(sdk_auth: Any) -> Any:
 
 def _no_logins_from(exc: Exception) -> None:
     """Warn (once) that a credential helper could not be used; None: no logins from it."""
-    text = str(exc.__cause__ or exc)  # the helper's own words, not the SDK's wrapping of them
-    found = re.search(r"docker-credential-[\w.@+-]+", text)
-    helper = found.group() if found else "a docker credential helper"
-    config = config_dir(os.environ) / "config.json"
-    reason = (text.strip().splitlines() or [""])[0][:200]
+    # The helper's own words, not the SDK's wrapping of them.
+    named, first_line, config = failed_helper(str(exc.__cause__ or exc))
+    helper = named or "a docker credential helper"
+    reason = first_line[:200]
     warn_once(
         f"the credential helper {helper} that {config} names (credsStore or credHelpers) cannot be used "
         f"({reason}), so no logins come from it, as with the docker CLI; install it, or remove "

@@ -11,6 +11,7 @@ import os
 import re
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 
 from moatbridge.adapters.engine_endpoint import config_dir
 from moatbridge.errors import InputError, MoatbridgeError
@@ -58,12 +59,19 @@ def credential_errors() -> Iterator[None]:
         raise credential_failure(str(exc)) from None
 
 
+def failed_helper(text: str) -> tuple[str | None, str, Path]:
+    """What a credential helper's failure `text` says: the helper it names (docker-credential-
+    NAME, or None), its first line, and the config.json that names the helper."""
+    found = _HELPER.search(text)
+    first_line = (text.strip().splitlines() or [""])[0]
+    return (found.group() if found else None), first_line, config_dir(os.environ) / "config.json"
+
+
 def credential_failure(text: str) -> InputError:
     """The sentence and hint for a credential helper that failed with `text`."""
-    config = config_dir(os.environ) / "config.json"
-    found = _HELPER.search(text)
-    helper = found.group() if found else "the docker credential helper"
-    reason = (text.strip().splitlines() or [""])[0][:300]
+    named, first_line, config = failed_helper(text)
+    helper = named or "the docker credential helper"
+    reason = first_line[:300]
     return InputError(
         f"The credential helper {helper} that {config} names (credsStore or credHelpers) cannot be used: "
         f"{reason}",
