@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -87,6 +88,33 @@ def test_unexpected_errors_become_a_crash_report(
     reports = list((tmp_path / "moatbridge-home" / "state").glob("crash-*.log"))
     assert len(reports) == 1
     assert "RuntimeError: boom" in reports[0].read_text()
+
+
+@pytest.mark.parametrize(
+    ("error", "code", "said"),
+    [
+        (OSError(errno.ELOOP, "Too many levels of symbolic links", "/p/loop"), 2,
+         "The file system refused /p/loop: Too many levels of symbolic links."),
+        (OSError(errno.ENOSPC, "No space left on device", "/p/full"), 74, "There is no space left to write /p/full"),
+        (OSError(errno.ECONNRESET, "Connection reset by peer"), cli_module.EXIT_CRASH, "internal error (ConnectionResetError"),
+    ],
+    ids=["path-refused", "disk-full", "not-about-a-path"],
+)  # fmt: skip
+def test_an_os_error_about_a_path_is_bad_input_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], error: OSError, code: int, said: str
+) -> None:
+    """Wherever a path the file system refuses is met (an argument, MOATBRIDGE_HOME, a folder under
+    one), it is one sentence and exit 2; a full disk stays 74; an OSError naming no path a crash."""
+    import moatbridge.commands.detect as detect_command
+
+    def refuse(args: Any) -> int:
+        raise error
+
+    monkeypatch.setattr(detect_command, "run", refuse)
+    assert cli_module.main(["detect"]) == code
+    err = capsys.readouterr().err
+    assert err.startswith(f"moatbridge: {said}") and "Traceback" not in err, err
+    assert len(err.splitlines()) == 2, err
 
 
 def test_ctrl_c_exits_130(tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ import machines
 from support.pty_session import PtySession
 
 BAD = os.fsdecode(b"bad-\xff\xfe")  # bytes that are not UTF-8, as Python keeps them in argv
+LONG = "n" * 300  # a file name longer than any Linux file system's NAME_MAX (255 bytes)
 OSC52 = "\x1b]52;c;ZXZpbA==\x07"  # a clipboard write
 CLEAR = "\x1b[2J"
 TERMINAL_CONTROLS = ("\x1b", "\x07", "\x9b")
@@ -90,6 +91,7 @@ def make_world(root: Path) -> None:
     os.mkfifo(inputs / "fifo")
     os.mkfifo(root / "proj-fifo/.devcontainer/devcontainer.json")
     os.symlink("/dev/zero", inputs / "zero")
+    os.symlink("loop", inputs / "loop")
     (inputs / "licences").mkdir()
     os.mkfifo(inputs / "licences" / "a.yaml")
     files = {
@@ -405,6 +407,22 @@ CASES = [
     c("licences-fifo", "license", "status", env={"MOATBRIDGE_LICENSES": "{w}/in/licences"}),
     c("toolchain-env-escape", "k8s", "--", "make", env={"MOATBRIDGE_TOOLCHAIN": f"x{OSC52}"}),
     c("toolchain-env-unknown", "run", "--", "true", env={"MOATBRIDGE_TOOLCHAIN": "nosuch"}),
+    # paths the file system refuses: a name longer than NAME_MAX (or one that is not, until the
+    # temp file beside it adds its suffix), a symlink loop on the way, a folder that takes no files
+    *(c(f"{verb}-{kind}", *(path if a == "{p}" else a for a in args)) for kind, path in (
+        ("name-too-long", f"{{w}}/out/{LONG}"), ("name-near-limit", f"{{w}}/out/{'n' * 250}"),
+        ("symlink-loop", "{w}/in/loop/x"), ("in-proc", "/proc/1/x"),
+    ) for verb, args in (
+        ("k8s-output", ("k8s", "-o", "{p}", "--", "make")), ("slurm-output", ("slurm", "-o", "{p}", "--", "make")),
+        ("export-output", ("export", "apptainer", "-o", "{p}")), ("devcontainer-dir", ("devcontainer", "--dir", "{p}")),
+        ("ci-dir", ("ci", "github", "--dir", "{p}")), ("bundle-inspect", ("bundle", "inspect", "{p}")),
+        ("bundle-save", ("bundle", "save", "-o", "{p}")), ("answers", (*SETUP, "--answers", "{p}")),
+    ) if verb != "bundle-save" or kind == "name-too-long"),  # bundle save asks the engine first
+    *(c(f"home-{kind}-{key.lower()}", "license", "accept", "scale-free", "--use", "non-commercial", "--yes",
+        env={"MOATBRIDGE_HOME": "", key: path}) for kind, path in (
+        ("name-too-long", f"{{w}}/{LONG}"), ("symlink-loop", "{w}/in/loop/x"), ("a-file", "{w}/in/latin.yaml"),
+    ) for key in ("MOATBRIDGE_HOME", "XDG_DATA_HOME")),
+    c("licences-name-too-long", "license", "status", env={"MOATBRIDGE_LICENSES": f"{{w}}/{LONG}"}),
     # the command line itself
     c("unknown-command", "frobnicate"),
     c("unknown-option", "--frobnicate"),

@@ -6,6 +6,7 @@ Kept import-light: heavy libraries load inside the command that needs them, so
 
 from __future__ import annotations
 
+import errno
 import importlib
 import io
 import os
@@ -13,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from moatbridge import __version__
-from moatbridge.errors import MoatbridgeError, UsageError
+from moatbridge.errors import InputError, MoatbridgeError, UsageError
 from moatbridge.parser import MODULES, build_parser
 
 if TYPE_CHECKING:
@@ -148,8 +149,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Output piped into e.g. `head`: not an error worth a report.
         sys.stderr.close()
         return 0
+    except OSError as exc:
+        if exc.filename is None:  # not about a path (a socket, a pipe): a crash, reported below
+            return _crash(exc, words)
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):  # not the path's fault: exit 74 as for every write
+            from pathlib import Path
+
+            from moatbridge.adapters.filesystem import DiskFull
+
+            full = DiskFull(Path(os.fsdecode(exc.filename)))
+            _print_error(full.message, full.hint)
+            return full.exit_code
+        message, hint = _refused_path(exc)
+        _print_error(message, hint)
+        return InputError.exit_code
     except Exception as exc:  # noqa: BLE001 - last line of defence: no tracebacks for users
-        report = _write_crash_report(exc, words)
-        where = f"details in {report}" if report else "no crash report could be written"
-        _print_error(f"internal error ({type(exc).__name__}: {exc}).", f"please report it; {where}")
-        return EXIT_CRASH
+        return _crash(exc, words)
+
+
+def _crash(exc: Exception, words: Sequence[str]) -> int:
+    report = _write_crash_report(exc, words)
+    where = f"details in {report}" if report else "no crash report could be written"
+    _print_error(f"internal error ({type(exc).__name__}: {exc}).", f"please report it; {where}")
+    return EXIT_CRASH
+
+
+def _refused_path(exc: OSError) -> tuple[str, str]:
+    """A path the file system refused, wherever it came from (an argument, MOATBRIDGE_HOME,
+    DOCKER_CONFIG, ...): a name longer than NAME_MAX, a symlink loop, a file where a folder must
+    be, no permission, a folder that takes no files (/proc). Every path moatbridge opens is the
+    user's or under a folder the user named, so this is bad input, not a crash."""
+    path = os.fsdecode(exc.filename)
+    reason = exc.strerror or type(exc).__name__
+    if exc.errno == errno.ENAMETOOLONG:
+        # A file moatbridge writes is first a temp file beside it: ".NAME.moatbridge-tmp-PID-XXXXXXXX".
+        hint = "use a shorter path (each name in it at most 255 bytes, about 35 fewer for a file written)"
+    else:
+        hint = "check that path and the folders above it, or choose another"
+    return f"The file system refused {path}: {reason}.", hint

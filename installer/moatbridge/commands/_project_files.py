@@ -7,6 +7,7 @@ difference is always shown first. Writes are atomic.
 from __future__ import annotations
 
 import difflib
+import os
 import sys
 from pathlib import Path
 
@@ -20,7 +21,7 @@ OUTPUT_FILE_LIMIT = 16 << 20  # generated files are a few KB; anything larger is
 
 def project_directory(value: str) -> Path:
     """--dir: the project the files are written into (it must exist)."""
-    project = Path(value).resolve()
+    project = Path(os.path.realpath(value))  # Path.resolve raises RuntimeError on a symlink loop
     if not project.is_dir():
         raise InputError(f"{value} is not a directory.", "pass the project directory with --dir")
     return project
