@@ -272,3 +272,28 @@ def test_a_deleted_working_directory_is_a_note_not_a_crash(tmp_path: Path) -> No
     assert result.returncode == 0, result.stderr
     assert "working directory no longer exists" in result.stdout
     assert "internal error" not in result.stderr
+
+
+def test_an_ssh_host_that_does_not_answer_costs_the_timeout_only(tmp_path: Path) -> None:
+    """ssh:// to a host that never answers (off, or behind a VPN that is down) is given ssh's
+    ConnectTimeout, as the docker CLI gives it: status ends in seconds, not the system's TCP
+    timeout. The host's "connection" is a ProxyCommand that says nothing (ssh's -F, through an
+    `ssh` first on PATH: OpenSSH reads ~/.ssh from the passwd entry, never root's here)."""
+    real_ssh = shutil.which("ssh")
+    if real_ssh is None:
+        pytest.skip("openssh-client is needed (.ci/run installs it)")
+    (tmp_path / "ssh_config").write_text("Host silent.invalid\n  ProxyCommand sleep 600\n")
+    (tmp_path / "bin").mkdir()
+    wrapper = tmp_path / "bin" / "ssh"
+    wrapper.write_text(f'#!/bin/sh\nexec {real_ssh} -F {tmp_path / "ssh_config"} "$@"\n')
+    wrapper.chmod(0o755)
+    env = {**os.environ, "DOCKER_HOST": "ssh://silent.invalid", "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}",
+           "HOME": str(tmp_path), "MOATBRIDGE_HOME": str(tmp_path / "mbh")}  # fmt: skip
+    started = time.monotonic()
+    result = subprocess.run([sys.executable, "-m", "moatbridge", "status", "--json"], capture_output=True,
+                            text=True, env=env, timeout=60, start_new_session=True)  # fmt: skip
+    seconds = time.monotonic() - started
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["engine"]["running"] is False and data["engine"]["endpoint"] == "ssh://silent.invalid"
+    assert seconds < 15, seconds  # ConnectTimeout=3 covers the banner exchange; the SDK gave ssh none

@@ -71,7 +71,42 @@ def docker_sdk() -> ModuleType:
     load_general_config.moatbridge = True  # type: ignore[attr-defined]
     sdk_config_module.load_general_config = load_general_config
     sdk_auth.load_config = load_config
+    _ssh_as_the_cli(docker)
     return docker
+
+
+def _ssh_as_the_cli(docker: ModuleType) -> None:
+    """ssh:// with the options the docker CLI gives ssh (cli/connhelper: `-o ConnectTimeout=30
+    -T`). The SDK gives none, so a host that does not answer (off, behind a VPN that is down)
+    held every command, `status` with its 3-second promise too, for the system's TCP timeout
+    (minutes). The timeout is the client's when shorter (status and doctor ask with a few
+    seconds); the SDK's own connect is otherwise kept: same ssh, user, port and command."""
+    sshconn = getattr(docker.transport, "sshconn", None)  # absent without paramiko: no ssh at all
+    if sshconn is None or getattr(sshconn.SSHSocket, "moatbridge", False):
+        return
+    import math
+    import signal
+    import subprocess
+
+    sdk_socket: Any = sshconn.SSHSocket
+
+    class CliSshSocket(sdk_socket):  # type: ignore[misc]
+        moatbridge = True
+
+        def connect(self, **kwargs: Any) -> None:
+            timeout = self.gettimeout()
+            seconds = 30 if timeout is None else max(1, min(30, math.ceil(timeout)))
+            args = ["ssh", "-o", f"ConnectTimeout={seconds}", "-T"]
+            args += ["-l", self.user] if self.user else []
+            args += ["-p", self.port] if self.port else []
+            env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "SSL_CERT_FILE")}
+            self.proc = subprocess.Popen(  # as the SDK: Ctrl-C is for moatbridge, not for ssh
+                [*args, "--", self.host, "docker system dial-stdio"],
+                env=env, stdout=subprocess.PIPE, stdin=subprocess.PIPE,
+                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+            )  # fmt: skip
+
+    sshconn.SSHSocket = CliSshSocket
 
 
 def _helper_tolerant_auth(sdk_auth: Any) -> Any:
