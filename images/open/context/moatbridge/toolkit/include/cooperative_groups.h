@@ -2,3 +2,4 @@
 #pragma once
 #include <moatbridge/runtime.h>
 #include <hip/hip_cooperative_groups.h>
+#include <moatbridge/cg_multi_tile.h> /* tiles larger than a wavefront */

@@ -1,6 +1,7 @@
 /* moatbridge: cooperative_groups::reduce and its operators (CUDA 11+), which HIP 5.7's
    cooperative groups lack. Works on every group with shfl/shfl_down (tiles and coalesced
-   groups) of any size: a shuffle tree towards rank 0, then a broadcast. */
+   groups) of any size: a shuffle tree towards rank 0, then a broadcast; tiles larger than a
+   wavefront have their own (moatbridge/cg_multi_tile.h). */
 #pragma once
 #include <cooperative_groups.h>
 #include <type_traits>
@@ -39,7 +40,8 @@ template <class Group> __device__ inline unsigned int group_count(const Group& g
 template <class Group> __device__ inline unsigned int group_rank(const Group& group) { return group.thread_rank(); }
 }  // namespace moatbridge_detail
 
-template <class Group, class Value, class Op>
+template <class Group, class Value, class Op,
+          typename std::enable_if<!::moatbridge_cg_multi::is_multi_tile<Group>::value, int>::type = 0>
 __device__ std::decay_t<Value> reduce(const Group& group, Value&& value, Op&& op) {
     using T = std::decay_t<Value>;
     T partial = value;
@@ -50,6 +52,13 @@ __device__ std::decay_t<Value> reduce(const Group& group, Value&& value, Op&& op
         if (rank + offset < count) partial = op(partial, other);
     }
     return group.shfl(partial, 0);
+}
+
+/* Tiles larger than a wavefront (moatbridge/cg_multi_tile.h): through shared memory. */
+template <class Group, class Value, class Op,
+          typename std::enable_if<::moatbridge_cg_multi::is_multi_tile<Group>::value, int>::type = 0>
+__device__ std::decay_t<Value> reduce(const Group&, Value&& value, Op&& op) {
+    return ::moatbridge_cg_multi::reduce<Group::moatbridge_threads>(std::decay_t<Value>(value), op);
 }
 
 }  // namespace cooperative_groups

@@ -1,11 +1,13 @@
 /* moatbridge: cooperative_groups::inclusive_scan / exclusive_scan (CUDA 11+), which HIP 5.7's
-   cooperative groups lack: a Hillis-Steele scan over shfl_up, for tiles and coalesced groups. */
+   cooperative groups lack: a Hillis-Steele scan over shfl_up, for tiles and coalesced groups (tiles larger than a
+   wavefront: moatbridge/cg_multi_tile.h). */
 #pragma once
 #include <cooperative_groups/reduce.h>
 
 namespace cooperative_groups {
 
-template <class Group, class Value, class Op>
+template <class Group, class Value, class Op,
+          typename std::enable_if<!::moatbridge_cg_multi::is_multi_tile<Group>::value, int>::type = 0>
 __device__ std::decay_t<Value> inclusive_scan(const Group& group, Value&& value, Op&& op) {
     using T = std::decay_t<Value>;
     T running = value;
@@ -23,7 +25,8 @@ __device__ std::decay_t<Value> inclusive_scan(const Group& group, Value&& value)
     return inclusive_scan(group, static_cast<Value&&>(value), plus<std::decay_t<Value>>());
 }
 
-template <class Group, class Value, class Op>
+template <class Group, class Value, class Op,
+          typename std::enable_if<!::moatbridge_cg_multi::is_multi_tile<Group>::value, int>::type = 0>
 __device__ std::decay_t<Value> exclusive_scan(const Group& group, Value&& value, Op&& op) {
     using T = std::decay_t<Value>;
     T inclusive = inclusive_scan(group, static_cast<Value&&>(value), op);
@@ -34,6 +37,19 @@ __device__ std::decay_t<Value> exclusive_scan(const Group& group, Value&& value,
 template <class Group, class Value>
 __device__ std::decay_t<Value> exclusive_scan(const Group& group, Value&& value) {
     return exclusive_scan(group, static_cast<Value&&>(value), plus<std::decay_t<Value>>());
+}
+
+/* Tiles larger than a wavefront (moatbridge/cg_multi_tile.h): through shared memory. */
+template <class Group, class Value, class Op,
+          typename std::enable_if<::moatbridge_cg_multi::is_multi_tile<Group>::value, int>::type = 0>
+__device__ std::decay_t<Value> inclusive_scan(const Group&, Value&& value, Op&& op) {
+    return ::moatbridge_cg_multi::scan<true, Group::moatbridge_threads>(std::decay_t<Value>(value), op);
+}
+
+template <class Group, class Value, class Op,
+          typename std::enable_if<::moatbridge_cg_multi::is_multi_tile<Group>::value, int>::type = 0>
+__device__ std::decay_t<Value> exclusive_scan(const Group&, Value&& value, Op&& op) {
+    return ::moatbridge_cg_multi::scan<false, Group::moatbridge_threads>(std::decay_t<Value>(value), op);
 }
 
 }  // namespace cooperative_groups
