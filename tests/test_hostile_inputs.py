@@ -735,3 +735,51 @@ def test_a_warning_quoting_moatbridge_home_escapes_it(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     _no_controls(result)
     assert "home\\x1b[2J/state.json cannot be used" in result.stderr
+
+
+# --- a state file whose fields are not of moatbridge's form --------------------------------------
+
+_DAMAGED_STATES = {
+    "name-controls": {"toolchains": [{**TOOLCHAIN, "name": f"x{CLEAR}"}], "default": f"x{CLEAR}"},
+    "name-markup": {"toolchains": [{**TOOLCHAIN, "name": "[red]x"}], "default": "[red]x"},
+    "targets-nested": {"toolchains": [{**TOOLCHAIN, "targets": [["gfx1030"]]}]},
+    "targets-string": {"toolchains": [{**TOOLCHAIN, "targets": "gfx1030"}]},
+    "image-osc52": {"toolchains": [{**TOOLCHAIN, "image": f"reg/x:1{OSC52}"}]},
+    "default-list": {"default": ["open-gfx1030"]},
+    "toolchains-object": {"toolchains": {"open-gfx1030": TOOLCHAIN}},
+    "file-path-number": {"files": [{"path": 3, "kind": "shim", "created": True}]},
+    "file-without-created": {"files": [{"path": "/etc/passwd", "kind": "shim"}]},
+    "file-relative": {"files": [{"path": "../x", "kind": "shim", "created": True}]},
+}
+
+
+@pytest.mark.parametrize("damage", list(_DAMAGED_STATES), ids=list(_DAMAGED_STATES))
+@pytest.mark.parametrize(
+    "args",
+    [("list",), ("status", "--json"), ("k8s", "--", "make"), ("uninstall", "--all", "--dry-run", "--keep-images"),
+     ("devcontainer", "--dry-run", "--dir", "{w}/out")],
+    ids=["list", "status", "k8s", "uninstall", "devcontainer"],
+)  # fmt: skip
+def test_a_state_file_not_of_moatbridges_form_is_damaged_not_a_crash(
+    tmp_path: Path, damage: str, args: tuple[str, ...]
+) -> None:
+    """Names from the state file reach file names, generated files and the terminal: a field that
+    is not of the form moatbridge writes makes the state damaged (a warning, read as empty, left
+    where it is by these commands), never a crash, a terminal control or a generated file."""
+    world = tmp_path / "world"
+    make_world(world)
+    state = json.loads((world / "mbh" / "state.json").read_text())
+    (world / "mbh" / "state.json").write_text(json.dumps({**state, **_DAMAGED_STATES[damage]}))
+    before = snapshot(world)
+    result = run_case(Case("state", args), world, None)
+    stderr = result.stderr.decode("utf-8", "replace")
+    stdout = result.stdout.decode("utf-8", "replace")
+    assert result.returncode in (0, 2), stderr
+    assert "Traceback" not in stderr and "internal error" not in stderr, stderr
+    assert "state.json cannot be used (it is damaged or from another version)" in stderr, stderr
+    for control in TERMINAL_CONTROLS:
+        assert control not in stdout and control not in stderr, repr(stdout + stderr)
+    assert "[red]x" not in stdout
+    after = snapshot(world)
+    after.pop("mbh/state", None), after.pop("mbh/state/state.lock", None)  # uninstall takes the lock
+    assert after == before

@@ -67,6 +67,30 @@ def _text(value: Any) -> str | None:
 
 
 _TOOL = re.compile(r"[a-z0-9][a-z0-9+._-]{0,63}", re.ASCII)
+# What the state file records, in the forms moatbridge writes: a flavour, variant, licence,
+# target or CUDA version is a word; an image reference, ID or digest one token without controls.
+_WORD = re.compile(r"[a-z0-9][a-z0-9+._-]{0,63}", re.ASCII)
+_TOKEN = re.compile(r"[!-~]{1,1024}", re.ASCII)
+_TOKEN_OR_NONE = re.compile(r"[!-~]{0,1024}", re.ASCII)
+_LINE = re.compile(r"[ -~]{0,256}", re.ASCII)
+
+
+def _recorded(data: Mapping[str, Any], key: str, form: re.Pattern[str]) -> str:
+    value = data[key]
+    if not isinstance(value, str) or not form.fullmatch(value) or (form is _NAME and ".." in value):
+        raise ValueError(f"the recorded {key} is not of the form moatbridge writes")
+    return value
+
+
+def _recorded_file(entry: Any) -> dict[str, Any]:
+    """A `files` entry as moatbridge writes it ({path, kind, created}); ValueError otherwise."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("created"), bool):
+        raise ValueError("a recorded file is not of the form moatbridge writes")
+    path = entry.get("path")
+    if not isinstance(path, str) or not path.startswith("/") or "\x00" in path:
+        raise ValueError("a recorded file's path is not absolute")
+    _recorded(entry, "kind", _WORD)
+    return dict(entry)
 
 
 def default_name(flavour: str, targets: tuple[str, ...]) -> str:
@@ -162,11 +186,21 @@ class Toolchain:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Toolchain:
+        """A recorded toolchain; ValueError when a field is not of the form moatbridge writes (the
+        state is then damaged: these names reach file names, generated files and the terminal)."""
+        targets = data["targets"]
+        if not isinstance(targets, list) or not targets:
+            raise ValueError("targets is not a list of names")
+        targets = [_recorded({"targets": target}, "targets", _WORD) for target in targets]
+        digest = data.get("digest")
         return cls(
-            name=str(data["name"]), flavour=str(data["flavour"]), variant=str(data["variant"]),
-            targets=tuple(data["targets"]), cuda_version=str(data["cuda_version"]), image=str(data["image"]),
-            image_id=str(data["image_id"]), licence=str(data["licence"]), digest=data.get("digest"),
-            created=str(data.get("created", "")), distro=_distro_name(data.get("distro")),
+            name=_recorded(data, "name", _NAME), flavour=_recorded(data, "flavour", _WORD),
+            variant=_recorded(data, "variant", _WORD), targets=tuple(targets),
+            cuda_version=_recorded(data, "cuda_version", _WORD), image=_recorded(data, "image", _TOKEN),
+            image_id=_recorded(data, "image_id", _TOKEN_OR_NONE), licence=_recorded(data, "licence", _WORD),
+            digest=None if digest is None else _recorded(data, "digest", _TOKEN),
+            created=_recorded({"created": data.get("created", "")}, "created", _LINE),
+            distro=_distro_name(data.get("distro")),
             tools=_tool_names(data.get("tools")),
             customer=_text(data.get("customer")), credentials_file=_text(data.get("credentials_file")),
             source=ImageSource.from_json(data.get("source")),
@@ -220,11 +254,15 @@ class State:
     def from_json(cls, data: Any) -> State:
         if not isinstance(data, dict) or data.get("version") != STATE_VERSION:
             raise ValueError("unknown state version")
+        toolchains, files = data.get("toolchains", []), data.get("files", [])
+        if not isinstance(toolchains, list) or not isinstance(files, list):
+            raise ValueError("toolchains and files are not lists")
+        default = data.get("default")
         return cls(
             version=STATE_VERSION,
-            default=data.get("default"),
-            toolchains=tuple(Toolchain.from_json(t) for t in data.get("toolchains", [])),
-            files=tuple(dict(f) for f in data.get("files", [])),
+            default=None if default is None else _recorded(data, "default", _NAME),
+            toolchains=tuple(Toolchain.from_json(t) for t in toolchains),
+            files=tuple(_recorded_file(f) for f in files),
         )
 
 
