@@ -111,6 +111,11 @@ def make_world(root: Path) -> None:
         "control.yaml": f'name: "x{CLEAR}"\ntargets: [gfx1030]\n'.encode(),
         "newline-name.yaml": b'name: "open\\nhostPID: true"\ntargets: [gfx1030]\n',
         "bad-syntax.yaml": b"flavour: [open\n",
+        # scalars PyYAML's constructors cannot make: they raised ValueError / AttributeError
+        "bad-date.yaml": b"cuda-version: 2024-99-99\n",
+        "bad-int-tag.yaml": b"name: !!int x\n",
+        "bad-timestamp-tag.yaml": b"name: !!timestamp x\n",
+        "huge-int.yaml": b"targets: [" + b"9" * 5000 + b"]\n",
         "empty.tar": b"",
         "random.tar": hashlib.sha256(b"x").digest() * 64,
     }
@@ -230,8 +235,11 @@ CASES = [
         "latin.yaml", "dir.yaml", "fifo", "zero", "deep-list.yaml", "deep-map.yaml", "list.yaml",
         "nested.yaml", "name-list.yaml", "unknown.yaml", "flavour.yaml", "shell.yaml", "accept.yaml",
         "digits.yaml", "superscript.yaml", "alias.yaml", "control.yaml", "newline-name.yaml",
-        "bad-syntax.yaml", "missing.yaml",
+        "bad-syntax.yaml", "missing.yaml", "bad-date.yaml", "bad-int-tag.yaml", "bad-timestamp-tag.yaml",
+        "huge-int.yaml",
     )),
+    *(c(f"catalog-{name}", "image", "build", "--dry-run", env={"MOATBRIDGE_CATALOG": f"{{w}}/in/{name}.yaml"})
+      for name in ("bad-date", "bad-int-tag", "huge-int")),
     c("answers-non-utf8-path", *SETUP, "--answers", f"{{w}}/in/{BAD}.yaml"),
     # setup flags
     c("setup-target-newline", "setup", "--yes", "--target", "gfx1030\n"),

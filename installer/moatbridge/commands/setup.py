@@ -62,10 +62,11 @@ def _load_yaml(path: Path, what: str) -> Any:
     import yaml
 
     from moatbridge.adapters.hostfs import read_user_file
+    from moatbridge.core import yaml_text
 
     text = read_user_file(path, what)  # regular, bounded, UTF-8: else one clear InputError
     try:
-        return yaml.safe_load(text)
+        return yaml_text.safe_load(text)
     except RecursionError:
         raise UsageError(f"The {what} {path} is nested too deeply.", "answers are plain values") from None
     except yaml.YAMLError as exc:

@@ -323,8 +323,10 @@ def parse(data: Any, path: Path) -> Catalog:
 def from_text(text: str, path: Path) -> Catalog:
     import yaml  # only the commands that need the catalog pay for PyYAML
 
+    from moatbridge.core import yaml_text
+
     try:
-        data = yaml.safe_load(text)
+        data = yaml_text.safe_load(text)
     except RecursionError:
         raise CatalogError(f"The image catalog {path} is nested too deeply.", "fix it") from None
     except yaml.YAMLError as exc:

@@ -125,10 +125,12 @@ def parse_licence_records(raw: Mapping[Path, bytes]) -> dict[str, Licence]:
     terms hash is the SHA-256 of its file's bytes."""
     import yaml
 
+    from moatbridge.core import yaml_text
+
     records = {}
     for path, data in sorted(raw.items()):
         try:
-            parsed = yaml.safe_load(data.decode("utf-8"))
+            parsed = yaml_text.safe_load(data.decode("utf-8"))
         except (UnicodeDecodeError, yaml.YAMLError, RecursionError):
             raise LicenceError(f"Cannot read the licence record {path}.", "reinstall moatbridge") from None
         licence = parse_licence(parsed, path, hashlib.sha256(data).hexdigest())
