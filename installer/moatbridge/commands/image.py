@@ -125,6 +125,14 @@ def list_images(args: Namespace) -> int:
 
 
 def remove_images(args: Namespace) -> int:
+    from moatbridge.core.references import parse_reference
+
+    if not args.references and not args.all_managed:  # bad input: said before the engine is asked
+        raise UsageError(
+            "Name the images to remove.", "moatbridge image remove REF [REF...] or --all-managed"
+        )
+    for ref in args.references:  # a name or ID ('sha256:...' reads as one): never a path into the API's URL
+        parse_reference(ref)
     client = docker_api.connect()
     targets: list[str] = list(args.references)
     if args.all_managed:
