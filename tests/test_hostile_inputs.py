@@ -350,6 +350,11 @@ CASES = [
     c("uninstall-dotdot", "uninstall", "../x", "--keep-images"),
     c("run-unknown-toolchain", "run", "-t", "nosuch", "--", "true"),
     c("run-no-command", "run"),
+    *(c(f"{verb}-empty-toolchain", *args) for verb, args in (
+        ("run", ("run", "-t", "", "--", "true")), ("k8s", ("k8s", "-t", "", "--", "make")),
+        ("devcontainer", ("devcontainer", "-t", "", "--dry-run", "--dir", "{w}/out")), ("shell", ("shell", "-t", "")),
+        ("slurm", ("slurm", "-t", "", "--", "make")), ("export", ("export", "apptainer", "-t", "")),
+    )),
     c("shell-unknown-toolchain", "shell", "-t", f"nosuch{CLEAR}"),
     # image references (refused before any engine is asked)
     c("image-pull-newline", "image", "pull", "reg/x:1\n"),

@@ -299,8 +299,8 @@ def choose_toolchain(
     """The toolchain a command acts on, and why: -t NAME, then the pin file found up from the
     working directory (find_pin's answer), then $MOATBRIDGE_TOOLCHAIN, then the default.
     The shims' runner spells the same order in sh (core.shims.render_runner)."""
-    if explicit:
-        return explicit, "-t"
+    if explicit is not None:  # `-t ''` names nothing: an error, never a fall-back to the default
+        return validate_name(explicit), "-t"
     if pin is not None:
         return pin[1], f"pin file {pin[0]}"
     if environ.get("MOATBRIDGE_TOOLCHAIN"):
