@@ -351,3 +351,38 @@ def test_status_reads_tcp_without_a_port_as_the_cli_does() -> None:
     if DOCKER is not None:
         cli = subprocess.run([DOCKER, "version"], env=env, capture_output=True, text=True, timeout=60)
         assert "tcp://127.0.0.1:2375" in cli.stderr  # the oracle's own reading of the address
+
+
+@pytest.mark.parametrize("api_version", ["1.43\x1b[2J", 1.43], ids=["controls", "a-number"])
+def test_a_service_that_is_not_an_engine_is_said_not_a_crash(api_version: object) -> None:
+    """DOCKER_HOST at a service that answers /version with JSON the SDK cannot read as a
+    version: one sentence naming it (exit 3, its controls escaped), not the SDK's ValueError
+    or AttributeError from inside APIClient as an internal error."""
+    import http.server
+
+    class NotAnEngine(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = json.dumps({"ApiVersion": api_version, "Version": "24"}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), NotAnEngine)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        env = {**os.environ, "DOCKER_HOST": f"tcp://127.0.0.1:{server.server_address[1]}"}
+        result = subprocess.run([sys.executable, "-m", "moatbridge", "image", "list"], capture_output=True,
+                                text=True, env=env, timeout=60)  # fmt: skip
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result.returncode == 3, result.stderr
+    assert len(result.stderr.splitlines()) == 2 and "internal error" not in result.stderr
+    assert "\x1b" not in result.stderr and result.stderr.startswith("moatbridge: "), result.stderr
+    if isinstance(api_version, str):  # the SDK's ValueError from inside APIClient
+        assert "does not answer as a container engine (invalid literal" in result.stderr, result.stderr

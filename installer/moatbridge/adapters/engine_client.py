@@ -220,6 +220,12 @@ def connect(environ: Mapping[str, str] = os.environ, timeout: int = DEFAULT_TIME
         raise _bad_address(endpoint, exc) from None
     try:
         client = client_for(base_url, timeout, endpoint.tls)
+    except (ValueError, TypeError, AttributeError) as exc:  # the SDK parsing a /version it did not expect
+        where = f" ({endpoint.source})" if endpoint.chosen else ""
+        raise EngineUnavailable(
+            f"The service at {base_url}{where} does not answer as a container engine ({exc}).",
+            "point DOCKER_HOST or the docker context at a Docker engine",
+        ) from None
     except docker.errors.DockerException as exc:
         text = str(exc)
         where = f" ({endpoint.source})" if endpoint.chosen else ""
