@@ -313,3 +313,25 @@ def test_setup_y_never_accepts_a_licence(account: DockerUser, engine_version: st
     assert "must be accepted first" in result.stderr and "--accept-license" in result.stderr
     assert "Traceback" not in result.stderr
     assert not (account.home / ".local/share/moatbridge/consents").exists()
+
+
+@pytest.mark.parametrize("args", [("list",), ("detect", "--json"), ("license", "status")], ids=lambda a: a[0])
+def test_output_to_a_full_device_is_exit_74_and_a_closed_one_is_no_crash(
+    args: tuple[str, ...], tmp_path: Path
+) -> None:
+    """stdout on a full disk (/dev/full here) is the documented exit 74 with one line, not an
+    internal error; started with stdout closed (`>&-`), Python has no sys.stdout at all and
+    the output goes nowhere, as it would to any closed descriptor."""
+    env = {**os.environ, "HOME": str(tmp_path), "MOATBRIDGE_HOME": str(tmp_path / "mbh")}
+    argv = [sys.executable, "-m", "moatbridge", *args]
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(argv, stdout=full, stderr=subprocess.PIPE, text=True, env=env, timeout=60)
+    assert result.returncode == 74, result.stderr
+    assert result.stderr.splitlines() == [
+        "moatbridge: There is no space left to write the output.",
+        "hint: free some space where the output goes, then run this again",
+    ]
+    closed = subprocess.run(["sh", "-c", '"$@" >&-', "sh", *argv], capture_output=True, text=True, env=env,
+                            timeout=60)  # fmt: skip
+    assert closed.returncode == 0, closed.stderr
+    assert "internal error" not in closed.stderr

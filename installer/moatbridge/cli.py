@@ -116,6 +116,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The one call scripts make in loops: answer before building the parser.
         sys.stdout.write(f"moatbridge {__version__}\n")
         return 0
+    # Started with stdout or stderr closed (`moatbridge list >&-`), Python has None there: the
+    # output goes nowhere, as it would to a closed descriptor, instead of failing to be written.
+    sys.stdout = sys.stdout or open(os.devnull, "w")  # noqa: SIM115 - for the life of the process
+    sys.stderr = sys.stderr or open(os.devnull, "w")  # noqa: SIM115
     for stream in (sys.stdout, sys.stderr):  # undecodable names print as \xNN, never crash
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
@@ -150,16 +154,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.close()
         return 0
     except OSError as exc:
-        if exc.filename is None:  # not about a path (a socket, a pipe): a crash, reported below
-            return _crash(exc, words)
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):  # not the path's fault: exit 74 as for every write
-            from pathlib import Path
-
             from moatbridge.adapters.filesystem import DiskFull
 
-            full = DiskFull(Path(os.fsdecode(exc.filename)))
+            full = DiskFull(None if exc.filename is None else os.fsdecode(exc.filename))
             _print_error(full.message, full.hint)
             return full.exit_code
+        if exc.filename is None:  # not about a path (a socket, a pipe): a crash, reported below
+            return _crash(exc, words)
         message, hint = _refused_path(exc)
         _print_error(message, hint)
         return InputError.exit_code

@@ -24,7 +24,14 @@ _TEMP = re.compile(r"\..*\.moatbridge-tmp-([0-9]+)-[^/]*")
 class DiskFull(MoatbridgeError):
     exit_code = 74  # EX_IOERR
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | str | None) -> None:
+        if path is None:  # the output itself (stdout to a full disk, or to /dev/full)
+            super().__init__(
+                "There is no space left to write the output.",
+                "free some space where the output goes, then run this again",
+            )
+            return
+        path = Path(path)
         super().__init__(
             f"There is no space left to write {path}; the file was left as it was.",
             f"free some space on the file system holding {path.parent}, then run this again",
