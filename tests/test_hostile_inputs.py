@@ -439,6 +439,13 @@ CASES = [
         env={"MOATBRIDGE_HOME": "", key: path}) for kind, path in (
         ("name-too-long", f"{{w}}/{LONG}"), ("symlink-loop", "{w}/in/loop/x"), ("a-file", "{w}/in/latin.yaml"),
     ) for key in ("MOATBRIDGE_HOME", "XDG_DATA_HOME")),
+    # HOME that is not absolute: `~` (rc files) and platformdirs (moatbridge's files) part ways
+    *(c(f"home-env-{kind}-{verb}", *args, env={"HOME": value, "MOATBRIDGE_HOME": ""}) for kind, value in (
+        ("empty", ""), ("relative", "rel"),
+    ) for verb, args in (
+        ("accept", ("license", "accept", "scale-free", "--use", "non-commercial", "--yes")),
+        ("setup", (*SETUP, "--dry-run")), ("uninstall", ("uninstall", "--all", "--keep-images")), ("status", ("status",)),
+    )),
     c("licences-name-too-long", "license", "status", env={"MOATBRIDGE_LICENSES": f"{{w}}/{LONG}"}),
     # the command line itself
     c("unknown-command", "frobnicate"),

@@ -106,7 +106,8 @@ def _refuse_unusable_home() -> None:
     if problem is not None:
         raise UsageError(
             f"There is no usable place for moatbridge's files: {printable(problem)}.",
-            "point MOATBRIDGE_HOME at a directory with a UTF-8 path (or unset it)",
+            "set HOME to your home directory's absolute path; point MOATBRIDGE_HOME at a directory with a "
+            "UTF-8 path (or unset it)",
         )
 
 

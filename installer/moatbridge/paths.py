@@ -68,6 +68,12 @@ def home_problem(environ: Mapping[str, str]) -> str | None:
         value = environ.get(key, "")
         if any(0xD800 <= ord(c) <= 0xDFFF for c in value):  # bytes that are not UTF-8
             return f"{key} is not valid UTF-8 (its path goes into activation files and rc blocks)"
+    user_home = environ.get("HOME")
+    if user_home is not None and not os.path.isabs(user_home):
+        # `~` is then the working directory (or / for an empty HOME) for rc files, while
+        # platformdirs falls back to the passwd entry: rc blocks and the files they source
+        # would be written to different places.
+        return f"HOME is set to {user_home!r}, which is not an absolute path"
     home = environ.get("MOATBRIDGE_HOME")
     if not home:
         return None
