@@ -190,3 +190,44 @@ def test_provided_headers_define_what_the_real_ones_make_visible(open_devel_gfx1
 def _ok(result: Any) -> str:
     assert result.returncode == 0, result.stderr[-4000:]
     return str(result.stdout)
+
+
+@pytest.mark.engine
+def test_cuda_h_status_types_in_c_and_cpp(open_devel_gfx1030: dict[str, Any]) -> None:
+    """CUresult is its own type in C++ (overloads on it and on cudaError_t are distinct, as
+    with NVIDIA's two enums) and a plain typedef in C; a C file including cuda.h compiles."""
+    image = str(open_devel_gfx1030["reference"])
+    script = r"""
+mkdir -p /tmp/s && cd /tmp/s
+cat > plain.c <<'C'
+#include <cuda.h>
+#include <stdio.h>
+int report(CUresult status) { const char* name = 0; cuGetErrorName(status, &name); return printf("%s\n", name ? name : "?"); }
+int main(void) { CUresult status = cuInit(0); return report(status) < 0 || status == CUDA_SUCCESS ? 0 : 1; }
+C
+cat > overloads.cpp <<'CPP'
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <cstdio>
+#include <type_traits>
+static_assert(!std::is_same<CUresult, cudaError_t>::value, "CUresult is not cudaError_t");
+static_assert(sizeof(CUresult) == sizeof(cudaError_t), "CUresult has the enum's size");
+static_assert(std::is_trivially_copyable<CUresult>::value, "CUresult is trivially copyable");
+static int kind(cudaError_t) { return 1; }
+static int kind(CUresult) { return 2; }
+int main() {
+    CUresult driver = cuInit(0);
+    cudaError_t runtime = cudaFree(0);
+    CUresult zero = static_cast<CUresult>(0);
+    bool same = driver == CUDA_SUCCESS || driver != CUDA_SUCCESS;
+    switch (zero) { case CUDA_SUCCESS: break; default: return 3; }
+    std::printf("%d %d %d %d\n", kind(driver), kind(runtime), kind(cuInit(0)), static_cast<int>(zero));
+    return same ? 0 : 4;
+}
+CPP
+nvcc -o plain plain.c && nvcc -o overloads overloads.cpp && ./overloads
+"""
+    out = _ok(docker_run(image, f". /opt/moatbridge/bin/activate gfx1030\n{script}"))
+    # kind(cuInit(0)): HIP's driver calls return hipError_t, so the runtime overload is the
+    # exact match there, as CUDA code that checks both kinds with one template expects.
+    assert out.split()[-4:] == ["2", "1", "1", "0"], out

@@ -20,10 +20,7 @@ pytestmark = pytest.mark.engine
 
 # Samples of the slice that do not build yet, with what stops them. The test fails when one
 # of them starts building (update the list) or when another one stops.
-KNOWN_FAILURES: dict[str, str] = {
-    # helper_cuda.h overloads _cudaGetErrorEnum on cudaError_t and CUresult: one type in HIP
-    "3_CUDA_Features/cudaCompressibleMemory": "CUresult and cudaError_t are both hipError_t",
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 
 def _slice(samples: list[cuda_samples.Sample]) -> list[cuda_samples.Sample]:

@@ -38,7 +38,7 @@ OVERRIDDEN = frozenset(
         "cudaFuncSetSharedMemConfig",
         "__nv_bfloat16", "__nv_bfloat162", "nv_bfloat16", "nv_bfloat162",
         "__CUDACC__", "__CUDA_ARCH__", "CUDA_VERSION", "CUDART_VERSION", "cudaDeviceProp",
-        "cudaGetDeviceProperties_v2",
+        "cudaGetDeviceProperties_v2", "CUresult",
     }
 )  # fmt: skip
 

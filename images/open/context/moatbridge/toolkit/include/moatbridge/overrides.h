@@ -1,6 +1,20 @@
 /* moatbridge: CUDA calls whose HIP counterpart differs in more than its name. */
 #pragma once
 #ifdef __cplusplus
+/* CUDA's driver-API status (CUresult) and the runtime's (cudaError_t) are two enums, so C++
+   code overloads and specialises on them (helper_cuda.h's _cudaGetErrorEnum, error-string and
+   check helpers); HIP has one hipError_t for both, and a plain rename made such overloads
+   redefinitions. In C++ CUresult is therefore its own type holding a hipError_t: it converts
+   to and from hipError_t implicitly (HIP's driver calls return hipError_t, comparisons,
+   switch and cuGetErrorName keep working), and from an int only explicitly, as an enum does.
+   C code keeps the plain typedef (#else below). Trivial, and the size of the enum. */
+struct CUresult {
+    hipError_t value;
+    CUresult() = default;
+    constexpr CUresult(hipError_t status) : value(status) {}
+    constexpr explicit CUresult(int status) : value(static_cast<hipError_t>(status)) {}
+    constexpr operator hipError_t() const { return value; }
+};
 /* cudaMallocHost(void**, size_t): hipHostMalloc needs a flags argument for void**. */
 static inline hipError_t moatbridge_cudaMallocHost(void** ptr, size_t size) {
     return hipHostMalloc(ptr, size, hipHostMallocDefault);
@@ -449,6 +463,7 @@ static inline hipError_t cudaLaunchKernelEx(const cudaLaunchConfig_t* config, vo
     return hipGetLastError();
 }
 #else
+typedef hipError_t CUresult;
 #define cudaMallocHost(ptr, size) hipHostMalloc((ptr), (size), hipHostMallocDefault)
 #define cudaGetDeviceProperties hipGetDeviceProperties
 #define cudaDeviceGetAttribute hipDeviceGetAttribute
