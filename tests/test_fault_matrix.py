@@ -366,6 +366,28 @@ def cleanup_test_images() -> Iterator[None]:
         docker("rmi", "-f", image)
 
 
+def all_image_ids() -> set[str]:
+    return set(docker("images", "--all", "--quiet", "--no-trunc").stdout.split())
+
+
+def remove_untagged_since(before: set[str]) -> None:
+    """Remove the untagged layer images an interrupted --no-cache build left. The classic builder
+    takes the newest matching child as the cache, so its partial chain (the ARG steps before the
+    package install) would make every later build of the suite reinstall the packages and copy
+    the whole tree again (~20 GB each), instead of using the cache the suite built."""
+    for image in all_image_ids() - before:
+        # rmi refuses a parent while it has a child, and removes untagged parents with the
+        # last child: one pass over the new untagged images takes the whole chain
+        if docker("image", "inspect", "--format", "{{len .RepoTags}}", image).stdout.strip() == "0":
+            docker("rmi", image)
+    left = [
+        i
+        for i in all_image_ids() - before
+        if docker("image", "inspect", "--format", "{{len .RepoTags}}", i).stdout.strip() == "0"
+    ]
+    assert not left, f"the interrupted build's layer images could not be removed: {left}"
+
+
 def point_state_at(world: World, image_id: str) -> None:
     """As if the toolchain were set up from an older image: upgrade has real work to do."""
     path = world.data / "state.json"
@@ -661,6 +683,7 @@ def test_ctrl_c_of_image_build_and_bundle_load(
 ) -> None:
     failures = []
     before = docker("image", "inspect", "--format", "{{.Id}}", "moatbridge/open:12.4-devel-trixie-gfx1030")
+    images_before = all_image_ids()
     term = moatbridge_on_terminal(world, "image", "build", "--flavour", "open", "--target", "gfx1030",
                                   "--base", "bootstrap", "--no-cache",
                                   env={"MOATBRIDGE_FAULT_AT": "engine.build-event:3", "MOATBRIDGE_FAULT_ACTION": "wait"})  # fmt: skip
@@ -674,6 +697,7 @@ def test_ctrl_c_of_image_build_and_bundle_load(
     problems += clean(world.mb("image", "list", "--json"), "image list", (0,))
     problems += world.invariants()
     failures += record("Ctrl-C", "image build", problems)
+    remove_untagged_since(images_before)
 
     path, _, _ = tiny_bundle(tmp_path, world.name)
     term = moatbridge_on_terminal(world, "bundle", "load", str(path),
