@@ -96,11 +96,11 @@ def test_unexpected_errors_become_a_crash_report(
         (OSError(errno.ELOOP, "Too many levels of symbolic links", "/p/loop"), 2,
          "The file system refused /p/loop: Too many levels of symbolic links."),
         (OSError(errno.ENOSPC, "No space left on device", "/p/full"), 74, "There is no space left to write /p/full"),
-        (FileNotFoundError(errno.ENOENT, "No such file or directory", "docker"), 2,
-         "The program docker was not found on PATH."),
+        (FileNotFoundError(errno.ENOENT, "No such file or directory", "answers.yaml"), 2,
+         "The file system refused answers.yaml: No such file or directory."),
         (OSError(errno.ECONNRESET, "Connection reset by peer"), cli_module.EXIT_CRASH, "internal error (ConnectionResetError"),
     ],
-    ids=["path-refused", "disk-full", "program-missing", "not-about-a-path"],
+    ids=["path-refused", "disk-full", "relative-missing", "not-about-a-path"],
 )  # fmt: skip
 def test_an_os_error_about_a_path_is_bad_input_not_a_crash(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], error: OSError, code: int, said: str

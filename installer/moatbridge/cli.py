@@ -184,8 +184,6 @@ def _refused_path(exc: OSError) -> tuple[str, str]:
     user's or under a folder the user named, so this is bad input, not a crash."""
     path = os.fsdecode(exc.filename)
     reason = exc.strerror or type(exc).__name__
-    if exc.errno == errno.ENOENT and os.sep not in path:  # a program looked up on PATH (docker, sbatch)
-        return f"The program {path} was not found on PATH.", f"install {path}, or add its directory to PATH"
     if exc.errno == errno.ENAMETOOLONG:
         # A file moatbridge writes is first a temp file beside it: ".NAME.moatbridge-tmp-PID-XXXXXXXX".
         hint = "use a shorter path (each name in it at most 255 bytes, about 35 fewer for a file written)"

@@ -8,9 +8,9 @@ one line instead of running them. A tool missing from the image is a warning.
 from __future__ import annotations
 
 import os
-import subprocess
 from typing import Any
 
+from moatbridge.adapters import proc
 from moatbridge.core.check import Check
 from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.toolchains import Toolchain
@@ -62,10 +62,10 @@ def verdicts(name: str, found: dict[str, tuple[str, list[str]]]) -> list[Check]:
 
 
 def run_tools(image: str, gpu_args: tuple[str, ...]) -> str:
-    result = subprocess.run(
+    result = proc.run_captured(
         ["docker", "run", "--rm", "--network", "host", *gpu_args, "--entrypoint", "bash", image,
          "-c", _SCRIPT],
-        capture_output=True, text=True, timeout=300,
+        timeout=300,
     )  # fmt: skip
     return result.stdout + result.stderr
 
@@ -100,7 +100,7 @@ def scale_tool_checks(toolchain: Toolchain, report: Any) -> list[Check]:
     )
     try:
         output = run_tools(toolchain.image_id or toolchain.image, gpu_args)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+    except (OSError, proc.CommandFailed) as exc:
         return [
             Check(
                 check_id, title, "warn", f"could not run them: {exc}", "see 'moatbridge doctor' engine checks"

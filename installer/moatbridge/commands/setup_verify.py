@@ -3,9 +3,9 @@ commands the image really has, and the GPU flags a run here gets."""
 
 from __future__ import annotations
 
-import subprocess
 from typing import Any
 
+from moatbridge.adapters import proc
 from moatbridge.commands import _toolchain as tc
 from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.setup_plan import SetupPlan
@@ -26,10 +26,10 @@ int main() { int n = 0; return cudaGetDeviceCount(&n) == cudaSuccess && n > 0 ? 
 def _in_image(
     reference: str, script: str, gpu_args: tuple[str, ...] = (), argv: tuple[str, ...] = ()
 ) -> tuple[int, str]:
-    result = subprocess.run(
+    result = proc.run_captured(
         ["docker", "run", "--rm", "--network", "host", *gpu_args, "--entrypoint", "bash",
          "-e", "SCALE_LICENSE_ACCEPT=1", reference, "-c", script, *argv],
-        capture_output=True, text=True, timeout=600,
+        timeout=600,
     )  # fmt: skip
     return result.returncode, result.stdout + result.stderr
 
