@@ -57,7 +57,7 @@ def _distro_name(value: Any) -> str | None:
 
 def _tool_names(value: Any) -> tuple[str, ...] | None:
     """A recorded list of shim commands, or None (older state, or not a list of names)."""
-    if not isinstance(value, list) or not all(isinstance(v, str) and _TOOL.fullmatch(v) for v in value):
+    if not isinstance(value, list) or not all(isinstance(v, str) and _WORD.fullmatch(v) for v in value):
         return None
     return tuple(value)
 
@@ -66,20 +66,23 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-_TOOL = re.compile(r"[a-z0-9][a-z0-9+._-]{0,63}", re.ASCII)
-# What the state file records, in the forms moatbridge writes: a flavour, variant, licence,
-# target or CUDA version is a word; an image reference, ID or digest one token without controls.
+# What the state file records, in the forms moatbridge writes: a tool, flavour, variant,
+# licence, target or CUDA version is a word; an image reference, ID or digest one token
+# without controls.
 _WORD = re.compile(r"[a-z0-9][a-z0-9+._-]{0,63}", re.ASCII)
 _TOKEN = re.compile(r"[!-~]{1,1024}", re.ASCII)
 _TOKEN_OR_NONE = re.compile(r"[!-~]{0,1024}", re.ASCII)
 _LINE = re.compile(r"[ -~]{0,256}", re.ASCII)
 
 
-def _recorded(data: Mapping[str, Any], key: str, form: re.Pattern[str]) -> str:
-    value = data[key]
+def _of_form(value: Any, key: str, form: re.Pattern[str]) -> str:
     if not isinstance(value, str) or not form.fullmatch(value) or (form is _NAME and ".." in value):
         raise ValueError(f"the recorded {key} is not of the form moatbridge writes")
     return value
+
+
+def _recorded(data: Mapping[str, Any], key: str, form: re.Pattern[str]) -> str:
+    return _of_form(data[key], key, form)
 
 
 def _recorded_file(entry: Any) -> dict[str, Any]:
@@ -191,7 +194,7 @@ class Toolchain:
         targets = data["targets"]
         if not isinstance(targets, list) or not targets:
             raise ValueError("targets is not a list of names")
-        targets = [_recorded({"targets": target}, "targets", _WORD) for target in targets]
+        targets = [_of_form(target, "targets", _WORD) for target in targets]
         digest = data.get("digest")
         return cls(
             name=_recorded(data, "name", _NAME), flavour=_recorded(data, "flavour", _WORD),
@@ -199,7 +202,7 @@ class Toolchain:
             cuda_version=_recorded(data, "cuda_version", _WORD), image=_recorded(data, "image", _TOKEN),
             image_id=_recorded(data, "image_id", _TOKEN_OR_NONE), licence=_recorded(data, "licence", _WORD),
             digest=None if digest is None else _recorded(data, "digest", _TOKEN),
-            created=_recorded({"created": data.get("created", "")}, "created", _LINE),
+            created=_of_form(data.get("created", ""), "created", _LINE),
             distro=_distro_name(data.get("distro")),
             tools=_tool_names(data.get("tools")),
             customer=_text(data.get("customer")), credentials_file=_text(data.get("credentials_file")),
