@@ -375,16 +375,18 @@ def remove_untagged_since(before: set[str]) -> None:
     takes the newest matching child as the cache, so its partial chain (the ARG steps before the
     package install) would make every later build of the suite reinstall the packages and copy
     the whole tree again (~20 GB each), instead of using the cache the suite built."""
-    for image in all_image_ids() - before:
-        # rmi refuses a parent while it has a child, and removes untagged parents with the
-        # last child: one pass over the new untagged images takes the whole chain
-        if docker("image", "inspect", "--format", "{{len .RepoTags}}", image).stdout.strip() == "0":
-            docker("rmi", image)
-    left = [
-        i
-        for i in all_image_ids() - before
-        if docker("image", "inspect", "--format", "{{len .RepoTags}}", i).stdout.strip() == "0"
-    ]
+
+    def untagged_since() -> list[str]:
+        def untagged(image: str) -> bool:
+            return docker("image", "inspect", "--format", "{{len .RepoTags}}", image).stdout.strip() == "0"
+
+        return [image for image in all_image_ids() - before if untagged(image)]
+
+    # rmi refuses a parent while it has a child, and removes untagged parents with the last
+    # child: one pass over the new untagged images takes the whole chain
+    for image in untagged_since():
+        docker("rmi", image)
+    left = untagged_since()
     assert not left, f"the interrupted build's layer images could not be removed: {left}"
 
 
