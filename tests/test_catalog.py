@@ -9,7 +9,8 @@ import pytest
 import yaml
 
 from moatbridge.adapters.records import load_catalog
-from moatbridge.core.catalog import CatalogError, parse_catalog
+from moatbridge.core.catalog import CatalogError
+from moatbridge.core.catalog_parse import parse_catalog
 from moatbridge.core.gfx import generic_of, served_by
 from moatbridge.core.recipes import BuildRequest, normalise_targets, plan_open_build
 

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from moatbridge.adapters.accounts import current_identity
 from moatbridge.adapters.hostfs import HostFS
 
 import machines
@@ -80,6 +79,6 @@ def test_gid_without_a_name(shared_tmp: Path) -> None:
 
 
 def test_live_identity_uses_the_system_group_database() -> None:
-    identity = current_identity(HostFS("/"), {0, os.getgid()})
+    identity = HostFS("/").identity({0, os.getgid()})
     assert identity.group_name(0) == "root"
     assert identity.membership(os.getgid()) == "active"

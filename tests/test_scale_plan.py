@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from moatbridge.adapters.records import load_catalog
-from moatbridge.core.catalog import CatalogError, parse_catalog
+from moatbridge.core.catalog import CatalogError
+from moatbridge.core.catalog_parse import parse_catalog
 from moatbridge.core.recipes import BuildRequest, normalise_targets
 from moatbridge.core.scale_recipes import plan_scale_build, repository_url
 

@@ -6,7 +6,6 @@ import grp
 import os
 import pwd
 
-from moatbridge.adapters.hostfs import HostFS
 from moatbridge.core.host import GroupEntry, Identity
 from moatbridge.core.textsafe import parse_uint
 
@@ -31,19 +30,18 @@ def _nss_group(gid: int) -> GroupEntry | None:
     return GroupEntry(entry.gr_name, entry.gr_gid, frozenset(entry.gr_mem))
 
 
-def current_identity(host: HostFS, gids: set[int]) -> Identity:
+def current_identity(group_file: str | None, gids: set[int]) -> Identity:
     """The invoking user, with the group database entries for ``gids``.
 
-    On the live system entries come from NSS (``grp``), so LDAP/SSSD groups count.
-    Under another root its ``/etc/group`` is used when present, since a mounted
-    system's gids mean what its own database says.
+    ``group_file``: the text of a mounted system's ``/etc/group`` (its gids mean what its
+    own database says), or None for the live system, whose entries come from NSS (``grp``),
+    so LDAP/SSSD groups count.
     """
     uid = os.getuid()
     try:
         user: str | None = pwd.getpwuid(uid).pw_name
     except KeyError:
         user = None
-    group_file = None if host.is_live else host.read_optional("/etc/group")
     groups: dict[int, GroupEntry] = {}
     if group_file is not None:
         groups = {e.gid: e for e in _parse_group_file(group_file) if e.gid in gids}

@@ -15,6 +15,7 @@ import os
 import stat
 from pathlib import Path
 
+from moatbridge.adapters.accounts import current_identity
 from moatbridge.core.host import Identity
 from moatbridge.errors import InputError
 
@@ -151,6 +152,4 @@ class HostFS:
             return None
 
     def identity(self, gids: set[int]) -> Identity:
-        from moatbridge.adapters.accounts import current_identity
-
-        return current_identity(self, gids)
+        return current_identity(None if self.is_live else self.read_optional("/etc/group"), gids)

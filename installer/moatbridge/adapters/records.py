@@ -11,7 +11,8 @@ import os
 from pathlib import Path
 
 from moatbridge.adapters.hostfs import read_limited
-from moatbridge.core.catalog import Catalog, CatalogError, catalog_from_text
+from moatbridge.core.catalog import Catalog, CatalogError
+from moatbridge.core.catalog_parse import catalog_from_text
 from moatbridge.core.licences import Licence, LicenceError, parse_licence_records
 
 _PACKAGE = Path(__file__).resolve().parent.parent

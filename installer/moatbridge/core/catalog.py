@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from moatbridge.core.gfx import concrete_targets, is_gfx_name, is_nvidia_target, served_by
 from moatbridge.errors import MoatbridgeError
@@ -201,17 +201,3 @@ class Catalog:
 
     def flavour(self, name: str) -> Flavour:
         return _named(self.flavours, name, f"There is no flavour {name!r}.")
-
-
-def parse_catalog(data: Any, path: Path) -> Catalog:
-    """The catalog from already-loaded YAML data (validated; errors name the field)."""
-    from moatbridge.core.catalog_parse import parse
-
-    return parse(data, path)
-
-
-def catalog_from_text(text: str, path: Path) -> Catalog:
-    """The catalog from its YAML text (adapters.records reads the file)."""
-    from moatbridge.core.catalog_parse import from_text
-
-    return from_text(text, path)

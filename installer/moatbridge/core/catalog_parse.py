@@ -308,7 +308,8 @@ def _flavour(name: str, data: Any, path: str) -> Flavour:
     )
 
 
-def parse(data: Any, path: Path) -> Catalog:
+def parse_catalog(data: Any, path: Path) -> Catalog:
+    """The catalog from already-loaded YAML data (validated; errors name the field)."""
     if not isinstance(data, dict):
         raise _fail("(top level)", "expected a mapping")
     schema = _get(data, "schema_version", "", int)
@@ -320,7 +321,8 @@ def parse(data: Any, path: Path) -> Catalog:
     return Catalog(path=path, local_repository=_get(data, "local_repository", "", str), flavours=flavours)
 
 
-def from_text(text: str, path: Path) -> Catalog:
+def catalog_from_text(text: str, path: Path) -> Catalog:
+    """The catalog from its YAML text (adapters.records reads the file)."""
     import yaml  # only the commands that need the catalog pay for PyYAML
 
     from moatbridge.core import yaml_text
@@ -333,4 +335,4 @@ def from_text(text: str, path: Path) -> Catalog:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         raise CatalogError(f"The image catalog {path} is not valid YAML{where}.", "fix its syntax") from None
-    return parse(data, path)
+    return parse_catalog(data, path)
