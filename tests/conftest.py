@@ -14,18 +14,15 @@ from typing import Any, NoReturn
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
-# The open image's CUDA layer (nvcc driver, header generator) is plain Python shipped in the
-# image; its pure parts are unit-tested on the host from the source tree.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "images/open/context/moatbridge/lib"))
-
-import machines
+from fixtures import machines
 from support import ci_policy, gpu_nodes
 from support.docker_user import DockerUser, docker_group_user, remove_leaked_accounts, shared_temp_dir
 
 REPO = Path(__file__).resolve().parent.parent
 SWEPT_BUT_KEPT = pytest.StashKey[list[str]]()
 PACKAGE_DIR = REPO / "installer" / "moatbridge"
+# The toolkit's package, which the installer imports (cudacompat.targets) and ships beside itself.
+TOOLKIT_PACKAGE_DIR = REPO / "images" / "open" / "toolkit" / "src" / "cudacompat"
 NOBODY = 65534
 # Variables that change detection or engine selection: tests start without them.
 SCRUBBED = (
@@ -136,6 +133,7 @@ def run_as_nobody(
     package_copy = workdir / "pkg"
     if not package_copy.exists():
         shutil.copytree(PACKAGE_DIR, package_copy / "moatbridge")
+        shutil.copytree(TOOLKIT_PACKAGE_DIR, package_copy / "cudacompat")
         for path in package_copy.rglob("*"):
             path.chmod(0o755 if path.is_dir() else 0o644)
         package_copy.chmod(0o755)

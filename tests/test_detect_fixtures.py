@@ -14,8 +14,8 @@ import pytest
 from moatbridge.adapters.hostfs import HostFS
 from moatbridge.core.detection import detect
 
-import machines
 from conftest import cli_json, run_as_nobody
+from fixtures import machines
 
 GPU_KEYS = (
     "vendor", "name", "gfx_target", "family", "apu", "pci_slot", "pci_device_id",

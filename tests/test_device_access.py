@@ -13,8 +13,8 @@ import pytest
 
 from moatbridge.adapters.hostfs import HostFS
 
-import machines
 from conftest import run_as_nobody
+from fixtures import machines
 
 RENDER_GID = 4242
 ORPHAN_GID = 4243

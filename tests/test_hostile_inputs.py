@@ -31,7 +31,7 @@ from moatbridge.adapters.hostfs import read_limited
 from moatbridge.core import bundle
 from moatbridge.core.textsafe import parse_hex, parse_uint, printable
 
-import machines
+from fixtures import machines
 from support.pty_session import PtySession
 
 BAD = os.fsdecode(b"bad-\xff\xfe")  # bytes that are not UTF-8, as Python keeps them in argv

@@ -127,7 +127,7 @@ def test_the_launcher_says_when_its_interpreter_is_gone(
 def test_the_launcher_says_when_moatbridge_left_its_interpreter(tmp_path: Path) -> None:
     """The interpreter is there but moatbridge is not (pip uninstall): one sentence, no traceback."""
     launcher = tmp_path / "moatbridge"
-    launcher.write_text(render_launcher("/usr/bin/python3", str(tmp_path / "no package here")))
+    launcher.write_text(render_launcher("/usr/bin/python3", (str(tmp_path / "no package here"),)))
     launcher.chmod(0o755)
     result = subprocess.run([str(launcher), "list"], env={"PATH": BASE_PATH}, capture_output=True, text=True,
                             cwd=tmp_path)  # fmt: skip

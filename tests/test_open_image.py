@@ -123,7 +123,7 @@ def test_libraries_keep_only_the_chosen_target(open_devel_gfx1030: dict[str, Any
         "for l in librocblas.so.0.1 librocsolver.so.0.1 librocsparse.so.0.1 librccl.so.1.0; do "
         f"first_bundle {lib}/$l; echo; done\n"
         f"ls {lib}/rocblas/*/library | tr '\\n' ' '; echo\n"
-        "python3 /opt/moatbridge/libexec/prune_targets.py --verify-only --keep gfx1030 && echo verified\n"
+        "PYTHONPATH=/opt/moatbridge/lib python3 -m cudacompat.prune --verify-only --keep gfx1030 && echo verified\n"
         "python3 -c 'import json; r = json.load(open(\"/opt/moatbridge/prune-report.json\")); print(sorted(r))'\n"
         "cat > /tmp/link.cpp <<'EOF'\n#include <rocblas/rocblas.h>\n#include <rocsolver/rocsolver.h>\n"
         "int main() { rocblas_handle h; return rocblas_create_handle(&h) == rocblas_status_success ? 0 : 5; }\nEOF\n"

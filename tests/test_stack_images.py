@@ -55,14 +55,14 @@ def test_a_gfx1201_image_keeps_generic_code_and_nothing_else(open_devel_sid_gfx1
     text = json.dumps(report)
     assert "gfx12-generic" in text, text[:2000]
     verify = subprocess.run(
-        ["docker", "run", "--rm", "--entrypoint", "python3", image,
-         "/opt/moatbridge/libexec/prune_targets.py", "--verify-only", "--keep", "gfx1201"],
+        ["docker", "run", "--rm", "-e", "PYTHONPATH=/opt/moatbridge/lib", "--entrypoint", "python3", image,
+         "-m", "cudacompat.prune", "--verify-only", "--keep", "gfx1201"],
         capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     assert verify.returncode == 0, verify.stdout[-2000:] + verify.stderr[-2000:]
     narrower = subprocess.run(
-        ["docker", "run", "--rm", "--entrypoint", "python3", image,
-         "/opt/moatbridge/libexec/prune_targets.py", "--verify-only", "--keep", "gfx1100"],
+        ["docker", "run", "--rm", "-e", "PYTHONPATH=/opt/moatbridge/lib", "--entrypoint", "python3", image,
+         "-m", "cudacompat.prune", "--verify-only", "--keep", "gfx1100"],
         capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     assert narrower.returncode == 1  # gfx12-generic code is there, which gfx1100 cannot load

@@ -36,7 +36,7 @@ from moatbridge.core.status import (
 )
 from moatbridge.core.toolchains import State, Toolchain
 
-import machines
+from fixtures import machines
 from support.docker_user import DockerUser
 from support.pty_session import PtySession
 

@@ -27,7 +27,7 @@ from moatbridge.core.target_choices import (
     target_menu,
 )
 
-import machines
+from fixtures import machines
 from support.docker_user import DockerUser
 from support.pty_session import PtySession
 

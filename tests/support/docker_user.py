@@ -83,11 +83,14 @@ def _runtime_distributions() -> set[str]:
 
 
 def _copy_runtime(target: Path) -> None:
-    """moatbridge (source layout: catalog and licences beside it) and its libraries' files."""
+    """moatbridge (source layout: catalog and licences beside it), the toolkit's cudacompat
+    beside it as the wheel has it, and its libraries' files."""
     package = target / "moatbridge"
     shutil.copytree(REPO / "installer" / "moatbridge", package, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "images", package / "images")
     shutil.copytree(REPO / "licenses", package / "licenses")
+    toolkit = REPO / "images" / "open" / "toolkit" / "src" / "cudacompat"  # shipped beside moatbridge
+    shutil.copytree(toolkit, target / "cudacompat", ignore=shutil.ignore_patterns("__pycache__"))
     for name in _runtime_distributions():
         distribution = importlib.metadata.distribution(name)
         for file in distribution.files or []:

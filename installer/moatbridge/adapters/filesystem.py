@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
 import os
 import re
@@ -36,17 +35,6 @@ class DiskFull(MoatbridgeError):
             f"There is no space left to write {path}; the file was left as it was.",
             f"free some space on the file system holding {path.parent}, then run this again",
         )
-
-
-def tree_digest(root: Path) -> str:
-    """sha256 over every regular file under ``root`` (relative path, mode bit x, content)."""
-    digest = hashlib.sha256()
-    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        relative = path.relative_to(root).as_posix()
-        executable = os.access(path, os.X_OK)
-        digest.update(f"{relative}\0{int(executable)}\0".encode())
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
 
 
 def atomic_write_text(path: Path, text: str, mode: int = 0o644) -> None:

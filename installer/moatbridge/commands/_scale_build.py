@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from moatbridge.adapters import docker_api
+from moatbridge.adapters.build_context import context_digest
 from moatbridge.adapters.credentials import load_credentials
-from moatbridge.adapters.filesystem import tree_digest
 from moatbridge.adapters.repo_proxy import Credentials, serve_repo_proxy
 from moatbridge.commands import _scale_tarball as tarball
 from moatbridge.core.answers import validate_customer
@@ -77,7 +77,7 @@ def plan(
     context = catalog.images_dir / Path(distro.recipe).parent
     return plan_scale_build(
         flavour, request, catalog.images_dir, catalog.local_repository, base_ref, base_id,
-        tree_digest(context), upstream, commercial=commercial,
+        context_digest(context, Path(distro.recipe).name), upstream, commercial=commercial,
         extra_args=extra_build_args(options.build_arg),
     )  # fmt: skip
 

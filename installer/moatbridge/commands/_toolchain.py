@@ -165,12 +165,17 @@ def launcher_files(paths: Paths, name: str, dry_run: bool) -> list[Written]:
     """Next to the shims: `mbrun` (dynamic, and the toolchain's own fixed one) and the
     `moatbridge` launcher, which runs the CLI with this interpreter, so a new shell has
     `moatbridge` on PATH however moatbridge was installed (core.launcher)."""
+    import cudacompat
     import moatbridge
 
     home = Path(paths.home)
     python = sys.executable or shutil.which("python3") or "python3"
-    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(moatbridge.__file__)))
-    launcher = render_launcher(python, package_parent)
+    # Where moatbridge and the toolkit's package it imports were found (two folders in a checkout).
+    roots = tuple(
+        os.path.dirname(os.path.dirname(os.path.abspath(str(package.__file__))))
+        for package in (moatbridge, cudacompat)
+    )
+    launcher = render_launcher(python, roots)
     own_mbrun = toolchain_dir(paths, name) / "bin" / MBRUN
     return [
         write_owned(home / "cuda" / "bin" / MBRUN, render_mbrun(str(home), None), "shim", 0o755, dry_run),

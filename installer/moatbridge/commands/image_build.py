@@ -14,8 +14,8 @@ from typing import Any
 
 from moatbridge.adapters import docker_api
 from moatbridge.adapters.bootstrap import bootstrap_base
+from moatbridge.adapters.build_context import context_digest
 from moatbridge.adapters.console import print_json
-from moatbridge.adapters.filesystem import tree_digest
 from moatbridge.adapters.progress import BuildView
 from moatbridge.adapters.records import load_catalog
 from moatbridge.commands import _scale_build as scale_build
@@ -195,7 +195,7 @@ def plan_for(options: BuildOptions, catalog: Catalog, client: Any, say: Any) -> 
         catalog.local_repository,
         base_ref,
         base_id,
-        tree_digest(context),
+        context_digest(context, Path(distro.recipe).name),
     )
     return plan, flavour
 

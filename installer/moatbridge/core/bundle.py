@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from moatbridge.core.catalog import Flavour
+from moatbridge.core.gfx import is_target_name
 from moatbridge.core.licences import Licence
 from moatbridge.core.references import parse_reference
 from moatbridge.core.toolchains import Toolchain, validate_name
@@ -39,7 +40,6 @@ _IMAGE_ID = re.compile(r"^sha256:[0-9a-f]{64}$", re.ASCII)
 _SUM_LINE = re.compile(r"^([0-9a-f]{64}) [ *](\S.*)$")
 _WORD = re.compile(r"[a-z0-9][a-z0-9-]{0,63}", re.ASCII)  # flavour, variant, licence id
 _DISTRO = re.compile(r"[a-z0-9][a-z0-9.+-]{0,31}", re.ASCII)  # trixie, sid, ubuntu24.04
-_TARGET = re.compile(r"gfx[0-9]{2,4}[a-f]?|gfx[0-9]{1,2}-[0-9]?-?generic|sm_[0-9]{2,3}[af]?", re.ASCII)
 _VERSION = re.compile(r"[0-9]{1,3}(?:\.[0-9]{1,4}){0,3}", re.ASCII)
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}", re.ASCII)
 
@@ -244,7 +244,8 @@ def _toolchain(data: Any) -> BundledToolchain:
     # Every field ends up in files (toolchain.env, Dockerfiles, YAML) or on a terminal: each is
     # held to its own shape here, once, not escaped later in each place.
     for target in targets:
-        _shaped(target, "toolchain.targets", _TARGET)
+        if not is_target_name(target):
+            raise _invalid("toolchain.targets", f"{target[:80]!r} is not of the expected form")
     image = _get(data, "image", w, str)
     try:
         parse_reference(image)

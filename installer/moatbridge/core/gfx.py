@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 
-_GFX_RE = re.compile(r"^gfx(\d{1,2})(\d)([0-9a-f])$", re.ASCII)
+from cudacompat.targets import GENERIC_TARGETS as GENERIC_TARGETS
+from cudacompat.targets import generic_of as generic_of
+from cudacompat.targets import is_code_target, is_processor
 
 
 def decode_gfx_target_version(value: int) -> str | None:
@@ -28,7 +30,8 @@ def decode_gfx_target_version(value: int) -> str | None:
 
 
 def is_gfx_name(text: str) -> bool:
-    return bool(_GFX_RE.fullmatch(text))
+    """A processor name (gfx1030): the toolkit's grammar (cudacompat.targets)."""
+    return is_processor(text)
 
 
 # NVIDIA processors as LLVM and nvcc name them (sm_89, sm_90a, sm_120f): SCALE's NVIDIA mode.
@@ -44,33 +47,9 @@ def is_target_name(text: str) -> bool:
     return is_gfx_name(text) or is_nvidia_target(text)
 
 
-# Generic processors (LLVM's AMDGPUUsage, "Generic Processors"; clang 19+, code object v6):
-# one code object that loads on every member. Debian's newer ROCm libraries ship them instead
-# of one object per chip. The offload bundler and the ROCm loader accept a generic object for
-# a member when no object for the chip itself is there.
-GENERIC_TARGETS: dict[str, frozenset[str]] = {
-    "gfx9-generic": frozenset({"gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"}),
-    "gfx9-4-generic": frozenset({"gfx940", "gfx941", "gfx942", "gfx950"}),
-    "gfx10-1-generic": frozenset({"gfx1010", "gfx1011", "gfx1012", "gfx1013"}),
-    "gfx10-3-generic": frozenset({f"gfx103{i}" for i in range(7)}),
-    "gfx11-generic": frozenset(
-        {"gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153"}
-    ),
-    "gfx12-generic": frozenset({"gfx1200", "gfx1201"}),
-}
-
-
 def is_code_target_name(text: str) -> bool:
     """A name device code can be built for: a processor (gfx1100) or a generic one (gfx11-generic)."""
-    return is_gfx_name(text) or text in GENERIC_TARGETS
-
-
-def generic_of(gfx: str) -> str | None:
-    """The generic processor whose code objects load on ``gfx``, if any."""
-    for generic, members in GENERIC_TARGETS.items():
-        if gfx in members:
-            return generic
-    return None
+    return is_code_target(text)
 
 
 def served_by(code_targets: frozenset[str] | tuple[str, ...], gfx: str) -> str | None:

@@ -31,18 +31,20 @@ GONE_HINT = (
 )
 
 
-def _python_code(package_parent: str) -> str:
+def _python_code(import_roots: tuple[str, ...]) -> str:
     """What the launcher asks Python to run: the CLI's entry point, as the console script
     does (the working directory is not put first on sys.path, so a `moatbridge` directory
-    in a project cannot shadow the CLI). The directory moatbridge was imported from when
-    setup ran is appended, so a setup run from a checkout (PYTHONPATH) keeps working; an
-    installed moatbridge is found first."""
-    parent = json.dumps(package_parent)  # a JSON string is a Python literal (surrogates too)
+    in a project cannot shadow the CLI). The directories moatbridge and the toolkit's
+    cudacompat were imported from when setup ran are appended, so a setup run from a
+    checkout (PYTHONPATH, an editable install) keeps working; an installed moatbridge is
+    found first."""
+    lines = ["import sys", 'if sys.path and sys.path[0] in ("", "."): del sys.path[0]']
+    for root in dict.fromkeys(import_roots):
+        literal = json.dumps(root)  # a JSON string is a Python literal (surrogates too)
+        lines.append(f"if {literal} not in sys.path: sys.path.append({literal})")
     return "\n".join(
         [
-            "import sys",
-            'if sys.path and sys.path[0] in ("", "."): del sys.path[0]',
-            f"if {parent} not in sys.path: sys.path.append({parent})",
+            *lines,
             'sys.argv[0] = "moatbridge"',
             "try:",
             "    from moatbridge.cli import main",
@@ -55,9 +57,9 @@ def _python_code(package_parent: str) -> str:
     )
 
 
-def render_launcher(python: str, package_parent: str) -> str:
+def render_launcher(python: str, import_roots: tuple[str, ...]) -> str:
     """`moatbridge` on the activated PATH, running the CLI with ``python`` (setup's
-    sys.executable) and moatbridge from ``package_parent`` (or wherever that Python has it)."""
+    sys.executable) and moatbridge from ``import_roots`` (or wherever that Python has it)."""
     return (
         "#!/bin/sh\n"
         f"{MARKER}: launcher of the moatbridge CLI (the Python that ran setup); do not edit\n"
@@ -67,7 +69,7 @@ def render_launcher(python: str, package_parent: str) -> str:
         f'"$py" {sh_quote(GONE_HINT)} >&2\n'
         "    exit 127\n"
         "fi\n"
-        f'exec "$py" -c {sh_quote(_python_code(package_parent))} "$@"\n'
+        f'exec "$py" -c {sh_quote(_python_code(import_roots))} "$@"\n'
     )
 
 

@@ -1,17 +1,17 @@
-#!/usr/bin/env python3
 """Shrink a ROCm library tree to chosen AMD gfx targets, and prove nothing else changed.
 
-Runs inside the image during ``docker build``; standard library only (``python3 -S`` works)::
+Runs inside the image during ``docker build``; standard library only (``python3 -S`` works),
+with the folder holding ``cudacompat`` on PYTHONPATH (/opt/moatbridge/lib in the image)::
 
-    prune_targets.py --keep gfx1030[,gfx1100...] [--lib-dir DIR] [--report FILE.json] [--dry-run]
-    prune_targets.py --verify-only --keep gfx1030[,gfx1100...] [--lib-dir DIR]
+    python3 -m cudacompat.prune --keep gfx1030[,gfx1100...] [--lib-dir DIR] [--report FILE.json] [--dry-run]
+    python3 -m cudacompat.prune --verify-only --keep gfx1030[,gfx1100...] [--lib-dir DIR]
 
 Code is kept for a target that a kept GPU can load, as the offload bundler and the ROCm loader
 decide: code for the GPU's own processor (any xnack/sramecc variant: the device's mode is not
 known at build time), or for the generic processor it belongs to (``gfx11-generic`` serves
-gfx1100 ... gfx1153; table below). ``--keep gfx1201`` keeps gfx1201 and gfx12-generic code and
-drops gfx11-generic code. Code for names this script does not know stays. Two kinds of device
-code are pruned:
+gfx1100 ... gfx1153; the table is cudacompat.targets'). ``--keep gfx1201`` keeps gfx1201 and
+gfx12-generic code and drops gfx11-generic code. Code for names this script does not know
+stays. Two kinds of device code are pruned:
 
 * Per-target files such as ``Kernels.so-000-gfx90a-xnack+.hsaco``, ``TensileLibrary_gfx1030.co``
   or ``TensileLibrary_gfx11-generic.co`` are deleted when no target named in the file name can
@@ -71,6 +71,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..targets import GENERIC, GENERIC_TARGETS, PROCESSOR, generic_of
+
 BUNDLE_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
 COMPRESSED_MAGIC = b"CCOB"
 FATBIN_SECTION = ".hip_fatbin"
@@ -78,29 +80,11 @@ DEFAULT_LIB_DIR = "/usr/lib/x86_64-linux-gnu"
 # Bundles are linked into the section at this alignment; only used to find where a
 # compressed bundle whose header does not state its size (CCOB version 1) ends.
 BUNDLE_ALIGN = 4096
-# gfx, a major version (6-9 or 1x), a minor digit and a hex stepping: gfx803, gfx90a, gfx1030.
-_PROCESSOR = r"gfx(?:[6-9]|1[0-9])[0-9][0-9a-f]"
-PROCESSOR_RE = re.compile(rf"{_PROCESSOR}\Z")
-# Generic processors (LLVM's AMDGPUUsage, "Generic Processors"; code object v6): one code
-# object that loads on every member. The offload bundler and the ROCm loader hand a member the
-# code for its own processor if a bundle has it, else the code for its generic processor.
-# The installer keeps the same table (installer/moatbridge/core/gfx.py; a test holds them equal).
-GENERIC_TARGETS: dict[str, frozenset[str]] = {
-    "gfx9-generic": frozenset({"gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"}),
-    "gfx9-4-generic": frozenset({"gfx940", "gfx941", "gfx942", "gfx950"}),
-    "gfx10-1-generic": frozenset({"gfx1010", "gfx1011", "gfx1012", "gfx1013"}),
-    "gfx10-3-generic": frozenset({f"gfx103{i}" for i in range(7)}),
-    "gfx11-generic": frozenset(
-        {"gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152", "gfx1153"}
-    ),
-    "gfx12-generic": frozenset({"gfx1200", "gfx1201"}),
-}
-# Anything spelled like a generic processor, known or not: gfx11-generic, gfx9-4-generic.
-_GENERIC = r"gfx[0-9]+(?:-[0-9]+)*-generic"
+PROCESSOR_RE = re.compile(rf"{PROCESSOR}\Z")
 # A processor name as a token of a file name: no letter or digit may touch it, so
 # "gfx90a-xnack+", "_gfx1030." and "_gfx11-generic." count and "gfx90a68" (ambiguous) does not.
 # The generic spelling comes first so "gfx1100-generic" is one (unknown) token, not gfx1100.
-FILE_TOKEN_RE = re.compile(rf"(?<![0-9A-Za-z])({_GENERIC}|{_PROCESSOR})(?![0-9A-Za-z])")
+FILE_TOKEN_RE = re.compile(rf"(?<![0-9A-Za-z])({GENERIC}|{PROCESSOR})(?![0-9A-Za-z])")
 # clang's CompressedOffloadBundle header per version: magic, version (u16), method (u16:
 # llvm::compression::Format), [total size: v2 u32, v3 u64], uncompressed size (v1/v2 u32, v3
 # u64), the low 64 bits of the MD5 of the uncompressed bundle; the compressed bytes follow.
@@ -116,11 +100,6 @@ _ZEROS = bytes(1 << 20)
 _STEP = 64 << 20
 
 Range = tuple[int, int]
-
-
-def generic_of(processor: str) -> str | None:
-    """The generic processor whose code objects load on ``processor``, if any."""
-    return next((g for g, members in GENERIC_TARGETS.items() if processor in members), None)
 
 
 def is_known(name: str) -> bool:
@@ -1225,7 +1204,3 @@ def _verify_only(inventory: Inventory, keep: frozenset[str], lib_dir: Path) -> i
 def _fail(message: str, status: int) -> int:
     print(f"prune_targets: {message}", file=sys.stderr)
     return status
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
-"""prune_targets.py and compressed offload bundles (clang's ``CCOB``, versions 1 to 3).
+"""cudacompat.prune and compressed offload bundles (clang's ``CCOB``, versions 1 to 3).
 
-The synthetic bundles are built here independently of the script: LLVM's header layout, its
+The synthetic bundles are built here independently of the pruner: LLVM's header layout, its
 hash (the low 64 bits of the MD5 of the uncompressed bundle, little-endian) and zlib or zstd
 streams. zstd comes from Python's ``compression.zstd`` or the ``zstd`` command; CI installs
 the command, so the zstd cases never skip there.
@@ -14,13 +14,13 @@ import os
 import shutil
 import struct
 import subprocess
-import sys
 import zlib
 from pathlib import Path
 
 import pytest
 
-from test_prune_targets import GFX, HOST, SCRIPT, bundle, code, elf, pad, pt
+from cudacompat import prune as pt
+from synthetic_bundles import GFX, HOST, bundle, code, elf, pad, run_pruner
 
 LAYOUTS = {1: "<4sHHIQ", 2: "<4sHHIIQ", 3: "<4sHHQQQ"}
 ZLIB, ZSTD = 0, 1
@@ -122,10 +122,7 @@ def fatbin_range(data: bytes) -> tuple[int, int]:
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-S", str(SCRIPT), *args]
-    return subprocess.run(
-        argv, capture_output=True, text=True, timeout=120, env={**os.environ, **(env or {})}
-    )
+    return run_pruner(*args, timeout=120, env=env)
 
 
 CASES = [(1, ZLIB), (2, ZLIB), (3, ZLIB), (2, ZSTD), (3, ZSTD)]

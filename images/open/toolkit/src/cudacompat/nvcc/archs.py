@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..targets import is_processor, processor_of
 from .options import CommandLine, NvccUsageError
 
 # Real architectures CUDA 11.8 (and 12.x) know, for -arch=all, --list-gpu-arch/-code.
@@ -31,8 +32,7 @@ def _number(value: str) -> int | None:
 
 
 def _is_gfx(value: str) -> bool:
-    name = value.split(":", 1)[0]
-    return name.startswith("gfx") and 6 <= len(name) <= 7 and all(c in "0123456789abcdef" for c in name[3:])
+    return is_processor(processor_of(value))
 
 
 class ArchRequest(NamedTuple):

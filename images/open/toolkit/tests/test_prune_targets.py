@@ -1,97 +1,24 @@
-"""images/open/context/prune_targets.py: pruning gfx targets from ROCm libraries, with proof.
+"""cudacompat.prune: pruning gfx targets from ROCm libraries, with proof.
 
-Synthetic ELF files exercise the format handling and the command line; one test runs the
-script inside the full toolchain image and checks the result with LLVM's own tools.
+Synthetic ELF files exercise the format handling and the command line (the installer's suite
+runs the pruner on the real libraries of a built image and checks them with LLVM's tools).
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import os
-import random
-import shlex
 import struct
 import subprocess
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-from conftest import REPO
-
-SCRIPT = REPO / "images" / "open" / "context" / "prune_targets.py"
-MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
-HOST = "host-x86_64-unknown-linux--"
-GFX = "hipv4-amdgcn-amd-amdhsa--"
-
-
-def _load() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("prune_targets", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
-pt = _load()
-
-
-# --- synthetic files ---------------------------------------------------------------------------
-
-
-def bundle(entries: list[tuple[str, bytes]], first_offset: int = 4096, align: int = 4096) -> bytes:
-    """An uncompressed bundle: header, then each code object at the next ``align`` boundary."""
-    layout, offset = [], first_offset
-    for triple, code in entries:
-        layout.append((offset, len(code), triple))
-        offset = -(-(offset + len(code)) // align) * align if code else offset
-    header = MAGIC + struct.pack("<Q", len(entries))
-    header += b"".join(struct.pack("<QQQ", o, s, len(t)) + t.encode() for o, s, t in layout)
-    out = bytearray(header.ljust(first_offset, b"\0"))
-    for (o, s, _), (_, code) in zip(layout, entries, strict=True):
-        out[len(out) :] = bytes(o - len(out))
-        out[o : o + s] = code
-    return bytes(out)
-
-
-def ccob(payload: bytes, version: int = 2) -> bytes:
-    if version == 1:
-        return b"CCOB" + struct.pack("<HHIQ", 1, 1, 4 * len(payload), 0x1234) + payload
-    return b"CCOB" + struct.pack("<HHIIQ", 2, 1, 24 + len(payload), 4 * len(payload), 0x1234) + payload
-
-
-def pad(data: bytes, align: int = 4096) -> bytes:
-    return data + bytes(-len(data) % align)
-
-
-def elf(sections: list[tuple[str, int, bytes]]) -> bytes:
-    """A 64-bit little-endian ELF file with the given (name, alignment, bytes) sections and .shstrtab."""
-    names = b"\0" + b"".join(n.encode() + b"\0" for n, _, _ in sections) + b".shstrtab\0"
-    body, headers, name_at = bytearray(64), [bytes(64)], 1
-    for name, align, data in [*sections, (".shstrtab", 1, names)]:
-        body += bytes(-len(body) % align)
-        kind, flags = (3, 0) if name == ".shstrtab" else (1, 2)  # STRTAB; PROGBITS + ALLOC
-        headers.append(
-            struct.pack("<IIQQQQIIQQ", name_at, kind, flags, len(body), len(body), len(data), 0, 0, align, 0)
-        )
-        name_at += len(name) + 1
-        body += data
-    body += bytes(-len(body) % 8)
-    shoff = len(body)
-    body[:64] = struct.pack(
-        "<16sHHIQQQIHHHHHH", b"\x7fELF\x02\x01\x01" + bytes(9), 3, 62, 1, 0, 0, shoff, 0, 64, 56, 0, 64,
-        len(headers), len(headers) - 1,
-    )  # fmt: skip
-    return bytes(body) + b"".join(headers)
-
-
-def code(seed: int, size: int) -> bytes:
-    return random.Random(seed).randbytes(size)
+from cudacompat import prune as pt
+from cudacompat import targets
+from synthetic_bundles import GFX, HOST, MAGIC, bundle, ccob, code, elf, pad, run_pruner
 
 
 def fatbin() -> bytes:
@@ -129,8 +56,7 @@ def header(data: bytes, at: int) -> list[tuple[int, int, str]]:
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-S", str(SCRIPT), *args]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    return run_pruner(*args, timeout=60)
 
 
 def snapshot(root: Path) -> dict[str, str]:
@@ -416,104 +342,6 @@ def test_a_failed_proof_leaves_the_file_as_it_was(
     ]
 
 
-# --- the real libraries ------------------------------------------------------------------------
-
-IN_IMAGE = r"""
-set -eu
-L=/usr/lib/x86_64-linux-gnu T=$(mktemp -d)
-O=$T/out LLVM=/usr/lib/llvm-17/bin
-mkdir -p "$T/lib" "$T/orig" "$O"
-for f in librocfft.so.0.1 librocrand.so.1.1; do cp "$L/$f" "$T/lib/"; cp "$L/$f" "$T/orig/"; done
-ln -s librocrand.so.1.1 "$T/lib/librocrand.so"
-ln -s librocrand.so.1.1 "$T/lib/librocrand.so.1"
-run() { name=$1; shift; set +e; "$@" >"$O/$name.out" 2>&1; echo $? >"$O/$name.rc"; set -e; }
-run prune python3 -S /x/prune_targets.py --keep gfx1030,gfx1100 --lib-dir "$T/lib" --report "$O/report.json"
-run verify python3 -S /x/prune_targets.py --verify-only --keep gfx1030,gfx1100 --lib-dir "$T/lib"
-run verify_narrower python3 -S /x/prune_targets.py --verify-only --keep gfx1100 --lib-dir "$T/lib"
-for lib in librocfft.so.0.1 librocrand.so.1.1; do
-  for side in orig lib; do
-    "$LLVM/llvm-objcopy" --dump-section ".hip_fatbin=$T/fatbin" "$T/$side/$lib" /dev/null
-    python3 -S -c 'import struct, sys
-b = open(sys.argv[1], "rb").read()
-(n,) = struct.unpack_from("<Q", b, 24)
-p, end = 32, 0
-for _ in range(n):
-    o, s, l = struct.unpack_from("<QQQ", b, p)
-    p, end = p + 24 + l, max(end, o + s)
-open(sys.argv[2], "wb").write(b[:end])' "$T/fatbin" "$T/$side.bundle"
-    "$LLVM/llvm-readelf" -W -h -S -l -d "$T/$side/$lib" >"$O/readelf-$side-$lib.out"
-    stat -c %s "$T/$side/$lib" >"$O/size-$side-$lib.out"
-  done
-  run "list-$lib" "$LLVM/clang-offload-bundler" --list --type=o --input="$T/lib.bundle"
-  for gfx in gfx1030 gfx1100; do
-    for side in orig lib; do
-      "$LLVM/clang-offload-bundler" --unbundle --type=o --input="$T/$side.bundle" \
-        --targets="hipv4-amdgcn-amd-amdhsa--$gfx" --output="$T/$side.$gfx.co"
-    done
-    run "same-$lib-$gfx" cmp "$T/orig.$gfx.co" "$T/lib.$gfx.co"
-  done
-done
-cmp -l "$T/orig/librocfft.so.0.1" "$T/lib/librocfft.so.0.1" | awk 'NR == 1 {lo = $1} {hi = $1} END {print NR, lo - 1, hi - 1}' >"$O/diff-librocfft.so.0.1.out"
-printf '%s\n' 'extern "C" int rocrand_get_version(int* version);' '#include <cstdio>' \
-  'int main() { int v = 0; int rc = rocrand_get_version(&v); std::printf("rocrand %d\n", v); return rc; }' >"$T/t.cpp"
-run link clang++-17 "$T/t.cpp" -L"$T/lib" -lrocrand -o "$T/t"
-run start env LD_LIBRARY_PATH="$T/lib" "$T/t"
-python3 -S -c 'import json, pathlib, sys
-print(json.dumps({p.name: p.read_text() for p in sorted(pathlib.Path(sys.argv[1]).iterdir())}))' "$O"
-"""
-
-
-@pytest.fixture(scope="module")
-def in_image(open_devel_all: dict[str, Any]) -> dict[str, str]:
-    """Prune copies of librocfft and librocrand inside the full open image (built by
-    moatbridge itself); every tool's output by name."""
-    image = str(open_devel_all["reference"])
-    argv = ["docker", "run", "--rm", "--network", "host", "-v", f"{SCRIPT.parent}:/x:ro", image,
-            "bash", "-c", IN_IMAGE]  # fmt: skip
-    result = subprocess.run(argv, capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, f"{shlex.join(argv[:-1])} failed:\n{result.stderr}"
-    outputs: dict[str, str] = json.loads(result.stdout.splitlines()[-1])
-    return outputs
-
-
-@pytest.mark.engine
-def test_real_libraries_list_only_the_kept_targets(in_image: dict[str, str]) -> None:
-    assert in_image["prune.rc"] == "0\n", in_image["prune.out"]
-    assert in_image["prune.out"].count("proof passed") == 2
-    for lib in ("librocfft.so.0.1", "librocrand.so.1.1"):
-        assert sorted(in_image[f"list-{lib}.out"].split()) == [GFX + "gfx1030", GFX + "gfx1100", HOST]
-    assert in_image["verify.rc"] == "0\n", in_image["verify.out"]
-    assert in_image["verify_narrower.rc"] == "1\n"
-    report = json.loads(in_image["report.json"])
-    assert {Path(f["path"]).name: f["entries_kept"] for f in report["files"]} == {
-        "librocfft.so.0.1": {"gfx1030": 1, "gfx1100": 1, "host": 1},
-        "librocrand.so.1.1": {"gfx1030": 1, "gfx1100": 1, "host": 1},
-    }
-
-
-@pytest.mark.engine
-def test_real_libraries_change_only_dropped_code(in_image: dict[str, str]) -> None:
-    for lib in ("librocfft.so.0.1", "librocrand.so.1.1"):
-        assert in_image[f"size-orig-{lib}.out"] == in_image[f"size-lib-{lib}.out"]
-        assert in_image[f"readelf-orig-{lib}.out"] == in_image[f"readelf-lib-{lib}.out"]
-        for gfx in ("gfx1030", "gfx1100"):  # LLVM's bundler extracts the same code objects
-            assert in_image[f"same-{lib}-{gfx}.rc"] == "0\n", in_image[f"same-{lib}-{gfx}.out"]
-    # Every changed byte of librocfft lies inside .hip_fatbin.
-    row = next(
-        line for line in in_image["readelf-orig-librocfft.so.0.1.out"].splitlines() if " .hip_fatbin " in line
-    )
-    offset, size = (int(field, 16) for field in row.split("]", 1)[1].split()[3:5])
-    changed, first, last = map(int, in_image["diff-librocfft.so.0.1.out"].split())
-    assert changed > 100_000 and offset <= first <= last < offset + size
-
-
-@pytest.mark.engine
-def test_programs_link_against_and_load_a_pruned_library(in_image: dict[str, str]) -> None:
-    assert in_image["link.rc"] == "0\n", in_image["link.out"]
-    assert in_image["start.rc"] == "0\n", in_image["start.out"]
-    assert in_image["start.out"].startswith("rocrand ")
-
-
 def test_keep_none_means_host_code_only() -> None:
     assert pt.parse_keep(["none"]) == frozenset()
     with pytest.raises(ValueError, match="use 'none'"):
@@ -523,10 +351,8 @@ def test_keep_none_means_host_code_only() -> None:
 # --- generic processors ------------------------------------------------------------------------
 
 
-def test_the_generic_table_is_the_installers() -> None:
-    from moatbridge.core.gfx import GENERIC_TARGETS
-
-    assert pt.GENERIC_TARGETS == GENERIC_TARGETS
+def test_the_generic_table_is_well_formed() -> None:
+    assert pt.GENERIC_TARGETS is targets.GENERIC_TARGETS
     members = [m for group in pt.GENERIC_TARGETS.values() for m in group]
     assert len(members) == len(set(members))  # a processor belongs to one generic processor at most
     assert all(pt.PROCESSOR_RE.match(m) for m in members)

@@ -1,0 +1,7 @@
+"""``python3 -m cudacompat.prune``: see the package's docstring."""
+
+import sys
+
+from . import main
+
+sys.exit(main())
