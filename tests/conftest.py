@@ -227,7 +227,7 @@ def debian_base(engine_version: str) -> str:
     """moatbridge's own debootstrapped Debian trixie base (made once, then reused)."""
     from moatbridge.adapters import docker_api
     from moatbridge.adapters.records import load_catalog
-    from moatbridge.commands.image_build import ensure_base
+    from moatbridge.services.base_images import ensure_base
 
     distro = load_catalog().flavour("open").distro(None)
     client = docker_api.connect()

@@ -30,13 +30,15 @@ from moatbridge.core.bundle import IMAGE, MANIFEST, SUMS, BundleError
 from moatbridge.core.toolchains import Toolchain
 from moatbridge.errors import InputError
 
+from support.toolchains import make_toolchain
+
 IMAGE_ID = "sha256:" + "ab" * 32
 NAME = "mbbundle-test"
 
 
 def toolchain(flavour: str = "open", licence: str = "open-components") -> Toolchain:
     variant = "base" if flavour == "open" else "devel"
-    return Toolchain(
+    return make_toolchain(
         NAME, flavour, variant, ("gfx1030",), "11.8", f"moatbridge/{flavour}:x", IMAGE_ID, licence
     )
 

@@ -9,10 +9,12 @@ import pytest
 import yaml
 
 from moatbridge.adapters.records import load_catalog
+from moatbridge.core.build_plan import BaseImage
 from moatbridge.core.catalog import CatalogError
 from moatbridge.core.catalog_parse import parse_catalog
 from moatbridge.core.gfx import generic_of, served_by
-from moatbridge.core.recipes import BuildRequest, normalise_targets, plan_open_build
+from moatbridge.core.image_spec import ImageSpec
+from moatbridge.core.recipes import normalise_targets, plan_build
 
 SHIPPED = Path(__file__).resolve().parent.parent / "images" / "catalog.yaml"
 
@@ -171,12 +173,8 @@ def test_unreadable_and_unparsable_catalogs(tmp_path: Path) -> None:
 
 
 def _plan(**request: Any) -> Any:
-    catalog = load_catalog(SHIPPED)
-    flavour = catalog.flavour("open")
-    return plan_open_build(
-        flavour, BuildRequest(flavour="open", **request), catalog.images_dir, "moatbridge",
-        "moatbridge/debian-base:trixie", "sha256:base", "ctx-digest",
-    )  # fmt: skip
+    base = BaseImage("moatbridge/debian-base:trixie", "sha256:base")
+    return plan_build(ImageSpec(flavour="open", **request), load_catalog(SHIPPED), base, "ctx-digest")
 
 
 def test_per_target_plan() -> None:
@@ -241,7 +239,7 @@ def test_base_variant_is_not_pruned_but_tagged_with_the_targets() -> None:
 
 
 def test_pinned_drift() -> None:
-    from moatbridge.core.recipes import pinned_drift
+    from moatbridge.core.build_plan import pinned_drift
 
     pinned = (("hipcc", "5.7.1-6+deb13u1"), ("cmake", "3.31.6-2"), ("librocblas0", "5.5.1+dfsg-7"))
     listing = "hipcc\t5.7.1-6+deb13u2\ncmake\t3.31.6-2\nbash\t5.2\n"
@@ -304,7 +302,7 @@ def test_an_expired_release_is_recognised_in_apt_output() -> None:
 
 
 def test_space_needed_for_a_first_build_and_for_a_rebuild_over_an_existing_image() -> None:
-    from moatbridge.commands.image_build import GB, required_bytes
+    from moatbridge.services.image_builds import GB, required_bytes
 
     flavour = load_catalog(SHIPPED).flavour("open")
     plan = _plan(targets=("gfx1201",), distro="sid")

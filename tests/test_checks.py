@@ -194,7 +194,7 @@ def test_nvidia_mode_asks_for_the_container_toolkit(machine: Any) -> None:
 def test_doctor_on_an_nvidia_machine_checks_the_toolkit(machine: Any) -> None:
     import json
 
-    from moatbridge.commands._toolchain import nvidia_container_toolkit
+    from moatbridge.services.runtime import nvidia_container_toolkit
 
     from conftest import cli
 

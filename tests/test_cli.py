@@ -18,6 +18,7 @@ from moatbridge import cli as cli_module
 from conftest import cli
 from support.docker_user import DockerUser
 from support.pty_session import PtySession
+from support.toolchains import make_toolchain
 
 
 def test_version() -> None:
@@ -224,9 +225,9 @@ def test_license_accept_y_as_a_docker_group_user(account: DockerUser) -> None:
 
 def _record_toolchain(account: DockerUser, name: str, image: str) -> None:
     from moatbridge.adapters.statestore import StateStore
-    from moatbridge.core.toolchains import State, Toolchain
+    from moatbridge.core.toolchains import State
 
-    toolchain = Toolchain(name=name, flavour="open", variant="devel", targets=("gfx1030",), cuda_version="12.4",
+    toolchain = make_toolchain(name=name, flavour="open", variant="devel", targets=("gfx1030",), cuda_version="12.4",
                           image=image, image_id="sha256:" + "ab" * 32, licence="open-components")  # fmt: skip
     (account.home / ".local/share/moatbridge").mkdir(parents=True, exist_ok=True)
     StateStore(account.home / ".local/share/moatbridge/state.json").write(

@@ -25,13 +25,16 @@ import pytest
 
 from moatbridge.adapters import bundle_archive
 from moatbridge.adapters.records import default_licences_dir, load_catalog, load_licences
-from moatbridge.commands import _toolchain as tc
 from moatbridge.core import bundle
-from moatbridge.core.toolchains import Toolchain
 from moatbridge.paths import Paths
+from moatbridge.services.installation import install_files
+from moatbridge.services.runtime import runtime_for
+from moatbridge.services.toolchains import record, state_store
+
+from support.toolchains import make_toolchain
 
 NAME = "scale-gfx1030"
-SCALE = Toolchain(NAME, "scale", "devel", ("gfx1030",), "12.4", "moatbridge/scale:1.7.2-devel-gfx1030",
+SCALE = make_toolchain(NAME, "scale", "devel", ("gfx1030",), "12.4", "moatbridge/scale:1.7.2-devel-gfx1030",
                   "sha256:" + "5" * 64, "scale-free")  # fmt: skip
 STAND_IN_DOCKER = """#!/bin/sh
 # Stand-in for the docker CLI (no engine is needed to test the runner's decision).
@@ -44,9 +47,9 @@ exit 0
 def installed(tmp_path: Path) -> dict[str, str]:
     """A SCALE toolchain written the way setup writes it; returns the env to run in."""
     paths = Paths.from_environ(os.environ)
-    runtime = tc.runtime_for(SCALE, paths, licence_required=True)
-    written = tc.install_files(paths, SCALE, runtime, make_default=True, dry_run=False)
-    tc.store(paths).write(tc.record(tc.store(paths).read().with_toolchain(SCALE, True), written))
+    runtime = runtime_for(SCALE, paths, licence_required=True)
+    written = install_files(paths, SCALE, runtime, make_default=True, dry_run=False)
+    state_store(paths).write(record(state_store(paths).read().with_toolchain(SCALE, True), written))
     bin_dir = tmp_path / "stand-in-bin"
     bin_dir.mkdir()
     (bin_dir / "docker").write_text(STAND_IN_DOCKER)
@@ -249,7 +252,7 @@ def docker_archive(container_config: dict[str, object], repo_tags: list[str] | N
 def write_bundle(path: Path, flavour: str, licence: str, config: dict[str, object],
                  repo_tags: list[str] | None = None, image_id: str | None = None) -> None:  # fmt: skip
     image, real_id = docker_archive(config, repo_tags)
-    toolchain = Toolchain("loaded", flavour, "devel", ("gfx1030",), "12.4", f"moatbridge/{flavour}:x",
+    toolchain = make_toolchain("loaded", flavour, "devel", ("gfx1030",), "12.4", f"moatbridge/{flavour}:x",
                           image_id or real_id, licence)  # fmt: skip
     manifest = bundle.build_manifest(toolchain, load_catalog().flavour(flavour), load_licences(), "9.9.9",
                                      "2026-01-01T00:00:00+00:00")  # fmt: skip

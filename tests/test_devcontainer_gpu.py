@@ -17,13 +17,14 @@ import pytest
 
 from moatbridge.adapters.statestore import StateStore
 from moatbridge.core.devcontainer import strip_jsonc
-from moatbridge.core.toolchains import State, Toolchain
+from moatbridge.core.toolchains import State
 
 from support.devcontainers import GPU_ARGS, devcontainer_cli, devcontainer_images, remove_devcontainers
 from support.docker_user import DockerUser
 from support.gpu_nodes import DRI, KFD, gpu_device_nodes, without_gpu_nodes
+from support.toolchains import make_toolchain
 
-OPEN = Toolchain(
+OPEN = make_toolchain(
     name="open-gfx1030", flavour="open", variant="devel", targets=("gfx1030",), cuda_version="12.4",
     image="moatbridge/open:12.4-devel-trixie-gfx1030", image_id="sha256:" + "ab" * 32, licence="open-components",
 )  # fmt: skip

@@ -61,7 +61,7 @@ def test_scale_tools_report_their_verdicts(engine_version: str, debian_base: str
     verdict, a GPU-less failure as a warning with the tool's own words, a missing tool too."""
     import subprocess
 
-    from moatbridge.commands.doctor_scale import parse_tool_output, run_tools, verdicts
+    from moatbridge.services.scale_diagnostics import parse_tool_output, run_tools, verdicts
 
     from support.scale_standin import StandinRepoServer, build_standin_repo
 

@@ -41,6 +41,7 @@ from moatbridge.core import rc_block
 
 from support.pty_session import PtySession
 from support.registry import Misbehaviour, misbehaving_proxy, run_registry
+from support.toolchains import make_toolchain
 
 pytestmark = pytest.mark.engine
 
@@ -456,14 +457,13 @@ def tiny_bundle(tmp_path: Path, name: str) -> tuple[Path, str, str]:
     from moatbridge.adapters import bundle_archive
     from moatbridge.adapters.records import load_catalog, load_licences
     from moatbridge.core.bundle import build_manifest
-    from moatbridge.core.toolchains import Toolchain
 
     reference = f"moatbridge-fault/bundle:{name}"
     image_id = import_tiny(tmp_path, reference, "io.moatbridge.flavour=open",
                            "io.moatbridge.licence=open-components", size=3 << 20)  # fmt: skip
     saved = tmp_path / "image.tar"
     assert docker("save", "-o", str(saved), image_id).returncode == 0
-    toolchain = Toolchain(name, "open", "base", ("gfx1030",), "12.4", reference, image_id, "open-components",
+    toolchain = make_toolchain(name, "open", "base", ("gfx1030",), "12.4", reference, image_id, "open-components",
                           None, "2026-01-01T00:00:00+00:00")  # fmt: skip
     manifest = build_manifest(toolchain, load_catalog().flavour("open"), load_licences(), "0.1.0",
                               "2026-01-01T00:00:00+00:00")  # fmt: skip

@@ -33,6 +33,7 @@ from moatbridge.core.textsafe import parse_hex, parse_uint, printable
 
 from fixtures import machines
 from support.pty_session import PtySession
+from support.toolchains import make_toolchain
 
 BAD = os.fsdecode(b"bad-\xff\xfe")  # bytes that are not UTF-8, as Python keeps them in argv
 LONG = "n" * 300  # a file name longer than any Linux file system's NAME_MAX (255 bytes)
@@ -571,9 +572,8 @@ def test_gpu_names_from_sysfs_are_text_not_markup_or_controls(tmp_path: Path) ->
 def _hostile_bundle(path: Path) -> None:
     from moatbridge.adapters import bundle_archive
     from moatbridge.adapters.records import load_catalog, load_licences
-    from moatbridge.core.toolchains import Toolchain
 
-    toolchain = Toolchain(
+    toolchain = make_toolchain(
         "open-gfx1030", "open", "base", ("gfx1030",), "11.8", "moatbridge/open:x", "sha256:" + "a" * 64,
         "open-components",
     )  # fmt: skip

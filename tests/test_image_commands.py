@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from moatbridge.commands.image_build import InsufficientSpace, check_space
+from moatbridge.services.image_builds import InsufficientSpace, check_space
 
 from conftest import cli
 

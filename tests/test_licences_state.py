@@ -25,6 +25,7 @@ from moatbridge.core.toolchains import State, Toolchain, find_pin, validate_name
 from moatbridge.errors import InputError
 
 from conftest import cli
+from support.toolchains import make_toolchain
 
 
 def test_shipped_licence_records() -> None:
@@ -96,7 +97,7 @@ def test_bad_toolchain_names(name: str) -> None:
 
 
 def _toolchain(name: str) -> Toolchain:
-    return Toolchain(
+    return make_toolchain(
         name, "open", "devel", ("gfx1030",), "11.8", f"moatbridge/open:{name}", "sha256:x", "open-components"
     )
 

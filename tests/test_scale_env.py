@@ -36,6 +36,7 @@ from moatbridge.errors import InputError
 
 from support.devcontainers import devcontainer_images, remove_devcontainers
 from support.scale_standin_layout import LOADER_ERROR, NVIDIA_TARGET_DIR, write_scale_tree
+from support.toolchains import make_toolchain, respec
 
 TARGET = "gfx1100"
 ROOT = f"/opt/scale/targets/{TARGET}"
@@ -409,23 +410,22 @@ def test_the_commands_write_the_measurement_and_refuse_an_unmeasured_nvidia_targ
     standin_image: str, tmp_path: Path
 ) -> None:
     """`moatbridge k8s` and `devcontainer` for recorded SCALE toolchains, through the CLI."""
-    from dataclasses import replace
 
     from moatbridge.adapters.consents import ConsentFiles
     from moatbridge.adapters.records import load_licences
     from moatbridge.adapters.statestore import StateStore
     from moatbridge.core.licences import Consent
-    from moatbridge.core.toolchains import State, Toolchain
+    from moatbridge.core.toolchains import State
 
     from conftest import mb
 
     home = Path(os.environ["MOATBRIDGE_HOME"])
     image_id = subprocess.run(["docker", "image", "inspect", "-f", "{{.Id}}", standin_image],
                               capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
-    amd = Toolchain(
+    amd = make_toolchain(
         "scale-gfx1100", "scale", "devel", (TARGET,), "13.0.2", standin_image, image_id, "scale-free"
     )
-    nvidia = replace(amd, name="scale-sm_89", targets=("sm_89",), image=f"moatbridge-test/absent:{secrets.token_hex(4)}",
+    nvidia = respec(amd, name="scale-sm_89", targets=("sm_89",), image=f"moatbridge-test/absent:{secrets.token_hex(4)}",
                      image_id="")  # fmt: skip
     StateStore(home / "state.json").write(State().with_toolchain(amd, True).with_toolchain(nvidia, False))
     licence = load_licences()["scale-free"]

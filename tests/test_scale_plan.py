@@ -14,10 +14,12 @@ import pytest
 import yaml
 
 from moatbridge.adapters.records import load_catalog
+from moatbridge.core.build_plan import BaseImage
 from moatbridge.core.catalog import CatalogError
 from moatbridge.core.catalog_parse import parse_catalog
-from moatbridge.core.recipes import BuildRequest, normalise_targets
-from moatbridge.core.scale_recipes import plan_scale_build, repository_url
+from moatbridge.core.image_spec import ImageSource, ImageSpec
+from moatbridge.core.recipes import normalise_targets, plan_build
+from moatbridge.core.scale_recipes import is_commercial, repository_url
 
 SHIPPED = Path(__file__).resolve().parent.parent / "images" / "catalog.yaml"
 
@@ -27,13 +29,10 @@ def _scale() -> Any:
 
 
 def _plan(distro: str | None = None, commercial: bool = False, **kwargs: Any) -> Any:
-    flavour = _scale()
-    request = BuildRequest("scale", distro=distro, cuda_version=kwargs.pop("cuda", None))
-    url = repository_url(flavour, flavour.distro(distro), commercial, kwargs.pop("customer", None))
-    return plan_scale_build(
-        flavour, request, SHIPPED.parent, "moatbridge", "base:1", "sha256:base", "ctx", url, commercial,
-        extra_args=tuple(kwargs.pop("extra", ())),
-    )  # fmt: skip
+    build_args = tuple(f"{name}={value}" for name, value in kwargs.pop("extra", ()))
+    source = ImageSource(commercial=commercial, customer=kwargs.pop("customer", None), build_args=build_args)
+    spec = ImageSpec("scale", distro=distro, cuda_version=kwargs.pop("cuda", None), source=source)
+    return plan_build(spec, load_catalog(SHIPPED), BaseImage("base:1", "sha256:base"), "ctx")
 
 
 def test_the_vendor_default_is_ubuntu24_04_with_cuda_13_0_2_and_the_latest_tags() -> None:
@@ -56,11 +55,8 @@ def test_each_channel_tags_its_own_image() -> None:
 
 def test_credentials_alone_mean_the_customer_repository(tmp_path: Path) -> None:
     """A credentials file is never sent to the free repository, labelled commercial."""
-    from moatbridge.commands._scale_build import is_commercial
-    from moatbridge.commands.image_build import BuildOptions
-
-    assert is_commercial(BuildOptions("scale", credentials_file=str(tmp_path / "c.json")))
-    assert not is_commercial(BuildOptions("scale"))
+    assert is_commercial(ImageSpec("scale", source=ImageSource(credentials_file=str(tmp_path / "c.json"))))
+    assert not is_commercial(ImageSpec("scale"))
     with pytest.raises(CatalogError, match="customer name"):
         repository_url(_scale(), _scale().distro(None), True, None)
 

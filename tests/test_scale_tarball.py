@@ -30,10 +30,11 @@ import pytest
 
 from moatbridge.adapters.file_server import check_tarball, file_sha256, serve_file
 from moatbridge.adapters.records import load_catalog
-from moatbridge.core.recipes import BuildRequest
+from moatbridge.core.build_plan import BaseImage
+from moatbridge.core.image_spec import ImageSource, ImageSpec
+from moatbridge.core.recipes import plan_build
 from moatbridge.core.scale_tarball import (
     SERVED_LATER,
-    plan_scale_tarball_build,
     tarball_refusal,
     tarball_source,
     tarball_version,
@@ -100,11 +101,11 @@ def test_the_version_comes_from_the_vendors_file_names(name: str, version: str |
 
 def _plan(source: str, sha256: str | None = None, tree: str | None = None, **extra: str) -> Any:
     catalog = load_catalog()
-    return plan_scale_tarball_build(
-        catalog.flavour("scale"), BuildRequest("scale", distro=DISTRO, cuda_version=CUDA), catalog.images_dir,
-        catalog.local_repository, "moatbridge/debian-base:trixie", "sha256:" + "b" * 64, "ctx",
-        tarball_source(source), sha256, tree, extra_args=tuple(extra.items()),
-    )  # fmt: skip
+    build_args = tuple(f"{name}={value}" for name, value in extra.items())
+    spec = ImageSpec("scale", distro=DISTRO, cuda_version=CUDA, source=ImageSource(
+        "tarball", tarball=source, tarball_sha256=sha256, build_args=build_args))  # fmt: skip
+    base = BaseImage("moatbridge/debian-base:trixie", "sha256:" + "b" * 64)
+    return plan_build(spec, catalog, base, "ctx", tarball_tree=tree)
 
 
 def test_the_plan_tags_the_tarballs_version_and_its_digest_follows_the_file() -> None:

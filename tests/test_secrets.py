@@ -303,7 +303,7 @@ def test_error_messages_are_redacted_on_the_terminal(
      "HTTP_AUTH", "signing_key", "Pass"],
 )  # fmt: skip
 def test_secret_looking_build_args_are_refused(name: str) -> None:
-    from moatbridge.commands._scale_build import extra_build_args as _extra_build_args
+    from moatbridge.core.scale_recipes import extra_build_args as _extra_build_args
 
     value = secrets.token_hex(6)
     with pytest.raises(InputError) as caught:
@@ -314,7 +314,7 @@ def test_secret_looking_build_args_are_refused(name: str) -> None:
 
 
 def test_ordinary_build_args_pass() -> None:
-    from moatbridge.commands._scale_build import extra_build_args as _extra_build_args
+    from moatbridge.core.scale_recipes import extra_build_args as _extra_build_args
 
     assert _extra_build_args(("SCALE_VERSION=1.7.2", "SCALE_PREREQS=")) == (
         ("SCALE_VERSION", "1.7.2"), ("SCALE_PREREQS", "")

@@ -19,12 +19,14 @@ from moatbridge.adapters.hostfs import HostFS
 from moatbridge.adapters.records import load_catalog
 from moatbridge.core.answers import Answers, merge
 from moatbridge.core.detection import detect
+from moatbridge.core.image_spec import ImageSpec
 from moatbridge.core.setup_plan import NVIDIA_MODE_REASON, defaults, make_plan
 from moatbridge.errors import UsageError
 from test_setup_scale import _env, mb
 
 from support.scale_standin import StandinRepoServer, build_standin_repo, missing_tools
 from support.scale_standin_layout import write_fake_nvidia_toolkit, write_scale_tree
+from support.toolchains import make_toolchain
 
 # --- SCALE's NVIDIA mode ------------------------------------------------------------------------
 
@@ -34,18 +36,18 @@ def test_an_nvidia_machine_is_offered_scales_nvidia_mode(machine: Any) -> None:
     offered = defaults(report, {"SHELL": "/bin/bash"}, {})
     # The target is SCALE's NVIDIA mode; the flavour, whose licence needs acceptance, is not
     # defaulted: the wizard proposes it, --yes must name it.
-    assert (offered.flavour, offered.targets) == (None, ("sm_89",))  # an RTX 4090
+    assert (offered.image.flavour, offered.image.targets) == (None, ("sm_89",))  # an RTX 4090
     with pytest.raises(UsageError) as unnamed:
         make_plan(merge(Answers(use="non-commercial", accept_license=True), offered), load_catalog())
     assert "named explicitly" in unnamed.value.message and "--flavour scale" in str(unnamed.value.hint)
-    chosen = merge(Answers(flavour="scale", use="non-commercial", accept_license=True), offered)
+    chosen = merge(Answers(ImageSpec(flavour="scale"), use="non-commercial", accept_license=True), offered)
     plan = make_plan(chosen, load_catalog())
     assert plan.targets == ("sm_89",) and plan.flavour == "scale"
     assert any("NVIDIA mode" in w for w in plan.warnings)
     assert "NVIDIA's own CUDA libraries" in NVIDIA_MODE_REASON
     # An AMD GPU next to it keeps the AMD default.
     amd = detect(HostFS(str(machine("rdna3-desktop"))), {})
-    assert defaults(amd, {}, {}).flavour == "open"
+    assert defaults(amd, {}, {}).image.flavour == "open"
 
 
 def test_yes_never_accepts_scales_licence_unnamed(
@@ -73,23 +75,22 @@ def test_yes_never_accepts_scales_licence_unnamed(
 
 
 def test_nvidia_mode_runs_take_dockers_nvidia_path(machine: Any) -> None:
-    from moatbridge.commands import _toolchain as tc
-    from moatbridge.commands.setup_verify import gpu_run_args
     from moatbridge.core.shims import ToolchainRuntime, render_toolchain_env
-    from moatbridge.core.toolchains import Toolchain
     from moatbridge.paths import Paths
+    from moatbridge.services import runtime as host_runtime
+    from moatbridge.services.verify import gpu_run_args
 
-    toolchain = Toolchain(
+    toolchain = make_toolchain(
         "scale-sm_89", "scale", "devel", ("sm_89",), "13.0.2", "img", "sha256:x", "scale-free"
     )
-    runtime = tc.runtime_for(toolchain, Paths.from_environ(os.environ), licence_required=True)
+    runtime = host_runtime.runtime_for(toolchain, Paths.from_environ(os.environ), licence_required=True)
     assert runtime.devices == () and runtime.group_adds == ()  # never /dev/kfd for sm_NN
     assert runtime.activate.endswith(". /opt/scale/bin/scaleenv")
-    assert runtime.gpus == tc.nvidia_gpu_access()  # --gpus only where the toolkit serves it
+    assert runtime.gpus == host_runtime.nvidia_gpu_access()  # --gpus only where the toolkit serves it
     rendered = render_toolchain_env(ToolchainRuntime(**{**runtime.__dict__, "gpus": True}))
     assert "MB_RUN_ARGS='--gpus all'" in rendered
     report = detect(HostFS(str(machine("nvidia-only"))), {})
-    assert gpu_run_args(report, "sm_89") == (("--gpus", "all") if tc.nvidia_gpu_access() else ())
+    assert gpu_run_args(report, "sm_89") == (("--gpus", "all") if host_runtime.nvidia_gpu_access() else ())
     assert "/dev/kfd" not in " ".join(gpu_run_args(report, "sm_89"))
 
 
@@ -134,12 +135,12 @@ def sm_images(debian_base: str, tmp_path_factory: pytest.TempPathFactory) -> Ite
 def test_verification_of_nvidia_mode_needs_nvidias_toolkit(sm_images: dict[str, str]) -> None:
     """Setup's check runs the shims' own activation (ACTIVATORS, then the target) and refuses
     an sm_NN image whose scaleenv finds no NVIDIA CUDA toolkit; gfx targets are unaffected."""
-    from moatbridge.commands.setup_verify import verify
     from moatbridge.errors import MoatbridgeError
+    from moatbridge.services.verify import verify
 
-    plan = make_plan(Answers(flavour="scale", targets=("sm_89",), use="non-commercial"), load_catalog())
+    plan = make_plan(Answers(ImageSpec("scale", targets=("sm_89",)), use="non-commercial"), load_catalog())
     with pytest.raises(MoatbridgeError) as refused:
-        verify(sm_images["without"], plan)
+        verify(sm_images["without"], plan.spec)
     assert refused.value.message == (
         f"The toolchain image {sm_images['without']} has no NVIDIA CUDA toolkit, which SCALE's NVIDIA mode "
         "(sm_89) needs for CUDA's headers and libraries."
@@ -147,9 +148,9 @@ def test_verification_of_nvidia_mode_needs_nvidias_toolkit(sm_images: dict[str, 
     hint = str(refused.value.hint)
     assert "--base-image REF" in hint and "--registry HOST/PATH" in hint and "SCALE's NVIDIA mode" in hint
     assert "CUDA_PATH after activation: /opt/scale/targets/sm_any" in hint
-    assert verify(sm_images["with"], plan) is None
-    gfx = make_plan(Answers(flavour="scale", targets=("gfx1030",), use="non-commercial"), load_catalog())
-    assert verify(sm_images["without"], gfx) is None
+    assert verify(sm_images["with"], plan.spec) is None
+    gfx = make_plan(Answers(ImageSpec("scale", targets=("gfx1030",)), use="non-commercial"), load_catalog())
+    assert verify(sm_images["without"], gfx.spec) is None
 
 
 @pytest.mark.engine

@@ -31,15 +31,17 @@ from moatbridge.adapters.statestore import StateStore
 from moatbridge.core.in_image import exec_after_activation
 from moatbridge.core.licences import Consent
 from moatbridge.core.slurm import SlurmJob, render
-from moatbridge.core.toolchains import State, Toolchain, pinned_image
+from moatbridge.core.toolchains import State, pinned_image
 from moatbridge.errors import InputError
 
+from support.toolchains import make_toolchain, respec
+
 IMAGE_ID = "sha256:" + "ab" * 32
-OPEN = Toolchain(
+OPEN = make_toolchain(
     name="open-gfx1030", flavour="open", variant="devel", targets=("gfx1030",), cuda_version="11.8",
     image="moatbridge/open:11.8-devel-trixie-gfx1030", image_id=IMAGE_ID, licence="open-components",
 )  # fmt: skip
-SCALE = replace(OPEN, name="scale-gfx1030", flavour="scale", licence="scale-free", image="scale:1")
+SCALE = respec(OPEN, name="scale-gfx1030", flavour="scale", licence="scale-free", image="scale:1")
 TRICKY = ("nvcc", "-o", "my prog", 'it\'s "quoted" $HOME `x`.cu', "*", "")
 
 JOB = SlurmJob(

@@ -39,8 +39,9 @@ from moatbridge.core.toolchains import State, Toolchain
 from fixtures import machines
 from support.docker_user import DockerUser
 from support.pty_session import PtySession
+from support.toolchains import make_toolchain
 
-OPEN = Toolchain(
+OPEN = make_toolchain(
     name="open-gfx1030", flavour="open", variant="devel", targets=("gfx1030",), cuda_version="12.4",
     image="moatbridge/open:12.4-devel-trixie-gfx1030", image_id="sha256:" + "ab" * 32, licence="open-components",
 )  # fmt: skip

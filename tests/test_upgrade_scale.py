@@ -17,10 +17,11 @@ from typing import Any
 
 import pytest
 
-from moatbridge.commands.setup import image_source
-from moatbridge.commands.upgrade import check_repeatable
-from moatbridge.core.toolchains import ImageSource, State, Toolchain
+from moatbridge.core.image_spec import ImageSource, ImageSpec
+from moatbridge.core.recipes import recorded_source
+from moatbridge.core.toolchains import State, Toolchain
 from moatbridge.errors import InputError
+from moatbridge.services.toolchain_upgrade import check_repeatable
 
 from support.scale_standin import StandinRepoServer, build_standin_repo, missing_tools
 from support.scale_standin_tarball import write_standin_tarball
@@ -66,8 +67,8 @@ def _clean(home: Path, name: str, images: set[str]) -> None:
 
 
 def _toolchain(source: ImageSource | None) -> Toolchain:
-    return Toolchain("scale-gfx1030", "scale", "devel", ("gfx1030",), "13.0.2", "moatbridge/scale:x",
-                     "sha256:" + "1" * 64, "scale-free", source=source)  # fmt: skip
+    spec = ImageSpec("scale", "devel", None, ("gfx1030",), "13.0.2", source=source or ImageSource())
+    return Toolchain("scale-gfx1030", spec, "moatbridge/scale:x", "sha256:" + "1" * 64, "scale-free")
 
 
 def test_the_source_round_trips_through_the_state_file() -> None:
@@ -85,15 +86,52 @@ def replace_name(toolchain: Toolchain, name: str) -> Toolchain:
     return replace(toolchain, name=name)
 
 
+# Toolchains as the state file has recorded them since the source was recorded: a commercial
+# SCALE one built from a mirror whose token was masked, and an open one pulled from a team registry.
+RECORDED = [
+    {
+        "name": "scale-gfx1030", "flavour": "scale", "variant": "devel", "targets": ["gfx1030"],
+        "cuda_version": "13.0.2", "image": "moatbridge/scale:1.7.2-13.0.2-devel-ubuntu24.04-commercial",
+        "image_id": "sha256:" + "1" * 64, "licence": "scale-commercial", "digest": None,
+        "created": "2026-11-30T10:00:00+00:00", "distro": None, "tools": ["nvcc", "cmake"],
+        "customer": "acme", "credentials_file": "/home/u/scale.json",
+        "source": {"channel": "repository", "repo_url": "http://mirror.example/scale?token=***",
+                   "repo_url_secret": True, "base_image": "ubuntu:24.04", "build_args": ["SCALE_PREREQS="],
+                   "tarball": None, "tarball_sha256": None},
+    },
+    {
+        "name": "open-gfx1030", "flavour": "open", "variant": "devel", "targets": ["gfx1030"],
+        "cuda_version": "12.4", "image": "registry.example:5000/team/open:12.4-devel-trixie-gfx1030",
+        "image_id": "sha256:" + "2" * 64, "licence": "open-components", "digest": "sha256:" + "3" * 64,
+        "created": "2026-11-30T10:00:00+00:00", "distro": "trixie", "tools": None, "customer": None,
+        "credentials_file": None,
+        "source": {"channel": "registry", "repo_url": None, "repo_url_secret": False, "base_image": None,
+                   "build_args": [], "tarball": None, "tarball_sha256": None},
+    },
+]  # fmt: skip
+
+
+def test_recorded_toolchains_read_as_their_image_spec_and_are_written_back_unchanged() -> None:
+    scale, pulled = (Toolchain.from_json(record) for record in RECORDED)
+    assert scale.spec == ImageSpec("scale", "devel", None, ("gfx1030",), "13.0.2", source=ImageSource(
+        "repository", repo_url="http://mirror.example/scale?token=***", repo_url_secret=True,
+        base_image="ubuntu:24.04", build_args=("SCALE_PREREQS=",), commercial=True, customer="acme",
+        credentials_file="/home/u/scale.json"))  # fmt: skip
+    # The registry a pull came from is the reference's (upgrade pulls the newer tag from it).
+    assert pulled.spec.source == ImageSource("registry", registry="registry.example:5000/team")
+    assert pulled.spec.distro == "trixie" and pulled.tools is None
+    assert [scale.to_json(), pulled.to_json()] == RECORDED
+
+
 def test_older_state_without_a_source_loads_as_before() -> None:
     old = _toolchain(None).to_json()
     del old["source"]
     loaded = Toolchain.from_json(old)
-    assert loaded.source is None and loaded == _toolchain(None)
+    assert loaded.spec.source == ImageSource() and loaded == _toolchain(None)
     check_repeatable(loaded)  # today's behaviour: rebuilt from the catalog's repository
     # A record that is not one (hand-edited, another version) reads as no record.
     for junk in ({"channel": "ftp"}, {"channel": "repository", "build_args": "A=1"}, "tarball"):
-        assert Toolchain.from_json({**old, "source": junk}).source is None
+        assert Toolchain.from_json({**old, "source": junk}).spec.source.build_args == ()
 
 
 def test_a_tarball_toolchain_is_not_silently_rebuilt_from_the_repository() -> None:
@@ -107,25 +145,18 @@ def test_a_tarball_toolchain_is_not_silently_rebuilt_from_the_repository() -> No
 
 
 def test_a_repository_url_with_a_token_is_recorded_masked_and_asked_again() -> None:
-    from argparse import Namespace
-
-    from moatbridge.core.setup_plan import SetupPlan
-
-    plan = SetupPlan(name="scale-gfx1030", flavour="scale", variant="devel", targets=("gfx1030",),
-                     cuda_version="13.0.2", distro=None, stack_reason="", check_valid_until=None,
-                     source="build", registry=None, licence="scale-free", shells=(), modify_rc=False,
-                     warnings=(), use="non-commercial")  # fmt: skip
-    args = Namespace(repo_url="https://mirror.example/scale?token=s3cr3t", base_image=None,
-                     build_arg=["SCALE_PREREQS="], tarball=None)  # fmt: skip
-    source = image_source(plan, args)
+    source = recorded_source(
+        ImageSource(
+            "repository", repo_url="https://mirror.example/scale?token=s3cr3t", build_args=("SCALE_PREREQS=",)
+        )
+    )
     assert "s3cr3t" not in json.dumps(source.to_json())
     assert (source.channel, source.repo_url, source.repo_url_secret) == (
         "repository", "https://mirror.example/scale?token=***", True)  # fmt: skip
     with pytest.raises(InputError) as refused:
         check_repeatable(_toolchain(source))
     assert "--repo-url URL" in str(refused.value.hint)
-    plain = image_source(plan, Namespace(repo_url="http://mirror.example/scale", base_image=None,
-                                         build_arg=None, tarball=None))  # fmt: skip
+    plain = recorded_source(ImageSource("repository", repo_url="http://mirror.example/scale"))
     assert (plain.repo_url, plain.repo_url_secret) == ("http://mirror.example/scale", False)
     check_repeatable(_toolchain(plain))
 
@@ -366,7 +397,7 @@ def test_setup_keeps_a_relative_or_home_credentials_path_absolute(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from moatbridge.adapters.hostfs import HostFS
-    from moatbridge.commands.setup import gather
+    from moatbridge.commands.setup import answers_of as gather
     from moatbridge.core.detection import detect
     from moatbridge.parser import build_parser
     from moatbridge.paths import Paths
@@ -381,6 +412,6 @@ def test_setup_keeps_a_relative_or_home_credentials_path_absolute(
     report = detect(HostFS("/"), os.environ)
     common = ["setup", "--yes", "--flavour", "scale", "--target", "gfx1030", "--use", "commercial"]
     from_file = gather(build_parser().parse_args([*common, "--answers", str(answers)]), paths, report)
-    assert from_file.credentials_file == str(home / "keys" / "scale.json")
+    assert from_file.image.source.credentials_file == str(home / "keys" / "scale.json")
     from_flag = gather(build_parser().parse_args([*common, "--credentials-file", "c.json"]), paths, report)
-    assert from_flag.credentials_file == str(tmp_path / "c.json")
+    assert from_flag.image.source.credentials_file == str(tmp_path / "c.json")

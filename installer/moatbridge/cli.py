@@ -138,7 +138,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 parser.print_help()
                 return 0
             args = parser.parse_args(["status"])
-        module = MODULES.get(args.command, args.command)
+        action = getattr(args, f"{args.command}_command", None)
+        module = MODULES.get(f"{args.command} {action}", MODULES.get(args.command, args.command))
         command = importlib.import_module(f"moatbridge.commands.{module}")
         return int(command.run(args))
     except MoatbridgeError as exc:

@@ -79,7 +79,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # Verbs whose module name differs from the verb.
+# The verb module of each command (``moatbridge.commands.<module>``) whose name is not the
+# command's own; a sub-command that is a verb of its own is keyed "COMMAND SUBCOMMAND".
 MODULES = {
+    "image build": "image_build",
+    "image pull": "image_transfer",
+    "image push": "image_transfer",
     "licence": "license",
     "list": "toolchain_list",
     "default": "toolchain_default",
@@ -176,6 +181,24 @@ _VALID_UNTIL_HELP = (
 )
 
 
+def _add_recipe_inputs(group: argparse._ActionsContainer) -> None:
+    """What a build takes beyond the catalog (setup's and `image build`'s): each lands in
+    the ImageSource field of its dest's name (core.image_spec), which the recipe reads."""
+    group.add_argument("--base-image", metavar="REF", help="base image instead of the catalog's Ubuntu")
+    group.add_argument(
+        "--repo-url", metavar="URL", help="package repository instead of the catalog's (a mirror)"
+    )
+    group.add_argument(
+        "--tarball", metavar="FILE|URL",
+        help="build from the vendor's tarball (scale-<version>-amd64.tar.xz) on any base: a local file "
+        "(served on 127.0.0.1 during the build; air-gapped sites) or an http(s) URL",
+    )  # fmt: skip
+    group.add_argument(
+        "--build-arg", action="append", dest="build_args", metavar="NAME=VALUE",
+        help="extra recipe argument (never a secret: build args are kept in the image history)",
+    )  # fmt: skip
+
+
 def _add_toolchain_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     setup = verbs.add_parser("setup", help="install a CUDA-on-AMD toolchain (wizard, or --yes with flags)")
     setup.add_argument(
@@ -211,14 +234,7 @@ def _add_toolchain_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     setup.add_argument("--answers", metavar="FILE.yaml", help="answers file (flags win over it)")
     setup.add_argument("--base", choices=BASE_SOURCES, default=_base_default(), help="base image source")
     setup.add_argument("--mirror", metavar="URL", help="Debian mirror for debootstrap")
-    setup.add_argument("--base-image", metavar="REF", help="scale builds: base image instead of Ubuntu's")
-    setup.add_argument("--repo-url", metavar="URL", help="scale builds: package repository (a mirror)")
-    setup.add_argument(
-        "--tarball", metavar="FILE|URL", help="scale: build from the vendor's scale-<ver>-amd64.tar.xz"
-    )
-    setup.add_argument(
-        "--build-arg", action="append", metavar="NAME=VALUE", help="scale builds: recipe argument"
-    )
+    _add_recipe_inputs(setup.add_argument_group("scale builds"))
     setup.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
     setup.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
 
@@ -307,13 +323,7 @@ def _add_image_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     )  # fmt: skip
     build.add_argument("--mirror", metavar="URL", help="Debian mirror for debootstrap")
     scale = build.add_argument_group("scale flavour (built from Spectral's apt repository)")
-    scale.add_argument("--base-image", metavar="REF", help="base image instead of the catalog's Ubuntu")
-    scale.add_argument("--repo-url", metavar="URL", help="repository instead of the catalog's")
-    scale.add_argument(
-        "--tarball", metavar="FILE|URL",
-        help="build from the vendor's tarball (scale-<version>-amd64.tar.xz) on any base: a local file "
-        "(served on 127.0.0.1 during the build; air-gapped sites) or an http(s) URL",
-    )  # fmt: skip
+    _add_recipe_inputs(scale)
     scale.add_argument("--commercial", action="store_true", help="use the commercial (customer) repository")
     scale.add_argument("--customer", metavar="NAME", help="customer name in the commercial repository URL")
     scale.add_argument(
@@ -321,9 +331,6 @@ def _add_image_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
         help='JSON {"username","password"}, mode 600 (default with --commercial: '
         "$MOATBRIDGE_HOME/credentials/scale.json); never stored in the image",
     )  # fmt: skip
-    build.add_argument(
-        "--build-arg", action="append", metavar="NAME=VALUE", help="extra recipe argument (never a secret)"
-    )
     build.add_argument("--no-cache", action="store_true", help="rebuild every layer")
     build.add_argument("--no-space-check", action="store_true", help="skip the free-disk check")
     build.add_argument("--dry-run", action="store_true", help="show the plan, build nothing")

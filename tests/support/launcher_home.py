@@ -15,12 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from moatbridge.commands import _toolchain as tc
 from moatbridge.core.shims import ToolchainRuntime
-from moatbridge.core.toolchains import Toolchain
 from moatbridge.paths import Paths
+from moatbridge.services.installation import edit_shell_rcs, install_files
+from moatbridge.services.toolchains import record, state_store
 
 from support.pty_session import PtySession
+from support.toolchains import make_toolchain
 
 NAME = "open-gfx1030"
 IMAGE_ID = "sha256:" + "5e" * 32
@@ -64,7 +65,7 @@ def install_toolchain(
     """What setup writes and records, without the image: shims, runner, launcher, mbrun,
     env files, rc blocks and the state (GPU devices and groups as on a machine with a GPU)."""
     paths = Paths.from_environ({"MOATBRIDGE_HOME": str(mbhome)})
-    toolchain = Toolchain(name, "open", "devel", ("gfx1030",), "12.4", "moatbridge/open:x", IMAGE_ID,
+    toolchain = make_toolchain(name, "open", "devel", ("gfx1030",), "12.4", "moatbridge/open:x", IMAGE_ID,
                           "open-components", tools=("nvcc", "hipcc"))  # fmt: skip
     runtime = ToolchainRuntime(
         name=name, image=IMAGE_ID, target="gfx1030", activate=". /opt/moatbridge/bin/activate",
@@ -75,12 +76,12 @@ def install_toolchain(
     if python is not None:
         sys.executable = python
     try:
-        written = tc.install_files(paths, toolchain, runtime, True, dry_run=False)
+        written = install_files(paths, toolchain, runtime, True, dry_run=False)
     finally:
         sys.executable = saved
-    written += tc.edit_shell_rcs(paths, shells, dry_run=False)
-    store = tc.store(paths)
-    store.write(tc.record(store.read().with_toolchain(toolchain, True), written))
+    written += edit_shell_rcs(paths, shells, dry_run=False)
+    store = state_store(paths)
+    store.write(record(store.read().with_toolchain(toolchain, True), written))
     return paths
 
 

@@ -42,3 +42,12 @@ def context_digest(root: Path, dockerfile: str) -> str:
         digest.update(f"{relative}\0{int(executable)}\0".encode())
         digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
+
+
+def files_digest(folder: Path, names: tuple[str, ...]) -> str:
+    """Over some files of a folder only, for a recipe that shares its folder with others
+    (SCALE's tarball recipe beside the apt and dnf ones)."""
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update(f"{name}\0".encode() + hashlib.sha256((folder / name).read_bytes()).digest())
+    return digest.hexdigest()

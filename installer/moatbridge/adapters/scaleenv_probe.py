@@ -101,7 +101,7 @@ def toolchain_environment(flavour: str, target: str, image: str, distro: str | N
 def environment_of(toolchain: Toolchain) -> ToolkitEnv:
     """toolchain_environment for an installed toolchain: its recorded image, by ID when known."""
     image = toolchain.image_id or toolchain.image
-    return toolchain_environment(toolchain.flavour, toolchain.target, image, toolchain.distro)
+    return toolchain_environment(toolchain.flavour, toolchain.target, image, toolchain.spec.distro)
 
 
 def stack_clang(flavour: str, distro: str | None) -> str | None:

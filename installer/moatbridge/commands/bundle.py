@@ -20,15 +20,17 @@ from moatbridge import __version__
 from moatbridge.adapters import bundle_archive, docker_api, faults, image_archive
 from moatbridge.adapters.console import markup, print_json, safe, stdout_console
 from moatbridge.adapters.records import load_licences
-from moatbridge.commands import _toolchain as tc
-from moatbridge.commands._consent import consents
-from moatbridge.commands.setup import group_by_directory
 from moatbridge.core.bundle import IMAGE, BundleError, Manifest, build_manifest, toolchain_from
 from moatbridge.core.bundle_image import ImageClaims, contradiction, image_claims
 from moatbridge.core.licences import licence_of, require_consent
+from moatbridge.core.listing import group_by_directory
 from moatbridge.core.toolchains import State, Toolchain, validate_name
 from moatbridge.errors import InputError, MoatbridgeError
 from moatbridge.paths import Paths
+from moatbridge.services.consent import consents
+from moatbridge.services.installation import install_files
+from moatbridge.services.runtime import runtime_for
+from moatbridge.services.toolchains import record, resolve_toolchain, state_store
 
 
 def run(args: Namespace) -> int:
@@ -105,7 +107,7 @@ def save(args: Namespace) -> int:
     from moatbridge.adapters.records import load_catalog
 
     paths = Paths.from_environ(os.environ)
-    toolchain = tc.resolve_toolchain(tc.store(paths).read(), args.toolchain, os.environ)
+    toolchain = resolve_toolchain(state_store(paths).read(), args.toolchain, os.environ)
     output = Path(args.output).expanduser().absolute()
     if output.is_dir():
         raise InputError(f"{output} is a directory.", "pass a file name: -o DIR/NAME.tar")
@@ -178,8 +180,8 @@ def _plan_lines(verified: bundle_archive.Verified, toolchain: Toolchain, present
     image = verified.member(IMAGE)
     replacing = any(t.name == toolchain.name for t in state.toolchains)
     return [
-        f"Toolchain {toolchain.name}: {toolchain.flavour} {toolchain.variant}, target(s) "
-        f"{', '.join(toolchain.targets)}, CUDA {toolchain.cuda_version}"
+        f"Toolchain {toolchain.name}: {toolchain.flavour} {toolchain.spec.variant}, target(s) "
+        f"{', '.join(toolchain.targets)}, CUDA {toolchain.spec.cuda_version}"
         + (" (replaces the installed one of that name)" if replacing else ""),
         f"  image   {toolchain.image} ({toolchain.image_id[:19]}, "
         + ("already in the engine)" if present else f"load {_size(image.size)})"),
@@ -229,7 +231,7 @@ def _tag(client: Any, toolchain: Toolchain) -> None:
 
 def load(args: Namespace) -> int:
     paths = Paths.from_environ(os.environ)
-    store = tc.store(paths)
+    store = state_store(paths)
     path = Path(args.file).expanduser().absolute()
     if args.name is not None:
         validate_name(args.name)
@@ -243,8 +245,8 @@ def load(args: Namespace) -> int:
     client = docker_api.connect(timeout=image_archive.SAVE_LOAD_TIMEOUT_S)
     present = docker_api.inspect_image(client, toolchain.image_id) is not None
     make_default = state.default is None or state.default == toolchain.name
-    runtime = tc.runtime_for(toolchain, paths, licence_required)
-    changes = tc.install_files(paths, toolchain, runtime, make_default, dry_run=True)
+    runtime = runtime_for(toolchain, paths, licence_required)
+    changes = install_files(paths, toolchain, runtime, make_default, dry_run=True)
     files = [w.path for w in changes if w.changed]
     print(safe(f"Verified {path.name}: every member matches {verified.member('SHA256SUMS').name}."))
     print("\n".join(_plan_lines(verified, toolchain, present, state, files)))
@@ -259,10 +261,10 @@ def load(args: Namespace) -> int:
         faults.point("bundle.tagged", toolchain.image)
         state = store.read()
         make_default = state.default is None or state.default == toolchain.name
-        runtime = tc.runtime_for(toolchain, paths, licence_required)
-        written = tc.install_files(paths, toolchain, runtime, make_default, dry_run=False)
+        runtime = runtime_for(toolchain, paths, licence_required)
+        written = install_files(paths, toolchain, runtime, make_default, dry_run=False)
         faults.point("bundle.files-written", toolchain.name)
-        store.write(tc.record(state.with_toolchain(toolchain, make_default), written))
+        store.write(record(state.with_toolchain(toolchain, make_default), written))
     env = Path(paths.home) / "env"
     done = "found" if present else "loaded"
     print(safe(f"Ready: toolchain {toolchain.name} ({done} {toolchain.image})."))

@@ -6,16 +6,17 @@ from argparse import Namespace
 
 from moatbridge.adapters.console import safe
 from moatbridge.adapters.scaleenv_probe import environment_of
-from moatbridge.commands import _toolchain as tc
-from moatbridge.commands._project_files import project_directory, write_project_file
 from moatbridge.core.ci_templates import DEFAULT_BUILD, DEFAULT_TEST, CiSpec, github_workflow, gitlab_ci
+from moatbridge.services.consent import licence_note
+from moatbridge.services.project_files import project_directory, write_project_file
+from moatbridge.services.toolchains import current_toolchain
 
 FILES = {"github": ".github/workflows/moatbridge-cuda.yml", "gitlab": ".gitlab-ci.yml"}
 
 
 def run(args: Namespace) -> int:
     project = project_directory(args.dir)
-    _, toolchain = tc.current_toolchain(args.toolchain)
+    _, toolchain = current_toolchain(args.toolchain)
     spec = CiSpec(
         toolchain=toolchain.name,
         flavour=toolchain.flavour,
@@ -24,7 +25,7 @@ def run(args: Namespace) -> int:
         build=(args.build,) if args.build else DEFAULT_BUILD,
         test=(args.test,) if args.test else DEFAULT_TEST,
         gpu_runner=args.gpu_runner,
-        licence=tc.licence_note(toolchain, "A CI file for this toolchain"),
+        licence=licence_note(toolchain, "A CI file for this toolchain"),
         environment=environment_of(toolchain),
     )
     text = github_workflow(spec) if args.provider == "github" else gitlab_ci(spec)

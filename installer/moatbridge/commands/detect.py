@@ -6,13 +6,13 @@ import os
 from argparse import Namespace
 
 from moatbridge.adapters.console import markup, print_json, stdout_console
-from moatbridge.commands._common import host_from_args
-from moatbridge.commands.doctor import open_flavour, scale_targets
+from moatbridge.commands.arguments import host_from_args
 from moatbridge.core.checks import override_advice
 from moatbridge.core.detection import detect
 from moatbridge.core.model import DeviceNode, HostReport
 from moatbridge.core.nvidia import gpu_target
 from moatbridge.core.stacks import TargetCoverage, coverage
+from moatbridge.services.readiness import open_flavour, scale_targets
 
 
 def run(args: Namespace) -> int:

@@ -7,8 +7,6 @@ from argparse import Namespace
 
 from moatbridge.adapters.console import safe
 from moatbridge.adapters.scaleenv_probe import environment_of
-from moatbridge.commands import _toolchain as tc
-from moatbridge.commands._project_files import existing_text, project_directory, write_project_file
 from moatbridge.core.devcontainer import (
     GPU_GROUPS_FILE,
     DevcontainerSpec,
@@ -18,12 +16,16 @@ from moatbridge.core.devcontainer import (
 )
 from moatbridge.core.gpu_request import gpu_request
 from moatbridge.core.toolchains import pinned_image
+from moatbridge.services.consent import licence_note
+from moatbridge.services.project_files import existing_text, project_directory, write_project_file
+from moatbridge.services.runtime import host_gpu_access
+from moatbridge.services.toolchains import current_toolchain
 
 
 def run(args: Namespace) -> int:
     project = project_directory(args.dir)
-    _, toolchain = tc.current_toolchain(args.toolchain)
-    devices, groups = tc.host_gpu_access()
+    _, toolchain = current_toolchain(args.toolchain)
+    devices, groups = host_gpu_access()
     spec = DevcontainerSpec(
         toolchain=toolchain.name,
         flavour=toolchain.flavour,
@@ -34,7 +36,7 @@ def run(args: Namespace) -> int:
         gid=os.getgid(),
         devices=devices,
         group_adds=groups,
-        licence=tc.licence_note(toolchain, "A devcontainer for this toolchain"),
+        licence=licence_note(toolchain, "A devcontainer for this toolchain"),
         environment=environment_of(toolchain),
         gpu=bool(args.gpu),
     )

@@ -7,41 +7,13 @@ from argparse import Namespace
 
 from moatbridge.adapters.console import print_json, safe, stdout_console
 from moatbridge.adapters.engine import probe_engine
-from moatbridge.adapters.records import load_catalog
-from moatbridge.commands._common import host_from_args
-from moatbridge.commands._toolchain import nvidia_container_toolkit, store
-from moatbridge.core.catalog import Flavour
+from moatbridge.commands.arguments import host_from_args
 from moatbridge.core.check import Check
 from moatbridge.core.checks import nvidia_toolkit_check, run_checks
 from moatbridge.core.detection import detect
 from moatbridge.core.gfx import is_nvidia_target
-from moatbridge.core.toolchains import Toolchain
-from moatbridge.errors import MoatbridgeError
-from moatbridge.paths import Paths
-
-
-def open_flavour() -> Flavour | None:
-    """The open flavour's stacks, for per-GPU advice; a broken catalog only loses that."""
-    try:
-        return load_catalog().flavour("open")
-    except MoatbridgeError:
-        return None
-
-
-def scale_targets() -> frozenset[str]:
-    """The AMD targets SCALE supports natively (the catalog's list); empty if it is unreadable."""
-    try:
-        return frozenset(load_catalog().flavour("scale").compiler_targets)
-    except MoatbridgeError:
-        return frozenset()
-
-
-def installed_toolchains() -> tuple[Toolchain, ...]:
-    try:
-        return store(Paths.from_environ(os.environ)).read().toolchains
-    except MoatbridgeError:
-        return ()  # a damaged state file is another command's error; doctor checks the machine
-
+from moatbridge.services.readiness import installed_toolchains, open_flavour, scale_targets
+from moatbridge.services.runtime import nvidia_container_toolkit
 
 _STYLE = {"pass": "green", "warn": "yellow", "fail": "bold red", "skip": "dim"}
 
@@ -59,7 +31,7 @@ def run(args: Namespace) -> int:
     if nvidia_toolchains or any(g.vendor == "nvidia" for g in report.gpus):
         checks += nvidia_toolkit_check(report, nvidia_toolchains, nvidia_container_toolkit())
     if scale and engine.reachable:
-        from moatbridge.commands.doctor_scale import scale_tool_checks
+        from moatbridge.services.scale_diagnostics import scale_tool_checks
 
         for toolchain in scale:
             checks += scale_tool_checks(toolchain, report)

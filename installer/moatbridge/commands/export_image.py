@@ -8,17 +8,18 @@ from pathlib import Path
 
 from moatbridge.adapters.console import safe
 from moatbridge.adapters.scaleenv_probe import environment_of
-from moatbridge.commands import _toolchain as tc
-from moatbridge.commands._project_files import write_project_file
 from moatbridge.core.apptainer import ApptainerSpec, conversion_commands, definition
+from moatbridge.services.consent import licence_note
+from moatbridge.services.project_files import write_project_file
+from moatbridge.services.toolchains import current_toolchain
 
 
 def run(args: Namespace) -> int:
-    _, toolchain = tc.current_toolchain(args.toolchain)
+    _, toolchain = current_toolchain(args.toolchain)
     spec = ApptainerSpec(
         toolchain=toolchain.name, flavour=toolchain.flavour, target=toolchain.target, image=toolchain.image,
         image_id=toolchain.image_id,
-        licence=tc.licence_note(toolchain, "An Apptainer definition for this toolchain"),
+        licence=licence_note(toolchain, "An Apptainer definition for this toolchain"),
         environment=environment_of(toolchain),
     )  # fmt: skip
     text = definition(spec)

@@ -1,4 +1,4 @@
-"""`moatbridge image ...`: build, pull, push, list and remove toolchain images."""
+"""`moatbridge image list`, `image stacks` and `image remove`: the images moatbridge made."""
 
 from __future__ import annotations
 
@@ -7,21 +7,14 @@ from typing import Any
 
 from moatbridge.adapters import docker_api
 from moatbridge.adapters.console import markup, print_json, safe, stdout_console
-from moatbridge.core.recipes import LABEL_PREFIX, MANAGED_LABEL
+from moatbridge.core.build_plan import LABEL_PREFIX, MANAGED_LABEL
 from moatbridge.errors import MoatbridgeError, UsageError
 
 GB = 1_000_000_000
 
 
 def run(args: Namespace) -> int:
-    if args.image_command == "build":
-        from moatbridge.commands import image_build
-
-        return image_build.run(args)
-    if args.image_command in ("pull", "push"):
-        from moatbridge.commands import image_transfer
-
-        return int(getattr(image_transfer, args.image_command)(args))
+    """list, stacks and remove (build, pull and push are verbs of their own: parser.MODULES)."""
     if args.image_command == "list":
         return list_images(args)
     if args.image_command == "stacks":

@@ -10,12 +10,13 @@ import yaml
 
 from moatbridge.adapters.console import safe
 from moatbridge.adapters.scaleenv_probe import environment_of
-from moatbridge.commands import _toolchain as tc
-from moatbridge.commands._common import command_after_separator
-from moatbridge.commands._project_files import existing_text, write_project_file
+from moatbridge.commands.arguments import command_after_separator
 from moatbridge.core.gpu_request import gpu_request
 from moatbridge.core.k8s import JobSpec, job_manifest, job_name, valid_name
 from moatbridge.errors import InputError, UsageError
+from moatbridge.services.consent import licence_note
+from moatbridge.services.project_files import existing_text, write_project_file
+from moatbridge.services.toolchains import current_toolchain
 
 _PLUGIN = {"amd": "AMD's device plugin (amd.com/gpu)", "nvidia": "NVIDIA's device plugin (nvidia.com/gpu)"}
 
@@ -26,7 +27,7 @@ def run(args: Namespace) -> int:
         raise UsageError("Name the command the Job runs.", "moatbridge k8s -- make -j8")
     if args.gpus < 0:
         raise InputError("--gpus cannot be negative.", "use 0 for a Job without GPUs")
-    _, toolchain = tc.current_toolchain(args.toolchain)
+    _, toolchain = current_toolchain(args.toolchain)
     name = args.name or job_name(f"moatbridge-{toolchain.name}")
     if args.namespace is not None and not valid_name(args.namespace):
         raise InputError(
@@ -41,7 +42,7 @@ def run(args: Namespace) -> int:
     spec = JobSpec(
         name=name, namespace=args.namespace, toolchain=toolchain.name, flavour=toolchain.flavour,
         target=toolchain.target, image=image, command=tuple(command), gpus=args.gpus,
-        licence=tc.licence_note(toolchain, "A Kubernetes Job for this toolchain"),
+        licence=licence_note(toolchain, "A Kubernetes Job for this toolchain"),
         environment=environment_of(toolchain),
     )  # fmt: skip
     header = (

@@ -10,10 +10,10 @@ from typing import Any
 from moatbridge.adapters.consents import ConsentFiles
 from moatbridge.adapters.console import ask_line, markup, print_json, safe, stdout_console
 from moatbridge.adapters.records import load_licences
-from moatbridge.commands._consent import consents, new_consent
 from moatbridge.core.licences import Licence, LicenceError, check_use, consent_status
 from moatbridge.errors import InputError, UsageError
 from moatbridge.paths import Paths
+from moatbridge.services.consent import consents, new_consent
 
 
 def run(args: Namespace) -> int:

@@ -9,29 +9,11 @@ runner, so a program built on the host (`moatbridge run ./vadd`) finds the GPU e
 
 from __future__ import annotations
 
-import os
 from argparse import Namespace
-from pathlib import Path
-from typing import NoReturn
 
-from moatbridge.commands import _toolchain as tc
-from moatbridge.commands._common import command_after_separator
-from moatbridge.commands._consent import require_for
-from moatbridge.errors import MoatbridgeError, UsageError
-from moatbridge.paths import Paths
-
-
-def exec_in_toolchain(toolchain_name: str | None, argv: list[str]) -> NoReturn:
-    paths = Paths.from_environ(os.environ)
-    state = tc.store(paths).read()
-    toolchain = tc.resolve_toolchain(state, toolchain_name, os.environ)
-    # The runner checks the same rule again; asking here first gives the fuller message.
-    require_for(paths, toolchain, f"Toolchain {toolchain.name}")
-    runner = Path(paths.home) / "libexec" / "moatbridge-exec"
-    if not runner.exists():
-        raise MoatbridgeError(f"The shim runner {runner} is missing.", "run 'moatbridge setup' to repair")
-    os.environ["MOATBRIDGE_TOOLCHAIN_FIXED"] = toolchain.name
-    os.execvp(str(runner), [str(runner), *argv])
+from moatbridge.commands.arguments import command_after_separator
+from moatbridge.errors import UsageError
+from moatbridge.services.toolchain_exec import exec_in_toolchain
 
 
 def run(args: Namespace) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from argparse import Namespace
 
-from moatbridge.commands.run import exec_in_toolchain
+from moatbridge.services.toolchain_exec import exec_in_toolchain
 
 
 def run(args: Namespace) -> int:

@@ -16,25 +16,27 @@ from pathlib import Path
 from moatbridge.adapters.console import safe
 from moatbridge.adapters.proc import CommandFailed, run_streaming
 from moatbridge.adapters.toolchain_files import write_owned
-from moatbridge.commands import _toolchain as tc
-from moatbridge.commands._common import command_after_separator
+from moatbridge.commands.arguments import command_after_separator
 from moatbridge.core.slurm import SlurmJob, render
 from moatbridge.core.toolchains import pinned_image
+from moatbridge.core.toolkit_env import ACTIVATORS
 from moatbridge.errors import MoatbridgeError, UsageError
 from moatbridge.paths import Paths
+from moatbridge.services.consent import licence_note
+from moatbridge.services.toolchains import resolve_toolchain, state_store
 
 _JOB_ID = re.compile(r"^([0-9]+)(?:;\S+)?$", re.ASCII)  # sbatch --parsable: id[;cluster]
 
 
 def build_job(args: Namespace, command: list[str]) -> SlurmJob:
-    state = tc.store(Paths.from_environ(os.environ)).read()
-    toolchain = tc.resolve_toolchain(state, args.toolchain, os.environ)
-    note = tc.licence_note(toolchain, "A Slurm job for this toolchain")
+    state = state_store(Paths.from_environ(os.environ)).read()
+    toolchain = resolve_toolchain(state, args.toolchain, os.environ)
+    note = licence_note(toolchain, "A Slurm job for this toolchain")
     return SlurmJob(
         toolchain=toolchain.name,
         image=pinned_image(toolchain),
         target=toolchain.target,
-        activate=tc.ACTIVATORS.get(toolchain.flavour, tc.ACTIVATORS["open"]),
+        activate=ACTIVATORS.get(toolchain.flavour, ACTIVATORS["open"]),
         command=tuple(command),
         runtime=args.runtime,
         gres=args.gres,

@@ -13,18 +13,18 @@ from argparse import Namespace
 
 from moatbridge.adapters.console import markup, print_json, stdout_console
 from moatbridge.adapters.engine_status import engine_view
-from moatbridge.commands import _toolchain as tc
-from moatbridge.commands._common import host_from_args
+from moatbridge.commands.arguments import host_from_args
 from moatbridge.core.status import RUNNING, Facts, GpuView, Overview, overview
 from moatbridge.core.toolchains import State, choose_toolchain
 from moatbridge.errors import MoatbridgeError
 from moatbridge.paths import Paths
+from moatbridge.services.toolchains import pin_here, state_store
 
 
 def _active(state: State, notes: list[str]) -> tuple[str, str] | None:
     """The toolchain shims would use here, by the rule of resolve_toolchain, and why."""
     try:
-        pin = tc.pin_here()
+        pin = pin_here()
     except MoatbridgeError as error:  # a pin file that names nothing, or cannot be read
         notes.append(error.message)
         pin = None
@@ -47,7 +47,7 @@ def _gpus(args: Namespace) -> tuple[GpuView, ...]:
 
 def gather(args: Namespace) -> Facts:
     paths = Paths.from_environ(os.environ)
-    state = tc.store(paths).read()
+    state = state_store(paths).read()
     notes: list[str] = []
     return Facts(
         home=paths.home,

@@ -7,8 +7,8 @@ from argparse import Namespace
 from typing import Any
 
 from moatbridge.adapters.console import markup, print_json, stdout_console
-from moatbridge.commands import _toolchain as tc
 from moatbridge.paths import Paths
+from moatbridge.services.toolchains import state_store
 
 
 def _stack(row: dict[str, Any]) -> str:
@@ -24,7 +24,7 @@ def _stack(row: dict[str, Any]) -> str:
 
 
 def run(args: Namespace) -> int:
-    state = tc.store(Paths.from_environ(os.environ)).read()
+    state = state_store(Paths.from_environ(os.environ)).read()
     rows = [{**t.to_json(), "default": t.name == state.default} for t in state.toolchains]
     if args.json:
         print_json({"toolchains": rows})

@@ -19,12 +19,18 @@ from typing import Any
 from moatbridge.adapters import containers, faults
 from moatbridge.adapters.console import ask_line, safe
 from moatbridge.adapters.toolchain_files import remove_empty_dirs
-from moatbridge.commands import _toolchain as tc
-from moatbridge.commands._consent import consents
-from moatbridge.core.recipes import MANAGED_LABEL
+from moatbridge.core.build_plan import MANAGED_LABEL
 from moatbridge.core.shims import warm_container_name
 from moatbridge.errors import UsageError
 from moatbridge.paths import Paths
+from moatbridge.services.consent import consents
+from moatbridge.services.installation import (
+    remove_shared_files,
+    remove_toolchain_files,
+    write_default,
+    write_env_files,
+)
+from moatbridge.services.toolchains import state_store
 
 
 def _confirm(question: str) -> bool:
@@ -35,7 +41,7 @@ def _confirm(question: str) -> bool:
 
 def run(args: Namespace) -> int:
     paths = Paths.from_environ(os.environ)
-    store = tc.store(paths)
+    store = state_store(paths)
     if not args.all:  # a missing or unknown name: refused before the lock file is made
         if not args.name:
             raise UsageError("Name the toolchain to uninstall.", "moatbridge uninstall NAME, or --all")
@@ -63,7 +69,7 @@ def run(args: Namespace) -> int:
             known = next((t for t in state.toolchains if t.name == name), None)
             _stop_container(paths, name, args.dry_run, removed)
             faults.point("uninstall.container-removed", name)
-            removed += tc.remove_toolchain_files(paths, name, args.dry_run)
+            removed += remove_toolchain_files(paths, name, args.dry_run)
             faults.point("uninstall.toolchain-files-removed", name)
             if remove_images and known is not None:
                 _remove_image(known.image, args.dry_run, removed)
@@ -74,12 +80,12 @@ def run(args: Namespace) -> int:
             for entry in sorted(files.directory.glob("*")) if files.directory.is_dir() else []:
                 if files.remove(entry.name, args.dry_run):
                     removed.append(str(entry))
-            removed += tc.remove_shared_files(paths, state, args.dry_run, problems)
+            removed += remove_shared_files(paths, state, args.dry_run, problems)
             faults.point("uninstall.shared-files-removed")
             state = replace(state, files=(), default=None)
         elif state.default is not None:
-            tc.write_default(paths, state.default, args.dry_run)
-            tc.write_env_files(paths, state.default, args.dry_run)  # MOATBRIDGE_TOOLCHAIN follows
+            write_default(paths, state.default, args.dry_run)
+            write_env_files(paths, state.default, args.dry_run)  # MOATBRIDGE_TOOLCHAIN follows
         if not args.dry_run:
             if state.toolchains:
                 store.write(state)

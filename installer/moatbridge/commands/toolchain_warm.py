@@ -12,17 +12,18 @@ from pathlib import Path
 
 from moatbridge.adapters import containers, docker_api
 from moatbridge.adapters.filesystem import atomic_write_text
-from moatbridge.commands import _toolchain as tc
-from moatbridge.commands._consent import require_for
 from moatbridge.paths import Paths
+from moatbridge.services.consent import require_for
+from moatbridge.services.runtime import runtime_for
+from moatbridge.services.toolchains import state_store
 
 
 def ensure_warm(name: str) -> int:
     paths = Paths.from_environ(os.environ)
-    state = tc.store(paths).read()
+    state = state_store(paths).read()
     toolchain = state.toolchain(name)
     licence = require_for(paths, toolchain, f"Toolchain {toolchain.name}")
-    runtime = tc.runtime_for(toolchain, paths, licence.acceptance_required)
+    runtime = runtime_for(toolchain, paths, licence.acceptance_required)
     client = docker_api.connect()
     current = containers.inspect_container(client, runtime.container)
     labels = ((current or {}).get("Config") or {}).get("Labels") or {}

@@ -7,10 +7,11 @@ Precedence: command-line flags > answers file > saved answers > defaults > promp
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from moatbridge.core.gfx import is_target_name
+from moatbridge.core.image_spec import ImageSource, ImageSpec, first_given, merge_specs
 from moatbridge.core.toolchains import validate_name
 from moatbridge.errors import InputError
 
@@ -28,47 +29,57 @@ def validate_customer(name: str) -> str:
     return name
 
 
+# The answers that say which image (ImageSpec's fields, and three of its source's).
+_SPEC_ANSWERS = ("flavour", "targets", "variant", "cuda_version", "distro", "check_valid_until")
+_SOURCE_ANSWERS = ("registry", "customer", "credentials_file")
+
+
 @dataclass(frozen=True)
 class Answers:
-    flavour: str | None = None
-    targets: tuple[str, ...] | None = None
-    variant: str | None = None
-    cuda_version: str | None = None
-    distro: str | None = None  # the stack (open: trixie, sid, experimental); None: chosen by target
-    check_valid_until: bool | None = None  # None: as the stack's catalog entry says
+    # flavour, targets, variant, CUDA version, stack, Valid-Until; the registry to pull from;
+    # SCALE commercial use: the customer repository's name and the credentials file's path
+    # (saved; its content never is). None fields: not answered at this layer.
+    image: ImageSpec = field(default_factory=ImageSpec)
     source: str | None = None  # "build" | "pull"
-    registry: str | None = None
     use: str | None = None  # "non-commercial" | "commercial"
     accept_license: bool | None = None
-    customer: str | None = None  # SCALE commercial use: the customer repository's name
-    # SCALE commercial use: the path of the credentials file (saved); its content never is.
-    credentials_file: str | None = None
     shells: tuple[str, ...] | None = None
     modify_rc: bool | None = None
     name: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for item in fields(self):
-            value = getattr(self, item.name)
-            if value is not None:
-                out[item.name.replace("_", "-")] = list(value) if isinstance(value, tuple) else value
-        return out
+        """The answers file's form: one key per question, hyphenated."""
+        values: dict[str, Any] = {name: getattr(self.image, name) for name in _SPEC_ANSWERS}
+        values.update({name: getattr(self.image.source, name) for name in _SOURCE_ANSWERS})
+        values.update({item.name: getattr(self, item.name) for item in fields(self) if item.name != "image"})
+        return {
+            name.replace("_", "-"): list(value) if isinstance(value, tuple) else value
+            for name, value in values.items()
+            if value is not None
+        }
+
+
+def _answers(values: dict[str, Any]) -> Answers:
+    """Answers from one value per question (the answers file's names, with underscores)."""
+    source = ImageSource(**{k: v for k, v in values.items() if k in _SOURCE_ANSWERS})
+    spec = ImageSpec(**{k: v for k, v in values.items() if k in _SPEC_ANSWERS}, source=source)
+    rest = {k: v for k, v in values.items() if k not in _SPEC_ANSWERS and k not in _SOURCE_ANSWERS}
+    return Answers(image=spec, **rest)
 
 
 def merge(*layers: Answers) -> Answers:
     """The first layer that answers a question wins."""
-    merged = Answers()
-    for item in fields(Answers):
-        for layer in layers:
-            value = getattr(layer, item.name)
-            if value is not None:
-                merged = replace(merged, **{item.name: value})
-                break
-    return merged
+    rest = {
+        item.name: first_given(getattr(layer, item.name) for layer in layers)
+        for item in fields(Answers)
+        if item.name != "image"
+    }
+    return Answers(image=merge_specs(*(layer.image for layer in layers)), **rest)
 
 
-_KEYS = {item.name.replace("_", "-"): item.name for item in fields(Answers)}
+_KEYS = {name.replace("_", "-"): name for name in (*_SPEC_ANSWERS, *_SOURCE_ANSWERS)} | {
+    item.name.replace("_", "-"): item.name for item in fields(Answers) if item.name != "image"
+}
 _CHOICES = {
     "flavour": ("open", "scale"),
     "source": ("build", "pull"),
@@ -126,4 +137,4 @@ def parse_answers(data: Any, where: str) -> Answers:
             if name == "customer":
                 validate_customer(value)
             values[name] = value
-    return Answers(**values)
+    return _answers(values)

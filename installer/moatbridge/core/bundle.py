@@ -16,9 +16,10 @@ from typing import Any
 
 from moatbridge.core.catalog import Flavour
 from moatbridge.core.gfx import is_target_name
+from moatbridge.core.image_spec import ImageSpec
 from moatbridge.core.licences import Licence
 from moatbridge.core.references import parse_reference
-from moatbridge.core.toolchains import Toolchain, validate_name
+from moatbridge.core.toolchains import Toolchain, unrecorded_source, validate_name
 from moatbridge.errors import InputError
 
 FORMAT = "moatbridge-bundle"
@@ -163,7 +164,7 @@ def build_manifest(
             f"The toolchain {toolchain.name} records no image ID.",
             f"run 'moatbridge upgrade {toolchain.name}' (or setup again), then save",
         )
-    variant = flavour.variant(toolchain.variant)
+    variant = flavour.variant(toolchain.spec.variant or flavour.default_variant)
     record = licences[toolchain.licence]
     return Manifest(
         format_version=FORMAT_VERSION,
@@ -172,19 +173,19 @@ def build_manifest(
         toolchain=BundledToolchain(
             toolchain.name,
             toolchain.flavour,
-            toolchain.variant,
+            toolchain.spec.variant or variant.name,
             toolchain.targets,
-            toolchain.cuda_version,
+            toolchain.spec.cuda_version or "",
             toolchain.image,
             toolchain.image_id,
             toolchain.licence,
             toolchain.digest,
-            toolchain.distro,
+            toolchain.spec.distro,
         ),
         flavour=FlavourSummary(
             flavour.name,
             flavour.description,
-            flavour.distro(toolchain.distro).rocm,
+            flavour.distro(toolchain.spec.distro).rocm,
             flavour.version,
             variant.name,
             variant.description,
@@ -388,7 +389,6 @@ def checksum_problems(expected: Mapping[str, str], actual: Mapping[str, str]) ->
 def toolchain_from(manifest: Manifest, name: str, created: str) -> Toolchain:
     """The record ``bundle load`` registers, as setup would have made it."""
     t = manifest.toolchain
-    return Toolchain(
-        validate_name(name), t.flavour, t.variant, t.targets, t.cuda_version, t.image, t.image_id,
-        t.licence, t.digest, created, t.distro,
-    )  # fmt: skip
+    spec = ImageSpec(t.flavour, t.variant, t.distro, t.targets, t.cuda_version,
+                     source=unrecorded_source(t.image, t.digest, t.licence))  # fmt: skip
+    return Toolchain(validate_name(name), spec, t.image, t.image_id, t.licence, t.digest, created)

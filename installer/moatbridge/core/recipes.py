@@ -1,4 +1,5 @@
-"""Turning a build request into a concrete, reproducible build plan (pure).
+"""From an image spec to a concrete, reproducible build plan (pure): ``plan_build`` is the
+one entry point, for the open flavour, SCALE from its repositories and SCALE from a tarball.
 
 The plan names the image, the Dockerfile and stage, the build arguments and the
 labels. Its ``recipe_digest`` covers everything that determines the result (recipe
@@ -8,49 +9,60 @@ reused without talking to the builder at all.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from moatbridge import __version__
-from moatbridge.core.catalog import CatalogError, Distro, Flavour, Variant
+from moatbridge.core.build_plan import (
+    LABEL_PREFIX,
+    BaseImage,
+    BuildPlan,
+    compute_digest,
+    image_tag,
+    moatbridge_labels,
+)
+from moatbridge.core.catalog import Catalog, CatalogError, Distro, Flavour, Variant
 from moatbridge.core.gfx import is_gfx_name, is_nvidia_target, is_target_name
-
-LABEL_PREFIX = "io.moatbridge."
-MANAGED_LABEL = f"{LABEL_PREFIX}managed"
-DIGEST_LABEL = f"{LABEL_PREFIX}recipe-digest"
-ALL_TARGETS = "all"
-
-
-@dataclass(frozen=True)
-class BuildRequest:
-    flavour: str
-    variant: str | None = None
-    targets: tuple[str, ...] = (ALL_TARGETS,)
-    cuda_version: str | None = None
-    distro: str | None = None
-    # None: as the stack's catalog entry says; False: accept Release files past Valid-Until.
-    check_valid_until: bool | None = None
+from moatbridge.core.image_spec import ALL_TARGETS, ImageSource, ImageSpec
+from moatbridge.core.redact import has_secret, redact_url
+from moatbridge.core.scale_recipes import plan_scale_build
+from moatbridge.core.scale_tarball import RECIPE as TARBALL_RECIPE
+from moatbridge.core.scale_tarball import RECIPE_FILES as TARBALL_RECIPE_FILES
+from moatbridge.core.scale_tarball import plan_scale_tarball_build, tarball_source
 
 
 @dataclass(frozen=True)
-class BuildPlan:
-    reference: str
-    flavour: str
-    variant: str
-    distro: Distro
-    targets: tuple[str, ...]  # ("all",) or sorted gfx names
-    cuda_version: str
-    recipe_dir: Path  # the build context
-    dockerfile: str  # relative to recipe_dir
-    stage: str | None
-    buildargs: tuple[tuple[str, str], ...]
-    labels: tuple[tuple[str, str], ...]
-    recipe_digest: str
-    warnings: tuple[str, ...]
-    aliases: tuple[str, ...] = ()  # more references for the same image (the vendor's `latest`)
+class RecipeContext:
+    """A build's context folder, its Dockerfile and, when the recipe uses only some of the
+    folder's files (the apt, dnf and tarball recipes share one), which files the digest covers."""
+
+    folder: Path
+    dockerfile: str
+    files: tuple[str, ...] | None = None
+
+
+def recipe_context(spec: ImageSpec, catalog: Catalog) -> RecipeContext:
+    """Which recipe ``spec`` is built from (the service digests that context before planning)."""
+    flavour = catalog.flavour(spec.flavour_name)
+    if flavour.name == "scale" and spec.source.channel == "tarball":
+        recipe = Path(TARBALL_RECIPE)
+        return RecipeContext(catalog.images_dir / recipe.parent, recipe.name, TARBALL_RECIPE_FILES)
+    recipe = Path(flavour.distro(spec.distro).recipe)
+    return RecipeContext(catalog.images_dir / recipe.parent, recipe.name)
+
+
+def plan_build(
+    spec: ImageSpec, catalog: Catalog, base: BaseImage, context_digest: str, tarball_tree: str | None = None
+) -> BuildPlan:
+    """The plan for ``spec``: the open flavour, or SCALE from its repository or its tarball
+    (``tarball_tree``: the top directory seen in a local tarball, whose name carries the
+    version when the file's does not)."""
+    flavour = catalog.flavour(spec.flavour_name)
+    if flavour.name == "scale" and spec.source.channel == "tarball":
+        return plan_scale_tarball_build(flavour, spec, catalog, base, context_digest, tarball_tree)
+    if flavour.name == "scale":
+        return plan_scale_build(flavour, spec, catalog, base, context_digest)
+    return _plan_open_build(flavour, spec, catalog, base, context_digest)
 
 
 def normalise_targets(
@@ -124,53 +136,12 @@ def _other_stacks_hint(flavour: Flavour, distro: Distro, target: str) -> str | N
     return f"the {' or '.join(others)} stack serves it: --distro {others[0]}" if others else None
 
 
-def image_tag(
-    flavour: Flavour,
-    cuda: str,
-    variant: str,
-    distro: str,
-    targets: tuple[str, ...],
-    version: str | None = None,
-) -> str:
-    return flavour.tag.format(
-        cuda=cuda, variant=variant, distro=distro, targets="_".join(targets),
-        version=version or flavour.version or "",
-    )  # fmt: skip
-
-
 def _library_targets(distro: Distro, variant: Variant, per_target: bool, keep: tuple[str, ...]) -> list[str]:
     if "math-libraries" not in variant.provides:
         return []
     if per_target:
         return [t for t in keep if t in distro.library_targets]
     return sorted(distro.library_targets, key=_target_key)
-
-
-def moatbridge_labels(
-    flavour: Flavour,
-    variant: Variant,
-    distro: Distro,
-    targets: str,
-    cuda: str,
-    licence: str,
-    base_image: str,
-    digest: str,
-) -> dict[str, str]:
-    """The labels every image moatbridge builds carries, whatever its flavour."""
-    return {
-        "org.opencontainers.image.description": variant.description,
-        "org.opencontainers.image.base.name": base_image,
-        MANAGED_LABEL: "1",
-        f"{LABEL_PREFIX}flavour": flavour.name,
-        f"{LABEL_PREFIX}variant": variant.name,
-        f"{LABEL_PREFIX}distro": distro.name,
-        f"{LABEL_PREFIX}targets": targets,
-        f"{LABEL_PREFIX}cuda-version": cuda,
-        f"{LABEL_PREFIX}rocm-version": distro.rocm,
-        f"{LABEL_PREFIX}licence": licence,
-        f"{LABEL_PREFIX}moatbridge-version": __version__,
-        DIGEST_LABEL: digest,
-    }  # fmt: skip
 
 
 def checks_valid_until(distro: Distro, override: bool | None) -> bool:
@@ -205,25 +176,14 @@ def _apt_args(distro: Distro, override: bool | None) -> dict[str, str]:
     return args
 
 
-def compute_digest(parts: dict[str, object], context_digest: str) -> str:
-    canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(f"{canonical}\n{context_digest}".encode()).hexdigest()
-
-
-def plan_open_build(
-    flavour: Flavour,
-    request: BuildRequest,
-    images_dir: Path,
-    local_repository: str,
-    base_image: str,
-    base_image_id: str,
-    context_digest: str,
+def _plan_open_build(
+    flavour: Flavour, spec: ImageSpec, catalog: Catalog, base: BaseImage, context_digest: str
 ) -> BuildPlan:
     """Plan a build of the open flavour (Debian packages + optional per-target pruning)."""
-    variant = flavour.variant(request.variant or flavour.default_variant)
-    distro = flavour.distro(request.distro)
-    cuda = flavour.cuda(request.cuda_version, distro)
-    targets, warnings = normalise_targets(flavour, distro, request.targets)
+    variant = flavour.variant(spec.variant or flavour.default_variant)
+    distro = flavour.distro(spec.distro)
+    cuda = flavour.cuda(spec.cuda_version, distro)
+    targets, warnings = normalise_targets(flavour, distro, spec.build_targets)
     # Only images carrying the math libraries hold per-target code worth pruning;
     # a base image is the same for every target (it is still tagged with them).
     per_target = targets != (ALL_TARGETS,) and "math-libraries" in variant.provides
@@ -232,11 +192,11 @@ def plan_open_build(
     keep = tuple(served) if per_target else ()
     recipe_path = Path(distro.recipe)
     buildargs = {
-        "BASE_IMAGE": base_image,
+        "BASE_IMAGE": base.reference,
         "PACKAGES": " ".join(distro.packages_for(variant)),
         "CUDA_VERSION": cuda,
     }
-    buildargs.update(_apt_args(distro, request.check_valid_until))
+    buildargs.update(_apt_args(distro, spec.check_valid_until))
     if per_target:
         # An empty keep list still prunes: it drops every library code object.
         buildargs["KEEP_TARGETS"] = ",".join(keep) if keep else "none"
@@ -247,19 +207,19 @@ def plan_open_build(
         buildargs["TOOLKIT_TARGETS"] = ",".join(toolkit)
         buildargs["CLANG_VERSION"] = distro.clang or ""
         buildargs["ROCM_VERSION"] = distro.rocm
-    if not checks_valid_until(distro, request.check_valid_until):
+    if not checks_valid_until(distro, spec.check_valid_until):
         # Never silent: every plan (and so every build and setup) says so.
-        warnings = (*warnings, valid_until_note(distro, request.check_valid_until))
+        warnings = (*warnings, valid_until_note(distro, spec.check_valid_until))
     stage = "slim" if per_target else "full"
     digest = compute_digest(
-        {"buildargs": buildargs, "stage": stage, "base_id": base_image_id, "recipe": distro.recipe},
+        {"buildargs": buildargs, "stage": stage, "base_id": base.image_id, "recipe": distro.recipe},
         context_digest,
     )
-    reference = f"{local_repository}/{flavour.name}:" + image_tag(
+    reference = f"{catalog.local_repository}/{flavour.name}:" + image_tag(
         flavour, cuda, variant.name, distro.name, targets
     )
     labels = moatbridge_labels(
-        flavour, variant, distro, ",".join(targets), cuda, flavour.licence, base_image, digest
+        flavour, variant, distro, ",".join(targets), cuda, flavour.licence, base.reference, digest
     )
     labels.update({
         "org.opencontainers.image.title": f"moatbridge {flavour.name} {variant.name} ({', '.join(targets)})",
@@ -275,7 +235,7 @@ def plan_open_build(
         distro=distro,
         targets=targets,
         cuda_version=cuda,
-        recipe_dir=images_dir / recipe_path.parent,
+        recipe_dir=catalog.images_dir / recipe_path.parent,
         dockerfile=recipe_path.name,
         stage=stage,
         buildargs=tuple(sorted(buildargs.items())),
@@ -285,19 +245,33 @@ def plan_open_build(
     )
 
 
-def pinned_drift(pinned: tuple[tuple[str, str], ...], installed_tsv: str) -> tuple[int, list[str]]:
-    """Compare the catalog's pinned versions with dpkg's list from the image.
+def registry_reference(spec: ImageSpec, catalog: Catalog) -> str:
+    """The reference a pulled image has: the flavour's tag in ``spec.source.registry`` (a team
+    registry's HOST/PATH, then /<flavour>), else in the flavour's own registry."""
+    flavour = catalog.flavour(spec.flavour_name)
+    distro = flavour.distro(spec.distro)
+    tag = flavour.tag.format(cuda=spec.cuda_version, variant=spec.variant, distro=distro.name,
+                             targets="_".join(spec.build_targets), version=flavour.version or "")  # fmt: skip
+    registry = spec.source.registry
+    repository = f"{registry}/{flavour.name}" if registry else flavour.registries[0]
+    return f"{repository}:{tag}"
 
-    Returns (how many pinned packages were found installed, one line per drift).
-    """
-    installed = dict(line.split("\t", 1) for line in installed_tsv.splitlines() if "\t" in line)
-    checked = 0
-    drift = []
-    for package, expected in pinned:
-        actual = installed.get(package)
-        if actual is None:
-            continue  # not part of this variant
-        checked += 1
-        if actual != expected:
-            drift.append(f"{package} {actual} (catalog pins {expected})")
-    return checked, drift
+
+def recorded_source(source: ImageSource) -> ImageSource:
+    """What a toolchain records of how its image was made, never a secret: a repository URL
+    that carried a token is kept masked (``repo_url_secret``: upgrade asks for it again), a
+    tarball by its file name and SHA-256, a pull by its registry."""
+    kept = ImageSource(
+        source.channel, registry=source.registry, commercial=source.commercial, customer=source.customer,
+        credentials_file=source.credentials_file,
+    )  # fmt: skip
+    if source.channel == "registry":
+        return kept
+    kept = replace(kept, base_image=source.base_image, build_args=source.build_args)
+    if source.channel == "tarball":
+        name = tarball_source(source.tarball).name if source.tarball else None
+        return replace(kept, tarball=name, tarball_sha256=source.tarball_sha256)
+    url = source.repo_url
+    if url is None:
+        return kept
+    return replace(kept, repo_url=redact_url(url), repo_url_secret=has_secret(url))

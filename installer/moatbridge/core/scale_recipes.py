@@ -15,18 +15,21 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from moatbridge.core.catalog import CatalogError, Distro, Flavour, Variant
-from moatbridge.core.gfx import is_gfx_name
-from moatbridge.core.recipes import (
-    ALL_TARGETS,
+from moatbridge.core.answers import validate_customer
+from moatbridge.core.build_plan import (
     LABEL_PREFIX,
+    BaseImage,
     BuildPlan,
-    BuildRequest,
     compute_digest,
     image_tag,
     moatbridge_labels,
 )
+from moatbridge.core.catalog import Catalog, CatalogError, Distro, Flavour, Variant
+from moatbridge.core.gfx import is_gfx_name
+from moatbridge.core.image_spec import ALL_TARGETS, ImageSpec
+from moatbridge.core.redact import is_secret_name
 from moatbridge.errors import InputError
 
 # A SCALE release as the vendor numbers it (1.7.2); it reaches a tag and `scale=<version>`.
@@ -45,21 +48,63 @@ def repository_url(flavour: Flavour, distro: Distro, commercial: bool, customer:
     return flavour.repository(fmt, "commercial").format(customer=customer)
 
 
-def check_request(flavour: Flavour, request: BuildRequest, source: str) -> tuple[Variant, Distro, str]:
+def check_request(flavour: Flavour, spec: ImageSpec, source: str) -> tuple[Variant, Distro, str]:
     """(variant, distro, CUDA version) of a SCALE build from ``source`` ("packages", "a tarball")."""
-    variant = flavour.variant(request.variant or flavour.default_variant)
+    variant = flavour.variant(spec.variant or flavour.default_variant)
     if variant.name != "devel":
         raise CatalogError(
             f"Building SCALE's {variant.name} variant from {source} is not supported.",
             f"pull the vendor's image instead: {flavour.registries[0]}:<cuda>-{variant.name}-<distro>",
         )
-    if request.targets not in ((), (ALL_TARGETS,)):
+    if spec.targets not in (None, (), (ALL_TARGETS,)):
         raise CatalogError(
             "SCALE images carry every target's toolkit (/opt/scale/targets/<gfx>); --target does not apply.",
             "drop --target; pick the target when activating: scaleenv gfx1100",
         )
-    distro = flavour.distro(request.distro)
-    return variant, distro, flavour.cuda(request.cuda_version, distro)
+    distro = flavour.distro(spec.distro)  # the first is the vendor's default (ubuntu24.04)
+    return variant, distro, flavour.cuda(spec.cuda_version, distro)
+
+
+def extra_build_args(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """``--build-arg NAME=VALUE`` as pairs; a name that looks like a secret is refused (build
+    args are kept in the image history)."""
+    pairs = []
+    for value in values:
+        name, sep, content = value.partition("=")
+        if not sep or not name.isidentifier():
+            raise InputError(
+                f"--build-arg {value!r} is not NAME=VALUE.", "e.g. --build-arg SCALE_VERSION=1.7.2"
+            )
+        if is_secret_name(name):
+            raise InputError(
+                f"--build-arg {name} looks like a secret; build args are stored in the image history.",
+                "put repository credentials in a file and pass --credentials-file",
+            )
+        pairs.append((name, content))
+    return tuple(pairs)
+
+
+def is_commercial(spec: ImageSpec) -> bool:
+    """Commercial use: asked for, or implied by customer credentials (never sent to the
+    free repository, never labelled otherwise)."""
+    return spec.source.commercial or spec.source.credentials_file is not None
+
+
+def upstream_repository(flavour: Flavour, spec: ImageSpec) -> str:
+    """The repository a build installs from as the user knows it: ``--repo-url`` (a mirror),
+    else the vendor's (the customer's for commercial use). Never with credentials in it."""
+    distro = flavour.distro(spec.distro)
+    commercial = is_commercial(spec)
+    if spec.source.customer is not None:
+        validate_customer(spec.source.customer)  # it becomes a path segment of the repository URL
+    upstream = spec.source.repo_url or repository_url(flavour, distro, commercial, spec.source.customer)
+    parts = urlsplit(upstream)
+    if parts.username or parts.password:
+        raise InputError(
+            "The repository URL must not contain credentials: build args are stored in the image history.",
+            "put them in a file (mode 600) and pass --credentials-file",
+        )
+    return upstream
 
 
 def pinned_version(flavour: Flavour, extra: dict[str, str]) -> str:
@@ -133,29 +178,23 @@ def finish_plan(
 
 
 def plan_scale_build(
-    flavour: Flavour,
-    request: BuildRequest,
-    images_dir: Path,
-    local_repository: str,
-    base_image: str,
-    base_image_id: str,
-    context_digest: str,
-    repo_url: str,
-    commercial: bool,
-    extra_args: tuple[tuple[str, str], ...] = (),
+    flavour: Flavour, spec: ImageSpec, catalog: Catalog, base: BaseImage, context_digest: str
 ) -> BuildPlan:
     """Plan a build of SCALE from the vendor's apt or dnf repository.
 
-    ``repo_url`` is the repository as the user knows it; a commercial build is later
-    pointed at a loopback proxy instead, which must not change the digest.
+    The repository is the one the user knows (``upstream_repository``); a commercial build
+    or one whose URL carries a token is later pointed at a loopback proxy instead, which must
+    not change the digest.
     """
-    variant, distro, cuda = check_request(flavour, request, "packages")
+    variant, distro, cuda = check_request(flavour, spec, "packages")
     if distro.package_format is None:
         raise CatalogError(
             f"The {distro.name} recipe ({distro.recipe}) installs from no known package format.",
             "use --distro " + " or ".join(d.name for d in flavour.distros if d.package_format),
         )
-    extra = dict(extra_args)
+    repo_url = upstream_repository(flavour, spec)
+    commercial = is_commercial(spec)
+    extra = dict(extra_build_args(spec.source.build_args))
     version = pinned_version(flavour, extra)
     buildargs = {
         "SCALE_VENDOR_HOSTS": " ".join(flavour.vendor_hosts),
@@ -163,17 +202,18 @@ def plan_scale_build(
         **extra,
         # Pinned: the tag names this version, so the recipe installs exactly it.
         "SCALE_VERSION": version,
-        "BASE_IMAGE": base_image,
+        "BASE_IMAGE": base.reference,
         "CUDA_VERSION": cuda,
         "SCALE_REPO_SOURCE": "remove" if commercial else "restore",
     }
     if distro.package_format == "deb" and distro.codename:
         buildargs["DISTRO_CODENAME"] = distro.codename
     digest = compute_digest(
-        {"buildargs": buildargs, "repo": repo_url, "base_id": base_image_id, "recipe": distro.recipe},
+        {"buildargs": buildargs, "repo": repo_url, "base_id": base.image_id, "recipe": distro.recipe},
         context_digest,
     )
+    recipe = str(catalog.images_dir / distro.recipe)
     return finish_plan(
-        flavour, variant, distro, cuda, version, "repository", commercial, local_repository, base_image,
-        digest, str(images_dir / distro.recipe), {**buildargs, "SCALE_REPO_URL": repo_url}, {},
+        flavour, variant, distro, cuda, version, "repository", commercial, catalog.local_repository,
+        base.reference, digest, recipe, {**buildargs, "SCALE_REPO_URL": repo_url}, {},
     )  # fmt: skip

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
-from moatbridge.core.catalog import Flavour
-from moatbridge.core.recipes import LABEL_PREFIX, BuildPlan, BuildRequest, compute_digest
+from moatbridge.core.build_plan import LABEL_PREFIX, BaseImage, BuildPlan, compute_digest
+from moatbridge.core.catalog import Catalog, Flavour
+from moatbridge.core.image_spec import ImageSpec
 from moatbridge.core.redact import strip_secrets
-from moatbridge.core.scale_recipes import VERSION, check_request, finish_plan
+from moatbridge.core.scale_recipes import VERSION, check_request, extra_build_args, finish_plan, is_commercial
 from moatbridge.errors import InputError
 
 RECIPE = "scale/Dockerfile.tarball"
@@ -123,42 +124,39 @@ def _chosen_sha256(sha256: str | None, extra: dict[str, str]) -> str | None:
 
 def plan_scale_tarball_build(
     flavour: Flavour,
-    request: BuildRequest,
-    images_dir: Path,
-    local_repository: str,
-    base_image: str,
-    base_image_id: str,
+    spec: ImageSpec,
+    catalog: Catalog,
+    base: BaseImage,
     context_digest: str,
-    source: TarballSource,
-    sha256: str | None = None,
     tree: str | None = None,
-    commercial: bool = False,
-    extra_args: tuple[tuple[str, str], ...] = (),
 ) -> BuildPlan:
-    """Plan a build of SCALE from its tarball.
+    """Plan a build of SCALE from its tarball (``spec.source.tarball``).
 
-    ``sha256`` is the local file's (None for a URL unless SCALE_TARBALL_SHA256 is passed);
-    ``tree`` the top directory seen in a local tarball (its version is the fallback when
-    the file name has none). A local file's SCALE_TARBALL_URL is ``SERVED_LATER`` until
-    the build serves it.
+    ``spec.source.tarball_sha256`` is the local file's (None for a URL unless
+    SCALE_TARBALL_SHA256 is passed); ``tree`` the top directory seen in a local tarball (its
+    version is the fallback when the file name has none). A local file's SCALE_TARBALL_URL
+    is ``SERVED_LATER`` until the build serves it.
     """
-    variant, distro, cuda = check_request(flavour, request, "a tarball")
-    extra = dict(extra_args)
+    if spec.source.tarball is None:
+        raise InputError("A tarball build needs the tarball.", "pass --tarball FILE_OR_URL")
+    source = tarball_source(spec.source.tarball)
+    variant, distro, cuda = check_request(flavour, spec, "a tarball")
+    extra = dict(extra_build_args(spec.source.build_args))
     version = _chosen_version(source, tree, extra)
-    checksum = _chosen_sha256(sha256, extra)
-    buildargs = {**extra, "BASE_IMAGE": base_image, "CUDA_VERSION": cuda, "SCALE_VERSION": version,
+    checksum = _chosen_sha256(spec.source.tarball_sha256, extra)
+    buildargs = {**extra, "BASE_IMAGE": base.reference, "CUDA_VERSION": cuda, "SCALE_VERSION": version,
                  "SCALE_TARBALL_SHA256": checksum or ""}  # fmt: skip
     # The loopback URL changes per build: a local file is known by its name and checksum.
     origin = {"url": source.location} if source.is_url else {"file": source.name}
     digest = compute_digest(
-        {"buildargs": buildargs, "tarball": {**origin, "sha256": checksum}, "base_id": base_image_id,
+        {"buildargs": buildargs, "tarball": {**origin, "sha256": checksum}, "base_id": base.image_id,
          "recipe": RECIPE},
         context_digest,
     )  # fmt: skip
     url = source.location if source.is_url else SERVED_LATER
     return finish_plan(
-        flavour, variant, distro, cuda, version, "tarball", commercial, local_repository, base_image, digest,
-        str(images_dir / RECIPE), {**buildargs, "SCALE_TARBALL_URL": url},
+        flavour, variant, distro, cuda, version, "tarball", is_commercial(spec), catalog.local_repository,
+        base.reference, digest, str(catalog.images_dir / RECIPE), {**buildargs, "SCALE_TARBALL_URL": url},
         # The name only: a URL's query may hold a token, a path the user's directories.
         {f"{LABEL_PREFIX}scale-tarball": source.name, f"{LABEL_PREFIX}scale-tarball-sha256": checksum or ""},
     )  # fmt: skip

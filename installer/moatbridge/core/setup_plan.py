@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from moatbridge.core.answers import SHELLS, Answers
 from moatbridge.core.catalog import Catalog, CatalogError
 from moatbridge.core.gfx import is_nvidia_target
+from moatbridge.core.image_spec import ImageSpec
 from moatbridge.core.model import HostReport
 from moatbridge.core.nvidia import sm_target
 from moatbridge.core.recipes import checks_valid_until, normalise_targets, valid_until_note
@@ -48,9 +49,9 @@ def defaults(report: HostReport, environ: dict[str, str], existing_rc: dict[str,
     return Answers(
         # Only NVIDIA GPUs here: the scale flavour can serve them (NVIDIA_MODE_REASON), but its
         # licence needs acceptance, so it is never a silent default: the wizard proposes it,
-        # --yes needs it named (make_plan says so). Otherwise the open flavour.
-        flavour=None if nvidia else "open",
-        targets=(targets or nvidia)[:1] or None,  # no GPU: the user must say which target
+        # --yes needs it named (make_plan says so). Otherwise the open flavour. No GPU: the
+        # user must say which target.
+        image=ImageSpec(flavour=None if nvidia else "open", targets=(targets or nvidia)[:1] or None),
         modify_rc=True,
         shells=default_shells(environ, existing_rc),
         accept_license=False,
@@ -60,84 +61,96 @@ def defaults(report: HostReport, environ: dict[str, str], existing_rc: dict[str,
 @dataclass(frozen=True)
 class SetupPlan:
     name: str
-    flavour: str
-    variant: str
-    targets: tuple[str, ...]
-    cuda_version: str
-    distro: str | None  # None: the flavour's own default (SCALE's pull and build defaults differ)
+    # Resolved: flavour, variant, targets and CUDA version named; distro None only for SCALE,
+    # whose pull and build defaults differ; the source's channel says build or pull.
+    spec: ImageSpec
     stack_reason: str  # why this distribution: shown in the summary
-    check_valid_until: bool | None  # None: as the stack's catalog entry says
-    source: str
-    registry: str | None
     licence: str
     use: str
     shells: tuple[str, ...]
     modify_rc: bool
     warnings: tuple[str, ...]
-    customer: str | None = None  # SCALE commercial use: the customer repository's name
-    credentials_file: str | None = None  # its credentials file (a path; the content is never kept)
+
+    @property
+    def flavour(self) -> str:
+        return self.spec.flavour_name
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return self.spec.build_targets
 
 
 def make_plan(answers: Answers, catalog: Catalog) -> SetupPlan:
-    if answers.flavour is None:
-        if answers.targets and all(is_nvidia_target(t) for t in answers.targets):
+    wanted = answers.image
+    if wanted.flavour is None:
+        if wanted.targets and all(is_nvidia_target(t) for t in wanted.targets):
             raise UsageError(
-                f"No flavour was named for {', '.join(answers.targets)} (NVIDIA: SCALE's NVIDIA mode), "
+                f"No flavour was named for {', '.join(wanted.targets)} (NVIDIA: SCALE's NVIDIA mode), "
                 "and SCALE's licence is accepted only for a flavour named explicitly.",
                 "read 'moatbridge license show scale-free', then pass --flavour scale (--use, "
                 "--accept-license), or --flavour open with an AMD --target",
             )
         raise UsageError("No flavour chosen.", "pass --flavour open or --flavour scale")
-    flavour = catalog.flavour(answers.flavour)
-    if not answers.targets:
+    flavour = catalog.flavour(wanted.flavour)
+    if not wanted.targets:
         raise UsageError(
             "No AMD GPU was detected, so the target must be named.",
             "pass --target gfx1100 (repeatable); 'moatbridge detect' shows your GPUs",
         )
-    choice = choose_stack(flavour, answers.targets, answers.distro)
+    choice = choose_stack(flavour, wanted.targets, wanted.distro)
     try:
-        targets, warnings = normalise_targets(flavour, choice.distro, answers.targets)
+        targets, warnings = normalise_targets(flavour, choice.distro, wanted.targets)
     except CatalogError as exc:
-        if any(all(d.compiles_for(t) for t in answers.targets) for d in flavour.distros):
+        if any(all(d.compiles_for(t) for t in wanted.targets) for d in flavour.distros):
             raise  # another stack of this flavour does: its hint says which
         other = "scale" if flavour.name == "open" else "open"
         alternative = catalog.flavour(other)
-        if all(t in alternative.compiler_targets for t in answers.targets):
+        if all(t in alternative.compiler_targets for t in wanted.targets):
             raise CatalogError(exc.message, f"the {other} flavour supports it: --flavour {other}") from None
         raise
-    variant = flavour.variant(answers.variant or flavour.default_variant)
-    cuda = flavour.cuda(answers.cuda_version, choice.distro)
-    if not checks_valid_until(choice.distro, answers.check_valid_until):
-        warnings = (*warnings, valid_until_note(choice.distro, answers.check_valid_until))
+    variant = flavour.variant(wanted.variant or flavour.default_variant)
+    cuda = flavour.cuda(wanted.cuda_version, choice.distro)
+    if not checks_valid_until(choice.distro, wanted.check_valid_until):
+        warnings = (*warnings, valid_until_note(choice.distro, wanted.check_valid_until))
     # SCALE's distributions differ in their base, not in what they serve: keep its own default.
-    distro = choice.distro.name if flavour.name == "open" or answers.distro else None
+    distro = choice.distro.name if flavour.name == "open" or wanted.distro else None
     use = answers.use or "non-commercial"
     commercial = flavour.name == "scale" and use == "commercial"
     # Commercial SCALE comes from the customer repository: built here unless a registry is named.
-    source = answers.source or ("pull" if answers.registry else "build" if commercial else flavour.source)
+    source = answers.source or (
+        "pull" if wanted.source.registry else "build" if commercial else flavour.source
+    )
     licence = flavour.licence
     if flavour.name == "scale" and use == "commercial":
         licence = flavour.commercial_licence or licence
     name = validate_name(answers.name) if answers.name else default_name(flavour.name, targets)
-    if answers.registry is not None:  # HOST/PATH: the repository's prefix in an image reference
+    if wanted.source.registry is not None:  # HOST/PATH: the repository's prefix in an image reference
         try:
-            parse_reference(f"{answers.registry}/{flavour.name}:x")
+            parse_reference(f"{wanted.source.registry}/{flavour.name}:x")
         except InputError:
             raise InputError(
-                f"{answers.registry!r} is not a registry (HOST[:PORT]/PATH, lower case).",
+                f"{wanted.source.registry!r} is not a registry (HOST[:PORT]/PATH, lower case).",
                 "e.g. --registry registry.example:5000/team",
             ) from None
-    if commercial and source == "pull" and answers.registry is None:
+    if commercial and source == "pull" and wanted.source.registry is None:
         raise UsageError(
             "Commercial use of SCALE cannot come from the vendor's public images: they are the free product.",
             "build from your customer repository (--source build --customer NAME --credentials-file FILE), "
             "or pull your own build with --registry HOST/PATH",
         )
+    channel = (
+        "registry" if source == "pull" else "tarball" if wanted.source.tarball is not None else "repository"
+    )
+    spec = ImageSpec(
+        flavour=flavour.name, variant=variant.name, distro=distro, targets=targets, cuda_version=cuda,
+        check_valid_until=wanted.check_valid_until,
+        source=replace(
+            wanted.source, channel=channel, commercial=commercial,
+            customer=wanted.source.customer if use == "commercial" else None,
+            credentials_file=wanted.source.credentials_file if use == "commercial" else None,
+        ),
+    )  # fmt: skip
     return SetupPlan(
-        name=name, flavour=flavour.name, variant=variant.name, targets=targets, cuda_version=cuda,
-        distro=distro, stack_reason=choice.reason, check_valid_until=answers.check_valid_until,
-        source=source, registry=answers.registry, licence=licence, use=use,
+        name=name, spec=spec, stack_reason=choice.reason, licence=licence, use=use,
         shells=answers.shells or ("bash",), modify_rc=bool(answers.modify_rc), warnings=warnings,
-        customer=answers.customer if use == "commercial" else None,
-        credentials_file=answers.credentials_file if use == "commercial" else None,
     )  # fmt: skip

@@ -181,7 +181,7 @@ def overview(facts: Facts) -> Overview:
             name=t.name,
             flavour=t.flavour,
             targets=t.targets,
-            cuda_version=t.cuda_version,
+            cuda_version=t.spec.cuda_version or "",
             image=t.image,
             default=t.name == state.default,
             active=t.name == active_name,

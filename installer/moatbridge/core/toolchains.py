@@ -12,9 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from moatbridge.core.image_spec import CHANNELS, ImageSource, ImageSpec
 from moatbridge.errors import InputError
 
 STATE_VERSION = 1
+# The licence a commercial SCALE toolchain records (older state knew its channel only by it).
+COMMERCIAL_LICENCE = "scale-commercial"
 PIN_FILE = ".moatbridge-toolchain"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$", re.ASCII)
 
@@ -100,76 +103,24 @@ def default_name(flavour: str, targets: tuple[str, ...]) -> str:
     return validate_name(f"{flavour}-{'_'.join(targets)}")
 
 
-CHANNELS = ("repository", "tarball", "registry")
-_SHA256 = re.compile(r"[0-9a-f]{64}", re.ASCII)
-_BUILD_ARG = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=[^\x00-\x1f\x7f]*", re.ASCII)
-
-
-@dataclass(frozen=True)
-class ImageSource:
-    """How a toolchain's image was made, so that upgrade makes the next one the same way.
-
-    ``repository``: built from a package repository (``repo_url``: a mirror given to setup,
-    None for the catalog's; a URL that carried a token is kept with it masked and
-    ``repo_url_secret`` set, so upgrade asks for it again rather than store it);
-    ``tarball``: built from the vendor's tarball (its file name and, for a local file, its
-    SHA-256; an upgrade needs the newer tarball); ``registry``: pulled. Never a secret:
-    build args with secret-looking names are refused by image build."""
-
-    channel: str
-    repo_url: str | None = None
-    repo_url_secret: bool = False
-    base_image: str | None = None
-    build_args: tuple[str, ...] = ()
-    tarball: str | None = None
-    tarball_sha256: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "channel": self.channel, "repo_url": self.repo_url, "repo_url_secret": self.repo_url_secret,
-            "base_image": self.base_image, "build_args": list(self.build_args),
-            "tarball": self.tarball, "tarball_sha256": self.tarball_sha256,
-        }  # fmt: skip
-
-    @classmethod
-    def from_json(cls, data: Any) -> ImageSource | None:
-        """The recorded source; None (today's behaviour: rebuild from the catalog's repository,
-        or pull) for older state or a record that is not one."""
-        if not isinstance(data, dict) or data.get("channel") not in CHANNELS:
-            return None
-        args = data.get("build_args") or []
-        if not isinstance(args, list) or not all(
-            isinstance(a, str) and _BUILD_ARG.fullmatch(a) for a in args
-        ):
-            return None
-        sha = data.get("tarball_sha256")
-        return cls(
-            channel=str(data["channel"]), repo_url=_text(data.get("repo_url")),
-            repo_url_secret=data.get("repo_url_secret") is True, base_image=_text(data.get("base_image")),
-            build_args=tuple(args), tarball=_text(data.get("tarball")),
-            tarball_sha256=sha if isinstance(sha, str) and _SHA256.fullmatch(sha) else None,
-        )  # fmt: skip
-
-
 @dataclass(frozen=True)
 class Toolchain:
     name: str
-    flavour: str
-    variant: str
-    targets: tuple[str, ...]
-    cuda_version: str
+    spec: ImageSpec  # what its image is and how it was made (so upgrade makes the next one alike)
     image: str  # reference moatbridge tagged or pulled
     image_id: str
     licence: str
     digest: str | None = None  # registry digest, for pulled images
     created: str = ""
-    distro: str | None = None  # the stack it stands on (open: trixie/sid/experimental); None: the default
     tools: tuple[str, ...] | None = None  # commands its image has, probed by setup (shims); None: all
-    # SCALE commercial use: the customer repository's name and the credentials file's path
-    # (never its content), so that upgrade builds from the same repository.
-    customer: str | None = None
-    credentials_file: str | None = None
-    source: ImageSource | None = None  # how its image was made; None: older state (see ImageSource)
+
+    @property
+    def flavour(self) -> str:
+        return self.spec.flavour_name
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return self.spec.build_targets
 
     @property
     def target(self) -> str:
@@ -177,14 +128,14 @@ class Toolchain:
         return self.targets[0]
 
     def to_json(self) -> dict[str, Any]:
+        spec = self.spec
         return {
-            "name": self.name, "flavour": self.flavour, "variant": self.variant,
-            "targets": list(self.targets), "cuda_version": self.cuda_version, "image": self.image,
+            "name": self.name, "flavour": self.flavour, "variant": spec.variant,
+            "targets": list(self.targets), "cuda_version": spec.cuda_version, "image": self.image,
             "image_id": self.image_id,
             "licence": self.licence, "digest": self.digest, "created": self.created,
-            "distro": self.distro, "tools": list(self.tools) if self.tools is not None else None,
-            "customer": self.customer, "credentials_file": self.credentials_file,
-            "source": self.source.to_json() if self.source is not None else None,
+            "distro": spec.distro, "tools": list(self.tools) if self.tools is not None else None,
+            **spec.source.to_json(kept="toolchain"), "source": spec.source.to_json(),
         }  # fmt: skip
 
     @classmethod
@@ -196,18 +147,43 @@ class Toolchain:
             raise ValueError("targets is not a list of names")
         targets = [_of_form(target, "targets", _WORD) for target in targets]
         digest = data.get("digest")
-        return cls(
-            name=_recorded(data, "name", _NAME), flavour=_recorded(data, "flavour", _WORD),
-            variant=_recorded(data, "variant", _WORD), targets=tuple(targets),
-            cuda_version=_recorded(data, "cuda_version", _WORD), image=_recorded(data, "image", _TOKEN),
-            image_id=_recorded(data, "image_id", _TOKEN_OR_NONE), licence=_recorded(data, "licence", _WORD),
-            digest=None if digest is None else _recorded(data, "digest", _TOKEN),
-            created=_of_form(data.get("created", ""), "created", _LINE),
-            distro=_distro_name(data.get("distro")),
-            tools=_tool_names(data.get("tools")),
-            customer=_text(data.get("customer")), credentials_file=_text(data.get("credentials_file")),
-            source=ImageSource.from_json(data.get("source")),
+        image = _recorded(data, "image", _TOKEN)
+        licence = _recorded(data, "licence", _WORD)
+        digest = None if digest is None else _recorded(data, "digest", _TOKEN)
+        spec = ImageSpec(
+            flavour=_recorded(data, "flavour", _WORD), variant=_recorded(data, "variant", _WORD),
+            distro=_distro_name(data.get("distro")), targets=tuple(targets),
+            cuda_version=_recorded(data, "cuda_version", _WORD),
+            source=_recorded_source(data, image, digest, licence),
         )  # fmt: skip
+        return cls(
+            name=_recorded(data, "name", _NAME), spec=spec, image=image,
+            image_id=_recorded(data, "image_id", _TOKEN_OR_NONE), licence=licence, digest=digest,
+            created=_of_form(data.get("created", ""), "created", _LINE), tools=_tool_names(data.get("tools")),
+        )  # fmt: skip
+
+
+def _recorded_source(data: dict[str, Any], image: str, digest: str | None, licence: str) -> ImageSource:
+    """How the image was made, as recorded (``unrecorded_source`` for older state without a
+    record, or one that is not); the registry and the commercial channel are read from the
+    image reference and the licence."""
+    recorded = data.get("source")
+    derived = unrecorded_source(image, digest, licence)
+    if not isinstance(recorded, dict) or recorded.get("channel") not in CHANNELS:
+        return replace(derived, **ImageSource.from_json({}, beside=data).to_json(kept="toolchain"))
+    source = ImageSource.from_json(recorded, beside=data)
+    registry = derived.registry if source.channel == "registry" else None
+    return replace(source, registry=registry, commercial=derived.commercial)
+
+
+def unrecorded_source(image: str, digest: str | None, licence: str) -> ImageSource:
+    """The source of a toolchain that records none (older state, a loaded bundle): a pulled
+    image is pulled again from the registry its reference names, any other is rebuilt from
+    the catalog's repository (the customer's, for a commercial licence)."""
+    if digest is not None:
+        registry = image.rsplit("/", 1)[0] if "/" in image else None  # HOST/PATH of HOST/PATH/<flavour>:tag
+        return ImageSource("registry", registry=registry, commercial=licence == COMMERCIAL_LICENCE)
+    return ImageSource("repository", commercial=licence == COMMERCIAL_LICENCE)
 
 
 @dataclass(frozen=True)

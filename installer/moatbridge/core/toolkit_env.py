@@ -32,6 +32,9 @@ SCALE_TOOLS_DIR = f"{SCALE_HOME}/bin"  # scaleinfo, scalediag: not put on PATH b
 # only the target's bin first, before it), and NVCC_APPEND_FLAGS gains --require-scale
 # (appended to the user's flags), which SCALE's nvcc accepts as a no-op and NVIDIA's nvcc
 # rejects, so a build that reaches a real nvcc by accident fails instead of going on.
+# What a licence-gated flavour's container gets once its consent holds: the vendor's own
+# acceptance variable (the consent rule stands in front of it; services.consent).
+LICENCE_ENV: dict[str, tuple[str, ...]] = {"scale": ("SCALE_LICENSE_ACCEPT=1",)}
 OPEN_ACTIVATE = ". /opt/moatbridge/bin/activate"
 SCALE_ACTIVATE = (
     'case " ${NVCC_APPEND_FLAGS:-} " in *" --require-scale "*) ;; '

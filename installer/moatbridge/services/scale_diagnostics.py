@@ -72,8 +72,8 @@ def run_tools(image: str, gpu_args: tuple[str, ...]) -> str:
 
 def scale_tool_checks(toolchain: Toolchain, report: Any) -> list[Check]:
     """The tools' verdicts for one SCALE toolchain, or one line saying why they were not run."""
-    from moatbridge.commands._consent import require_for
-    from moatbridge.commands.setup_verify import gpu_run_args
+    from moatbridge.services.consent import require_for
+    from moatbridge.services.verify import gpu_run_args
 
     check_id, title = f"scale-tools-{toolchain.name}", f"SCALE's tools ({toolchain.name})"
     if is_nvidia_target(toolchain.target):

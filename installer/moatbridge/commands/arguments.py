@@ -1,4 +1,4 @@
-"""Helpers shared by several verbs."""
+"""Reading arguments several verbs share: --root and a command after `--`."""
 
 from __future__ import annotations
 

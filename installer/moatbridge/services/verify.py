@@ -6,11 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 from moatbridge.adapters import proc
-from moatbridge.commands import _toolchain as tc
 from moatbridge.core.gfx import is_nvidia_target
-from moatbridge.core.setup_plan import SetupPlan
+from moatbridge.core.image_spec import ImageSpec
 from moatbridge.core.shims import candidate_tools, probe_script, probed_tools
+from moatbridge.core.toolkit_env import ACTIVATORS
 from moatbridge.errors import MoatbridgeError
+from moatbridge.services.runtime import nvidia_gpu_access
 
 SAMPLE_CUDA = r"""
 #include <cuda_runtime.h>
@@ -39,18 +40,18 @@ def gpu_run_args(report: Any, target: str) -> tuple[str, ...]:
     SCALE's NVIDIA mode (sm_NN) takes docker's NVIDIA path: --gpus all."""
     if is_nvidia_target(target):
         usable = any(g.vendor == "nvidia" and g.usable for g in report.gpus)
-        return ("--gpus", "all") if usable and tc.nvidia_gpu_access() else ()
+        return ("--gpus", "all") if usable and nvidia_gpu_access() else ()
     if not any(g.usable and g.gfx_target == target for g in report.amd_gpus) or not report.kfd.accessible:
         return ()
     groups = sorted({n.gid for n in (report.kfd, *report.render_nodes) if n.exists and n.gid is not None})
     return ("--device", "/dev/kfd", "--device", "/dev/dri", *(f"--group-add={g}" for g in groups))
 
 
-def probe_tools(reference: str, plan: SetupPlan) -> tuple[str, ...]:
+def probe_tools(reference: str, spec: ImageSpec) -> tuple[str, ...]:
     """The shim commands the image really has after activation (one container for all)."""
-    tools = candidate_tools(plan.flavour)
-    activate = tc.ACTIVATORS.get(plan.flavour, tc.ACTIVATORS["open"])
-    code, output = _in_image(reference, probe_script(activate, tools), argv=(plan.targets[0],))
+    tools = candidate_tools(spec.flavour_name)
+    activate = ACTIVATORS.get(spec.flavour_name, ACTIVATORS["open"])
+    code, output = _in_image(reference, probe_script(activate, tools), argv=(spec.build_targets[0],))
     if code != 0:
         raise MoatbridgeError(
             f"Could not ask the toolchain image {reference} which commands it has.",
@@ -86,10 +87,10 @@ NVIDIA_TOOLKIT_HINT = (
 def _activation(flavour: str) -> str:
     """What shims, `moatbridge run` and Slurm scripts run in the container, followed by the
     target ("$0"): the same prefix, so setup checks what users get."""
-    return f'{tc.ACTIVATORS.get(flavour, tc.ACTIVATORS["open"])} "$0"'
+    return f'{ACTIVATORS.get(flavour, ACTIVATORS["open"])} "$0"'
 
 
-def verify(reference: str, plan: SetupPlan, gpu_args: tuple[str, ...] = ()) -> str | None:
+def verify(reference: str, spec: ImageSpec, gpu_args: tuple[str, ...] = ()) -> str | None:
     """Check the image per flavour and variant; returns a note when a check was skipped.
 
     scale devel: the shims' activation selects the target, `nvcc --version` says SCALE, a
@@ -98,9 +99,9 @@ def verify(reference: str, plan: SetupPlan, gpu_args: tuple[str, ...] = ()) -> s
     target has no AMD runtime: skipped, said so); open devel: the sample compiles through
     its nvcc (and runs when the GPU is here, ``gpu_args``); open runtime/base: the HIP
     runtime library and rocminfo."""
-    target = plan.targets[0]
+    target = spec.build_targets[0]
     failures = {1: f"could not compile a sample for {target}"}
-    if plan.flavour == "scale" and plan.variant != "devel":
+    if spec.flavour == "scale" and spec.variant != "devel":
         if is_nvidia_target(target):
             return (
                 f"{target} is SCALE's NVIDIA mode: the image's AMD runtime was not checked "
@@ -109,7 +110,7 @@ def verify(reference: str, plan: SetupPlan, gpu_args: tuple[str, ...] = ()) -> s
         library = f"/opt/scale/targets/{target}/lib/libredscale.so"
         script = f"test -e {library}"
         failures = {1: f"has no {library} (SCALE's runtime for {target})"}
-    elif plan.flavour == "scale":
+    elif spec.flavour == "scale":
         nvidia = is_nvidia_target(target)
         script = (
             (_NVIDIA_TOOLKIT if nvidia else "")
@@ -127,7 +128,7 @@ def verify(reference: str, plan: SetupPlan, gpu_args: tuple[str, ...] = ()) -> s
             4: "has an nvcc whose --version does not mention SCALE",
         }
         gpu_args = ()
-    elif plan.variant != "devel":
+    elif spec.variant != "devel":
         script = "ldconfig -p | grep -q libamdhip64 && command -v rocminfo"
         failures = {1: "does not carry the HIP runtime"}
         gpu_args = ()
@@ -140,7 +141,7 @@ def verify(reference: str, plan: SetupPlan, gpu_args: tuple[str, ...] = ()) -> s
             + (" && /tmp/moatbridge-sample" if gpu_args else "")
         )
     code, output = _in_image(reference, script, gpu_args, argv=(target,))
-    if code == 5 and plan.flavour == "scale":
+    if code == 5 and spec.flavour == "scale":
         raise MoatbridgeError(
             f"The toolchain image {reference} has no NVIDIA CUDA toolkit, which SCALE's NVIDIA mode "
             f"({target}) needs for CUDA's headers and libraries.",

@@ -1,4 +1,5 @@
-"""Installing, resolving and removing toolchains on the host (shared by several verbs)."""
+"""A toolchain's files on the host: shims, runner, launcher, env files, the default pointer
+and rc blocks, written and removed (only what carries moatbridge's marker)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,7 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
 
-from moatbridge.adapters.hostfs import HostFS
-from moatbridge.adapters.records import default_licences_dir
-from moatbridge.adapters.statestore import StateStore
 from moatbridge.adapters.toolchain_files import (
     Written,
     edit_rc,
@@ -21,10 +18,7 @@ from moatbridge.adapters.toolchain_files import (
     write_owned,
 )
 from moatbridge.core.activation import activation_plan, rc_block, render_fish, render_posix
-from moatbridge.core.detection import detect_devices
-from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.launcher import LAUNCHER, MBRUN, render_launcher, render_mbrun
-from moatbridge.core.licences import LicenceNote
 from moatbridge.core.shims import (
     ToolchainRuntime,
     candidate_tools,
@@ -32,12 +26,9 @@ from moatbridge.core.shims import (
     render_shim,
     render_toolchain_env,
 )
-from moatbridge.core.toolchains import State, Toolchain, choose_toolchain, find_pin
-from moatbridge.core.toolkit_env import ACTIVATORS as ACTIVATORS  # SCALE's: nvcc guard, /opt/scale/bin
-from moatbridge.errors import InputError, MoatbridgeError
+from moatbridge.core.toolchains import State, Toolchain
+from moatbridge.errors import MoatbridgeError
 from moatbridge.paths import Paths
-
-LICENCE_ENV = {"scale": ("SCALE_LICENSE_ACCEPT=1",)}
 
 
 def moatbridge_command(paths: Paths) -> str:
@@ -45,66 +36,6 @@ def moatbridge_command(paths: Paths) -> str:
     launcher written beside them, so the runner and `moatbridge` on PATH use one
     interpreter, and a vanished one is reported by the launcher's own message."""
     return str(Path(paths.home) / "cuda" / "bin" / LAUNCHER)
-
-
-def work_roots() -> tuple[str, ...]:
-    """Directories the warm container mounts at the same path: the user's home."""
-    return (os.path.realpath(os.path.expanduser("~")),)
-
-
-def host_gpu_access() -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """The GPU device paths a container needs (/dev/kfd, /dev/dri, those present) and the
-    numeric groups owning /dev/kfd and the render nodes, for --device/--group-add."""
-    kfd, render_nodes = detect_devices(HostFS("/"), [])
-    nodes = [n for n in (kfd, *render_nodes) if n.exists]
-    groups = tuple(sorted({n.gid for n in nodes if n.gid is not None}))
-    devices = tuple(p for p in ("/dev/kfd", "/dev/dri") if os.path.exists(p))
-    return devices, groups
-
-
-def nvidia_container_toolkit() -> str | None:
-    """What gives containers NVIDIA GPUs here: the toolkit's CLI on PATH, or the engine's
-    'nvidia' runtime (`docker info`); None when neither is found."""
-    for tool in ("nvidia-container-runtime", "nvidia-ctk", "nvidia-container-cli"):
-        found = shutil.which(tool)
-        if found:
-            return found
-    try:
-        from moatbridge.adapters import docker_api
-
-        client = docker_api.connect()
-        try:
-            runtimes = client.info().get("Runtimes") or {}
-        finally:
-            client.close()
-    except Exception:  # noqa: BLE001 - no engine: nothing found (doctor says why elsewhere)
-        return None
-    return "the engine's nvidia runtime" if "nvidia" in runtimes else None
-
-
-def nvidia_gpu_access() -> bool:
-    """Runs get --gpus all: an NVIDIA device node is here and the container toolkit serves it."""
-    return os.path.exists("/dev/nvidiactl") and nvidia_container_toolkit() is not None
-
-
-def runtime_for(toolchain: Toolchain, paths: Paths, licence_required: bool) -> ToolchainRuntime:
-    nvidia = is_nvidia_target(toolchain.target)  # SCALE's NVIDIA mode: docker's NVIDIA path, not KFD
-    devices, groups = ((), ()) if nvidia else host_gpu_access()
-    return ToolchainRuntime(
-        name=toolchain.name,
-        image=toolchain.image_id or toolchain.image,
-        target=toolchain.target,
-        activate=ACTIVATORS.get(toolchain.flavour, ACTIVATORS["open"]),
-        uid=os.getuid(),
-        gid=os.getgid(),
-        group_adds=groups,
-        devices=devices,
-        roots=work_roots(),
-        licence=toolchain.licence if licence_required else None,
-        licence_records=str(default_licences_dir()),
-        licence_env=LICENCE_ENV.get(toolchain.flavour, ()),
-        gpus=nvidia and nvidia_gpu_access(),
-    )
 
 
 def toolchain_dir(paths: Paths, name: str) -> Path:
@@ -217,14 +148,6 @@ def edit_shell_rcs(paths: Paths, shells: tuple[str, ...], dry_run: bool) -> list
     return written
 
 
-def record(state: State, written: list[Written]) -> State:
-    for item in written:
-        previous = next((f for f in state.files if f["path"] == item.path and f["kind"] == item.kind), None)
-        created = item.created if previous is None else bool(previous["created"])
-        state = state.without_file(item.path, item.kind).with_file(item.path, item.kind, created)
-    return state
-
-
 def remove_toolchain_files(paths: Paths, name: str, dry_run: bool) -> list[str]:
     """Delete one toolchain's own files (not the shared shims, env or rc blocks)."""
     removed = []
@@ -275,51 +198,3 @@ def remove_shared_files(paths: Paths, state: State, dry_run: bool, problems: lis
         if not dry_run:
             remove_empty_dirs(home / leftover, home)
     return removed
-
-
-def _read_pin(path: str) -> str:
-    """A pin file's text: a small regular UTF-8 file (a FIFO, device or directory is refused)."""
-    from moatbridge.adapters.hostfs import read_user_file
-
-    return read_user_file(Path(path), "pin file", limit=64 << 10)
-
-
-def pin_here() -> tuple[str, str] | None:
-    """The pin file up from the working directory, as (path, toolchain name), or None.
-    Raises for a pin that names nothing or cannot be read (OSError: no working directory)."""
-    return find_pin(os.getcwd(), os.path.exists, _read_pin)
-
-
-def resolve_toolchain(state: State, explicit: str | None, environ: dict[str, str] | Any) -> Toolchain:
-    """Explicit -t > a pin file up from the working directory > $MOATBRIDGE_TOOLCHAIN > default."""
-    pin = pin_here() if explicit is None else None
-    chosen = choose_toolchain(explicit, pin, environ, state.default)
-    if chosen is None:
-        raise InputError("No toolchain is installed yet.", "run 'moatbridge setup'")
-    return state.toolchain(chosen[0])
-
-
-def current_toolchain(explicit: str | None) -> tuple[State, Toolchain]:
-    """The state and the toolchain a command acts on (-t NAME, pin, env, default)."""
-    state = store(Paths.from_environ(os.environ)).read()
-    return state, resolve_toolchain(state, explicit, os.environ)
-
-
-def store(paths: Paths) -> StateStore:
-    return StateStore(paths.state_file, lock_path=paths.lock_file)
-
-
-def licence_note(toolchain: Toolchain, what: str) -> LicenceNote | None:
-    """What generated files (devcontainer, k8s, CI, Apptainer, Slurm) write in about the
-    toolchain's licence. They are generated only once its consent holds (the one rule):
-    without it this raises, naming `what` was refused."""
-    from moatbridge.commands._consent import consents, require_for
-
-    paths = Paths.from_environ(os.environ)
-    licence = require_for(paths, toolchain, what)
-    if not licence.acceptance_required:
-        return None
-    consent = consents(paths).read(licence.id)
-    assert consent is not None  # require_for just checked it
-    return LicenceNote(licence.id, licence.name, licence.url, LICENCE_ENV.get(toolchain.flavour, ()),
-                       consent.use, f"{consent.user} at {consent.at}")  # fmt: skip

@@ -1,0 +1,26 @@
+"""Handing the process over to the shims' runner, so a command runs in the toolchain with
+the devices, groups, environment and warm container the shims use."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import NoReturn
+
+from moatbridge.errors import MoatbridgeError
+from moatbridge.paths import Paths
+from moatbridge.services.consent import require_for
+from moatbridge.services.toolchains import resolve_toolchain, state_store
+
+
+def exec_in_toolchain(toolchain_name: str | None, argv: list[str]) -> NoReturn:
+    paths = Paths.from_environ(os.environ)
+    state = state_store(paths).read()
+    toolchain = resolve_toolchain(state, toolchain_name, os.environ)
+    # The runner checks the same rule again; asking here first gives the fuller message.
+    require_for(paths, toolchain, f"Toolchain {toolchain.name}")
+    runner = Path(paths.home) / "libexec" / "moatbridge-exec"
+    if not runner.exists():
+        raise MoatbridgeError(f"The shim runner {runner} is missing.", "run 'moatbridge setup' to repair")
+    os.environ["MOATBRIDGE_TOOLCHAIN_FIXED"] = toolchain.name
+    os.execvp(str(runner), [str(runner), *argv])

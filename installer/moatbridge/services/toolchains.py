@@ -1,0 +1,54 @@
+"""The installed toolchains: the state store, which toolchain a command acts on, and
+recording what was written."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from moatbridge.adapters.statestore import StateStore
+from moatbridge.adapters.toolchain_files import Written
+from moatbridge.core.toolchains import State, Toolchain, choose_toolchain, find_pin
+from moatbridge.errors import InputError
+from moatbridge.paths import Paths
+
+
+def state_store(paths: Paths) -> StateStore:
+    return StateStore(paths.state_file, lock_path=paths.lock_file)
+
+
+def current_toolchain(explicit: str | None) -> tuple[State, Toolchain]:
+    """The state and the toolchain a command acts on (-t NAME, pin, env, default)."""
+    state = state_store(Paths.from_environ(os.environ)).read()
+    return state, resolve_toolchain(state, explicit, os.environ)
+
+
+def resolve_toolchain(state: State, explicit: str | None, environ: dict[str, str] | Any) -> Toolchain:
+    """Explicit -t > a pin file up from the working directory > $MOATBRIDGE_TOOLCHAIN > default."""
+    pin = pin_here() if explicit is None else None
+    chosen = choose_toolchain(explicit, pin, environ, state.default)
+    if chosen is None:
+        raise InputError("No toolchain is installed yet.", "run 'moatbridge setup'")
+    return state.toolchain(chosen[0])
+
+
+def pin_here() -> tuple[str, str] | None:
+    """The pin file up from the working directory, as (path, toolchain name), or None.
+    Raises for a pin that names nothing or cannot be read (OSError: no working directory)."""
+    return find_pin(os.getcwd(), os.path.exists, _read_pin)
+
+
+def _read_pin(path: str) -> str:
+    """A pin file's text: a small regular UTF-8 file (a FIFO, device or directory is refused)."""
+    from moatbridge.adapters.hostfs import read_user_file
+
+    return read_user_file(Path(path), "pin file", limit=64 << 10)
+
+
+def record(state: State, written: list[Written]) -> State:
+    for item in written:
+        previous = next((f for f in state.files if f["path"] == item.path and f["kind"] == item.kind), None)
+        created = item.created if previous is None else bool(previous["created"])
+        state = state.without_file(item.path, item.kind).with_file(item.path, item.kind, created)
+    return state

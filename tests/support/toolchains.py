@@ -1,0 +1,38 @@
+"""Installed-toolchain records for tests, spelled flat (flavour, targets, ... beside the name
+and image) as the state file records them."""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+from typing import Any
+
+from moatbridge.core.image_spec import ImageSource, ImageSpec
+from moatbridge.core.toolchains import Toolchain
+
+_SPEC = {item.name for item in fields(ImageSpec)}
+
+
+def make_toolchain(
+    name: str,
+    flavour: str,
+    variant: str,
+    targets: tuple[str, ...],
+    cuda_version: str,
+    image: str,
+    image_id: str,
+    licence: str,
+    digest: str | None = None,
+    created: str = "",
+    **rest: Any,
+) -> Toolchain:
+    """``rest``: the spec's distro, check_valid_until or source, or the toolchain's tools."""
+    spec_fields = {key: rest.pop(key) for key in list(rest) if key in _SPEC}
+    spec_fields.setdefault("source", ImageSource())
+    spec = ImageSpec(flavour, variant, targets=targets, cuda_version=cuda_version, **spec_fields)
+    return Toolchain(name, spec, image, image_id, licence, digest, created, **rest)
+
+
+def respec(toolchain: Toolchain, **changes: Any) -> Toolchain:
+    """``toolchain`` with some fields changed, whether the spec's (flavour, targets) or its own."""
+    spec_changes = {key: changes.pop(key) for key in list(changes) if key in _SPEC}
+    return replace(toolchain, spec=replace(toolchain.spec, **spec_changes), **changes)
