@@ -1,7 +1,8 @@
-"""Shadowed copies of HIP 5.7 headers: where HIP's behaviour differs from CUDA's in a way code
-can see, a copy of HIP's header, changed by one function each, is written under
-include/moatbridge/shadow/hip/ (searched before the system's HIP headers by nvcc). Each change
-checks the header has the shape it expects and leaves it alone (returns None) otherwise."""
+"""Shadowed copies of the stack's HIP headers (HIP 5.7, 6.4 or 7.2): where HIP's behaviour
+differs from CUDA's in a way code can see, a copy of HIP's header, changed by one function
+each, is written under include/moatbridge/shadow/hip/ (searched before the system's HIP
+headers by nvcc). Each change checks the header has the shape it expects and leaves it alone
+(returns None) otherwise; a probe decides which changes a stack needs."""
 
 from __future__ import annotations
 
