@@ -3,7 +3,7 @@ size (what a registry pull or an air-gapped bundle moves), and build time warm v
 
     python bench/image_size.py [--stack trixie:gfx1030 ...] [--cold] [--remove] [--json FILE]
 
-Goal (issues 3 and 12): per-target compressed <= 30% of the same stack's full image's
+Goal: per-target compressed <= 30% of the same stack's full image's
 compressed size, for every stack (trixie, sid, experimental), measured in the same run.
 `--cold` also times a --no-cache rebuild of the per-target image (minutes: it
 downloads every package again); without it only the warm rebuild is timed.

@@ -7,7 +7,7 @@ alternating three ways, and the median times compared:
 
   nvcc        targets/gfx1030/bin/nvcc -c saxpy.cu
   its clang   the exact clang command that nvcc runs (from `nvcc --dryrun`), run directly:
-              what the Python driver itself costs (goal, issue 5: nvcc <= 1.10x this)
+              what the Python driver itself costs (goal: nvcc <= 1.10x this)
   plain HIP   the same kernel written against HIP, `clang++-17 -x hip --offload-arch=gfx1030
               -O3 -c`: what the driver plus the CUDA compatibility headers cost
 """

@@ -3,7 +3,7 @@
     python bench/shims.py [--runs N] [--tool hipcc] [--json FILE]
 
 Sets up the open gfx1030 toolchain in a throwaway HOME (the image is reused when it
-exists), then times `<tool> --version` three ways. Goals (issue 4): warm shim
+exists), then times `<tool> --version` three ways. Goals: warm shim
 <= 0.35x `docker run --rm IMAGE` and <= 1.2x raw `docker exec`. `nvcc` by default
 (the open toolkit's driver); `--tool hipcc` times the HIP compiler driver instead.
 """

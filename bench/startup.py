@@ -2,7 +2,7 @@
 
     python bench/startup.py [--runs N] [--json FILE]
 
-Targets (issue 2): `moatbridge --version` <= 3x `python -c pass`. `detect --json`
+Targets: `moatbridge --version` <= 3x `python -c pass`. `detect --json`
 is reported for reference (it reads sysfs, so it varies with the machine).
 """
 

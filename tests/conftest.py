@@ -193,7 +193,7 @@ def open_devel_all(engine_version: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def open_devel_sid_gfx1201(engine_version: str) -> dict[str, Any]:
-    """The sid stack's (ROCm 6.4, clang-21) per-target devel image for an RX 9070 (issue 12)."""
+    """The sid stack's (ROCm 6.4, clang-21) per-target devel image for an RX 9070."""
     return build_image("--flavour", "open", "--distro", "sid", "--target", "gfx1201")
 
 

@@ -174,7 +174,7 @@ def test_detect_live_machine_json() -> None:
     assert report["devices"]["kfd"]["path"] == "/dev/kfd"
 
 
-# --- --yes/-y wherever a command can ask (issue 14, item 5) ---------------------------------
+# --- --yes/-y wherever a command can ask ---------------------------------
 
 # Every command that can ask, by the module that asks, and the words that run it.
 ASKING = {
@@ -275,7 +275,7 @@ def test_uninstall_yes_answers_the_image_question(account: DockerUser, engine_ve
         subprocess.run(["docker", "rmi", tag], capture_output=True)
 
 
-# --- the licence line of setup's summary (issue 14, item 4) ----------------------------------
+# --- the licence line of setup's summary ----------------------------------
 
 
 def test_the_licence_line_shows_the_use_only_where_the_licence_distinguishes_uses() -> None:

@@ -1,4 +1,4 @@
-"""One licence-consent rule on every path (issue 11, defect 1).
+"""One licence-consent rule on every path.
 
 A SCALE toolchain is installed on the host (state, runner, shims, toolchain.env) without
 an engine: the runner's `docker` is a stand-in script that records its argv, because the

@@ -1,4 +1,4 @@
-"""The fault matrix (issue 11): each fault injected for real, the same invariants checked after it.
+"""The fault matrix: each fault injected for real, the same invariants checked after it.
 
 Faults: kill -9 at named points of setup, upgrade, uninstall and bundle load (the points
 are in the code: `faults.point(...)`, listed by a run with MOATBRIDGE_FAULT_LIST); a second

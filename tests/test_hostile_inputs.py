@@ -1,4 +1,4 @@
-"""Hostile input across the CLI surface (issue 11, defects 5 and 6).
+"""Hostile input across the CLI surface.
 
 One table, run through the real CLI in a fresh interpreter: every row is input a user, a
 file or the environment can hand moatbridge. Each must end with its documented exit

@@ -1,4 +1,4 @@
-"""Issue 14, items 2 and 3: what a new user runs after setup.
+"""What a new user runs after setup.
 
 * `moatbridge` is on the activated PATH (a launcher next to the shims, running the CLI with
   the interpreter that ran setup): found by new login shells (bash, zsh, fish, dash), one

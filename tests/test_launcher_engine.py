@@ -1,4 +1,4 @@
-"""Issue 14, items 2 and 3 for real: a new non-root account in the docker group sets up
+"""What a new user runs after setup, for real: a new non-root account in the docker group sets up
 the open toolchain in a terminal, builds a CUDA program on the host and runs it with
 `moatbridge run` and `mbrun` (warm and one-shot), then uninstalls; and one account's
 uninstall leaves another's warm container alone. The live engine, the real image."""

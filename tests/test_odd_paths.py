@@ -1,4 +1,4 @@
-"""Directory names with ':' , ',' and '"' in HOME and the working directory (issue 11, defect 10).
+"""Directory names with ':' , ',' and '"' in HOME and the working directory.
 
 A bind given as ``-v SRC:DST`` or as the API's "src:dst:mode" string splits at the
 first ':'; the runner, the warm container and Slurm scripts mount by --mount / Mounts.

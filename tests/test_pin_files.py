@@ -1,5 +1,5 @@
 """A pin file (.moatbridge-toolchain) means the same toolchain to the shims' sh runner and to
-the Python commands (issue 11, defect 8): one rule, checked on the same files through both.
+the Python commands: one rule, checked on the same files through both.
 The runner is the real one, run by dash, bash and busybox-free sh; its toolchain.env is a
 stand-in that reports the name it was reached with instead of starting a container."""
 

@@ -1,4 +1,4 @@
-"""rc files come back byte for byte, in every shape people have (issue 11, defects 2 and 3).
+"""rc files come back byte for byte, in every shape people have.
 
 Each case writes a real rc file, adds moatbridge's block through the same adapter setup
 uses, removes it as uninstall does, and compares bytes. Ambiguous markers are refused with
@@ -153,7 +153,7 @@ def test_uninstall_finishes_and_reports_what_it_could_not_edit(tmp_path: Path) -
     assert (home / ".zshrc").is_dir()
 
 
-# --- which files are moatbridge's (issue 11, defect 9) -------------------------------------
+# --- which files are moatbridge's -------------------------------------
 
 
 @pytest.mark.parametrize(

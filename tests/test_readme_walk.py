@@ -1,4 +1,4 @@
-"""Issue 14's last point: README's quick start walks exactly the path a new user takes.
+"""README's quick start walks exactly the path a new user takes.
 
 A real non-root account in the docker group gets a copy of the repository it owns and runs
 the README's own text, taken from README.md by its markers (so a README edit that breaks

@@ -1,5 +1,5 @@
-"""The shims' runner sources a toolchain.env only when the whole file is there (issue 11,
-fault matrix "damaged files"). A file cut short at any byte -- inside a quoted value, between
+"""The shims' runner sources a toolchain.env only when the whole file is there (the fault
+matrix's "damaged files"). A file cut short at any byte -- inside a quoted value, between
 lines, in a variable name -- must be reported as damaged (exit 127, one message), never end the
 shell with a syntax error or run with half a configuration. Real runner, real dash and bash;
 `docker` is a stand-in on PATH that only reports being reached (no engine is needed to decide

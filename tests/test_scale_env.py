@@ -1,4 +1,4 @@
-"""SCALE's environment in every generated file and in activation (issue 13, items 1 and 7).
+"""SCALE's environment in every generated file and in activation.
 
 SCALE's `scaleenv` is not public: the generated files (devcontainer, Kubernetes, CI,
 Apptainer) carry the vendor's documented layout (targets/<gfx>/lib holds libredscale.so,

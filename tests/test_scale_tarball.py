@@ -1,4 +1,4 @@
-"""SCALE's tarball channel (issue 13): images/scale/Dockerfile.tarball, built from a STAND-IN tarball.
+"""SCALE's tarball channel: images/scale/Dockerfile.tarball, built from a STAND-IN tarball.
 
 Spectral's tarballs are out of reach, so tests/support/scale_standin_tarball.py writes
 ``scale-1.7.2-amd64.tar.xz`` holding ``scale-1.7.2-Linux/`` with the stand-in layout, its

@@ -1,4 +1,4 @@
-"""Secrets (issue 11, defect 7): credentials reach no image layer, history, label, log,
+"""Secrets: credentials reach no image layer, history, label, log,
 environment of a committed image, process argument list or crash report.
 
 Three kinds of secret travel through moatbridge: repository credentials (a private

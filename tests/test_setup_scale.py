@@ -1,4 +1,4 @@
-"""`setup` for SCALE as the vendor ships it, against the stand-in repository (issue 13):
+"""`setup` for SCALE as the vendor ships it, against the stand-in repository:
 commercial use from a customer repository that demands credentials, shims only for the
 commands the image has, SCALE's own checks in verification, and its refusals."""
 

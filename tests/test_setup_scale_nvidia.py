@@ -1,4 +1,4 @@
-"""`setup` for SCALE's NVIDIA mode (sm_NN targets, issue 13): the flavour must be named under
+"""`setup` for SCALE's NVIDIA mode (sm_NN targets): the flavour must be named under
 --yes, runs take docker's NVIDIA path, and the image must hold an NVIDIA CUDA toolkit,
 checked with the shims' own activation against the stand-in (with and without a FAKE
 NVIDIA toolkit tree)."""

@@ -1,4 +1,4 @@
-"""The sid stack's per-target image, built by moatbridge in this run (issue 12).
+"""The sid stack's per-target image, built by moatbridge in this run.
 
 - The catalog's library targets are Debian's own X-Rocm-Gpu-Architecture fields, as the
   built image's dpkg database records them.

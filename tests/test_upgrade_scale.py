@@ -1,4 +1,4 @@
-"""`upgrade` of SCALE toolchains (issue 13 review): consent before anything is built, the
+"""`upgrade` of SCALE toolchains: consent before anything is built, the
 image rebuilt through the channel setup used (the same stand-in repository, base image
 and build args; a tarball toolchain refused with setup's command line), the shim-command
 probe run again, and the commercial credentials file found from any directory."""

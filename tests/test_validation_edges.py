@@ -1,5 +1,5 @@
 """Names, targets, references and identifiers are validated at the edge with a whole-string
-match (issue 11, defect 4): a trailing newline, which `re.match(r"...$")` lets through and
+match: a trailing newline, which `re.match(r"...$")` lets through and
 which then breaks runner files, Slurm headers and generated YAML, is refused, and so are
 digits from other scripts."""
 

@@ -260,18 +260,16 @@ def registry_reference(spec: ImageSpec, catalog: Catalog) -> str:
 def recorded_source(source: ImageSource) -> ImageSource:
     """What a toolchain records of how its image was made, never a secret: a repository URL
     that carried a token is kept masked (``repo_url_secret``: upgrade asks for it again), a
-    tarball by its file name and SHA-256, a pull by its registry."""
-    kept = ImageSource(
-        source.channel, registry=source.registry, commercial=source.commercial, customer=source.customer,
-        credentials_file=source.credentials_file,
-    )  # fmt: skip
+    tarball by its file name and SHA-256, a pull by its registry (nothing of a build); every
+    other input as given."""
     if source.channel == "registry":
-        return kept
-    kept = replace(kept, base_image=source.base_image, build_args=source.build_args)
+        return ImageSource(
+            "registry", registry=source.registry, commercial=source.commercial, customer=source.customer,
+            credentials_file=source.credentials_file,
+        )  # fmt: skip
     if source.channel == "tarball":
         name = tarball_source(source.tarball).name if source.tarball else None
-        return replace(kept, tarball=name, tarball_sha256=source.tarball_sha256)
+        return replace(source, repo_url=None, repo_url_secret=False, tarball=name)
+    built = replace(source, tarball=None, tarball_sha256=None)
     url = source.repo_url
-    if url is None:
-        return kept
-    return replace(kept, repo_url=redact_url(url), repo_url_secret=has_secret(url))
+    return built if url is None else replace(built, repo_url=redact_url(url), repo_url_secret=has_secret(url))
