@@ -376,6 +376,8 @@ CASES = [
     c("image-build-rdna4-on-trixie", "image", "build", "--target", "gfx1201", "--dry-run"),
     c("image-build-build-arg", "image", "build", "--build-arg", "NOT AN ARG", "--dry-run"),
     c("image-build-secret-build-arg", "image", "build", "--build-arg", "API_KEY=x", "--dry-run"),
+    c("setup-build-arg", "setup", "--yes", "--flavour", "open", "--target", "gfx1030",
+      "--build-arg", "NOT AN ARG", "--dry-run"),
     c("image-build-mirror-newline", "image", "build", "--mirror", "http://deb\n.example/debian", "--dry-run"),
     c("image-build-repo-url-escape", "image", "build", "--flavour", "scale", "--repo-url", f"https://x{CLEAR}",
       "--dry-run"),

@@ -31,6 +31,7 @@ from moatbridge.errors import MoatbridgeError, UsageError
 from moatbridge.paths import Paths
 from moatbridge.services.answers import gather, save_answers
 from moatbridge.services.consent import consents
+from moatbridge.services.images import check_inputs
 from moatbridge.services.scale_sources import check_commercial
 from moatbridge.services.toolchain_setup import install, preview
 from moatbridge.services.toolchains import state_store
@@ -94,14 +95,14 @@ def run(args: Namespace) -> int:
 
         args = setup_wizard.ask(args, paths)
     report = detect(HostFS("/"), os.environ)
+    options = RunOptions.from_args(args)
     # Bad flags or a bad answers file: one clear error (exit 2) before the engine is asked.
-    make_plan(answers_of(args, paths, report), load_catalog())
+    check_inputs(make_plan(answers_of(args, paths, report), load_catalog()).spec, options)
     blockers = [c for c in engine_checks(probe_engine(os.environ)) if c.status == "fail"]
     if blockers:
         first = blockers[0]
         raise MoatbridgeError(f"The container engine is not ready: {first.detail}.", first.fix)
     interactive = not args.yes
-    options = RunOptions.from_args(args)
     while True:
         answers = answers_of(args, paths, report)
         plan = make_plan(answers, load_catalog())

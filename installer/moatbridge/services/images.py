@@ -22,6 +22,19 @@ class EnsuredImage:
     spec: ImageSpec | None = None  # as built, with what was learnt (a local tarball's SHA-256)
 
 
+def check_inputs(spec: ImageSpec, options: RunOptions) -> None:
+    """Bad build input (a build arg, a base image, a mirror, a tarball) refused now, before
+    the engine is asked (exit 2)."""
+    if spec.source.channel != "registry":
+        image_builds.validate(_built(spec), options, load_catalog())
+
+
+def _built(spec: ImageSpec) -> ImageSpec:
+    """What a build of ``spec`` builds: SCALE images hold every target's toolkit (the
+    toolchain picks its target at activation)."""
+    return replace(spec, targets=None) if spec.flavour == "scale" else spec
+
+
 def ensure_image(spec: ImageSpec, options: RunOptions, consent_checked: bool = False) -> EnsuredImage:
     """Pull or build the image ``spec`` names. ``consent_checked``: the caller applied the
     consent rule itself (setup, which records the acceptance only once the toolchain works);
@@ -33,9 +46,7 @@ def ensure_image(spec: ImageSpec, options: RunOptions, consent_checked: bool = F
         client = docker_api.connect()
         image_id, digest = pull_image(client, reference, retries=4, stall_timeout=60, quiet=options.quiet)
         return EnsuredImage(reference, image_id, "pulled", digest, spec)
-    # SCALE images hold every target's toolkit; the toolchain picks its target at activation.
-    built = replace(spec, targets=None) if spec.flavour == "scale" else spec
-    result = image_builds.build(built, options, consent_checked=consent_checked)
+    result = image_builds.build(_built(spec), options, consent_checked=consent_checked)
     return EnsuredImage(
         result.reference, result.image_id, result.action, spec=replace(result.spec, targets=spec.targets)
     )
