@@ -13,8 +13,9 @@ from moatbridge.core.build_plan import BaseImage
 from moatbridge.core.catalog import CatalogError
 from moatbridge.core.catalog_parse import parse_catalog
 from moatbridge.core.gfx import generic_of, served_by
-from moatbridge.core.image_spec import ImageSpec
+from moatbridge.core.image_spec import ImageSource, ImageSpec
 from moatbridge.core.recipes import normalise_targets, plan_build
+from moatbridge.errors import InputError
 
 SHIPPED = Path(__file__).resolve().parent.parent / "images" / "catalog.yaml"
 
@@ -175,6 +176,33 @@ def test_unreadable_and_unparsable_catalogs(tmp_path: Path) -> None:
 def _plan(**request: Any) -> Any:
     base = BaseImage("moatbridge/debian-base:trixie", "sha256:base")
     return plan_build(ImageSpec(flavour="open", **request), load_catalog(SHIPPED), base, "ctx-digest")
+
+
+@pytest.mark.parametrize(("stack", "suite"), [("trixie", "trixie"), ("sid", "sid"), ("experimental", "sid")])
+def test_an_apt_mirror_is_where_the_stacks_packages_come_from(stack: str, suite: str) -> None:
+    """The recipe writes `deb MIRROR SUITE main` for the stack's first suite (its extra suites
+    follow that line's mirror); without one, the plan and its digest are what they were."""
+    target = "gfx1201" if stack != "trixie" else "gfx1030"
+    plain = _plan(targets=(target,), distro=stack)
+    mirrored = _plan(
+        targets=(target,), distro=stack, source=ImageSource(apt_mirror="http://deb.example/debian")
+    )
+    added = set(mirrored.buildargs) - set(plain.buildargs)
+    assert added == {("DEBIAN_MIRROR", "http://deb.example/debian"), ("DEBIAN_SUITE", suite)}
+    assert not any(name.startswith("DEBIAN_") for name, _ in plain.buildargs)
+    assert mirrored.recipe_digest != plain.recipe_digest
+
+
+@pytest.mark.parametrize(
+    ("mirror", "said"),
+    [("deb.example/debian", "not a mirror URL"), ("http://deb.example/a b", "not a mirror URL"),
+     ("http://user:pw@deb.example/debian", "credentials or a token"),
+     ("https://deb.example/debian?token=s3cr3t", "credentials or a token")],
+)  # fmt: skip
+def test_an_apt_mirror_is_a_plain_url(mirror: str, said: str) -> None:
+    with pytest.raises(InputError) as refused:
+        _plan(targets=("gfx1030",), source=ImageSource(apt_mirror=mirror))
+    assert said in refused.value.message and "s3cr3t" not in refused.value.message
 
 
 def test_per_target_plan() -> None:

@@ -11,7 +11,7 @@ import stat
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -120,7 +120,35 @@ def test_recorded_toolchains_read_as_their_image_spec_and_are_written_back_uncha
     # The registry a pull came from is the reference's (upgrade pulls the newer tag from it).
     assert pulled.spec.source == ImageSource("registry", registry="registry.example:5000/team")
     assert pulled.spec.distro == "trixie" and pulled.tools is None
-    assert [scale.to_json(), pulled.to_json()] == RECORDED
+    # Written back as it was; a build input added since is written at its default.
+    for toolchain, record in zip((scale, pulled), RECORDED, strict=True):
+        written = toolchain.to_json()
+        assert {key: written[key] for key in record} == {**record, "source": written["source"]}
+        assert {key: written["source"][key] for key in record["source"]} == record["source"]
+        added = {key: value for key, value in written["source"].items() if key not in record["source"]}
+        assert added == {name: None for name in added}, added
+
+
+def test_a_build_input_goes_from_its_option_to_the_record_and_back() -> None:
+    """The path every ImageSource field takes: the option of its name, the spec setup plans
+    with, the record a toolchain keeps (for upgrade), the spec read back."""
+    from moatbridge.parser import build_parser
+
+    mirror = "http://deb.example/debian"
+    args = build_parser().parse_args(["setup", "--yes", "--flavour", "open", "--target", "gfx1030",
+                                      "--apt-mirror", mirror, "--build-arg", "A=1"])  # fmt: skip
+    from moatbridge.adapters.records import load_catalog
+    from moatbridge.commands.setup import flags
+    from moatbridge.core.setup_plan import make_plan
+
+    spec = make_plan(flags(args), load_catalog()).spec
+    assert (spec.source.apt_mirror, spec.source.build_args) == (mirror, ("A=1",))
+    recorded = replace(spec, source=recorded_source(spec.source))
+    toolchain = Toolchain(
+        "open-gfx1030", recorded, "moatbridge/open:x", "sha256:" + "1" * 64, "open-components"
+    )
+    again = Toolchain.from_json(json.loads(json.dumps(toolchain.to_json())))
+    assert again.spec.source.apt_mirror == mirror and again == toolchain
 
 
 def test_older_state_without_a_source_loads_as_before() -> None:

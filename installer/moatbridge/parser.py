@@ -194,6 +194,10 @@ def _add_recipe_inputs(group: argparse._ActionsContainer) -> None:
         "(served on 127.0.0.1 during the build; air-gapped sites) or an http(s) URL",
     )  # fmt: skip
     group.add_argument(
+        "--apt-mirror", metavar="URL",
+        help="open: the Debian mirror the image's packages come from (default: the base image's)",
+    )  # fmt: skip
+    group.add_argument(
         "--build-arg", action="append", dest="build_args", metavar="NAME=VALUE",
         help="extra recipe argument (never a secret: build args are kept in the image history)",
     )  # fmt: skip
@@ -234,7 +238,7 @@ def _add_toolchain_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     setup.add_argument("--answers", metavar="FILE.yaml", help="answers file (flags win over it)")
     setup.add_argument("--base", choices=BASE_SOURCES, default=_base_default(), help="base image source")
     setup.add_argument("--mirror", metavar="URL", help="Debian mirror for debootstrap")
-    _add_recipe_inputs(setup.add_argument_group("scale builds"))
+    _add_recipe_inputs(setup.add_argument_group("build inputs"))
     setup.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
     setup.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
 
@@ -322,8 +326,8 @@ def _add_image_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
         help="base image: local copy, else pull, else debootstrap (auto); or force one",
     )  # fmt: skip
     build.add_argument("--mirror", metavar="URL", help="Debian mirror for debootstrap")
+    _add_recipe_inputs(build.add_argument_group("build inputs"))
     scale = build.add_argument_group("scale flavour (built from Spectral's apt repository)")
-    _add_recipe_inputs(scale)
     scale.add_argument("--commercial", action="store_true", help="use the commercial (customer) repository")
     scale.add_argument("--customer", metavar="NAME", help="customer name in the commercial repository URL")
     scale.add_argument(

@@ -74,6 +74,7 @@ class ImageSource:
     build_args: tuple[str, ...] = field(default=(), metadata=_recorded(_build_args))
     tarball: str | None = field(default=None, metadata=_recorded(_text))
     tarball_sha256: str | None = field(default=None, metadata=_recorded(_of(_SHA256)))
+    apt_mirror: str | None = field(default=None, metadata=_recorded(_text))  # open: the packages' mirror
     registry: str | None = field(default=None, metadata=_recorded(_of(_REGISTRY), "derived"))
     commercial: bool = field(default=False, metadata=_recorded(_flag, "derived"))
     customer: str | None = field(default=None, metadata=_recorded(_text, "toolchain"))

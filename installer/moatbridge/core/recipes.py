@@ -29,6 +29,7 @@ from moatbridge.core.scale_recipes import plan_scale_build
 from moatbridge.core.scale_tarball import RECIPE as TARBALL_RECIPE
 from moatbridge.core.scale_tarball import RECIPE_FILES as TARBALL_RECIPE_FILES
 from moatbridge.core.scale_tarball import plan_scale_tarball_build, tarball_source
+from moatbridge.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,28 @@ def _apt_args(distro: Distro, override: bool | None) -> dict[str, str]:
     return args
 
 
+_MIRROR = re.compile(r"(?:https?|file)://[^\x00-\x20\x7f-\x9f'\"\\\\]+", re.ASCII)
+
+
+def _mirror_args(distro: Distro, mirror: str | None) -> dict[str, str]:
+    """--apt-mirror: the recipe points apt at it for the stack's first suite (its other suites,
+    experimental on sid, come from the same mirror)."""
+    if mirror is None:
+        return {}
+    if not _MIRROR.fullmatch(mirror):
+        raise InputError(
+            f"--apt-mirror {mirror!r} is not a mirror URL.", "e.g. --apt-mirror http://deb.example.org/debian"
+        )
+    if has_secret(mirror):  # build args are kept in the image history
+        raise InputError(
+            "--apt-mirror must not carry credentials or a token (build args stay in the image history).",
+            "use a mirror that needs no credentials, or one on this host",
+        )
+    if distro.apt is None:
+        raise CatalogError(f"The {distro.name} stack installs no Debian packages.", "drop --apt-mirror")
+    return {"DEBIAN_MIRROR": mirror, "DEBIAN_SUITE": distro.apt.suites[0]}
+
+
 def _plan_open_build(
     flavour: Flavour, spec: ImageSpec, catalog: Catalog, base: BaseImage, context_digest: str
 ) -> BuildPlan:
@@ -197,6 +220,7 @@ def _plan_open_build(
         "CUDA_VERSION": cuda,
     }
     buildargs.update(_apt_args(distro, spec.check_valid_until))
+    buildargs.update(_mirror_args(distro, spec.source.apt_mirror))
     if per_target:
         # An empty keep list still prunes: it drops every library code object.
         buildargs["KEEP_TARGETS"] = ",".join(keep) if keep else "none"
