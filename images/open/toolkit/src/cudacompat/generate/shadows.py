@@ -10,10 +10,30 @@ import re
 import subprocess
 import tempfile
 from collections.abc import Callable
+from importlib import resources
 from pathlib import Path
 from typing import NamedTuple
 
 from .toolkit import write_text
+
+# The C++ the changes insert, and the probes, are files of their own beside this module
+# (fragments/, package data: read through importlib.resources, so they are found wherever the
+# package is, /opt/moatbridge/lib in the image or src/ on the host). Each file opens with a
+# `/* fragment: ... */` comment saying what it is and where it goes; that comment is for its
+# reader and stays out of the headers and probes. (A blank line a fragment follows where it is
+# inserted is the splice's, so it is added where the fragment is loaded.)
+_FRAGMENTS = resources.files(__package__) / "fragments"
+_DESCRIPTION = re.compile(r"/\* fragment: .*?\*/\n", re.S)
+
+
+def _fragment(name: str) -> str:
+    """The text of fragments/NAME after its leading description comment."""
+    text = (_FRAGMENTS / name).read_text(encoding="utf-8")
+    description = _DESCRIPTION.match(text)
+    if description is None:
+        raise ValueError(f"fragments/{name} does not open with its /* fragment: ... */ description")
+    return text[description.end() :]
+
 
 _COMPLEX_OPERATORS = "COMPLEX_NEG_OP_OVERLOAD(hipFloatComplex)"
 
@@ -109,31 +129,7 @@ _VALID_TYPE_ASSERT = 'static_assert(is_valid_type<T>::value, "Neither an integer
 _SHUFFLE_CALL = re.compile(r"\b(__shfl(?:_up|_down|_xor)?)\(var,")
 _CG_NAMESPACE = "\nnamespace cooperative_groups {\n"
 # Shuffles of any trivially copyable type, one 32-bit word at a time, for the tiles' methods.
-_WORDWISE_SHUFFLES = """
-namespace moatbridge_cg {  /* moatbridge: CUDA's tiles shuffle any trivially copyable type */
-template <class T, class Shuffle> __device__ inline T by_words(T var, Shuffle shuffle) {
-  int words[(sizeof(T) + sizeof(int) - 1) / sizeof(int)] = {};
-  __builtin_memcpy(words, &var, sizeof(T));
-  for (int& word : words) word = shuffle(word);
-  __builtin_memcpy(&var, words, sizeof(T));
-  return var;
-}
-#define MOATBRIDGE_CG_SHUFFLE(name)                                                            \\
-  template <class T, class Lane> __device__ inline                                             \\
-  typename std::enable_if<std::is_arithmetic<T>::value, T>::type name(T var, Lane lane, int width) { \\
-    return ::name(var, lane, width);                                                           \\
-  }                                                                                            \\
-  template <class T, class Lane> __device__ inline                                             \\
-  typename std::enable_if<!std::is_arithmetic<T>::value, T>::type name(T var, Lane lane, int width) { \\
-    return by_words(var, [=](int word) { return ::name(word, lane, width); });                 \\
-  }
-MOATBRIDGE_CG_SHUFFLE(__shfl)
-MOATBRIDGE_CG_SHUFFLE(__shfl_up)
-MOATBRIDGE_CG_SHUFFLE(__shfl_down)
-MOATBRIDGE_CG_SHUFFLE(__shfl_xor)
-#undef MOATBRIDGE_CG_SHUFFLE
-}  // namespace moatbridge_cg
-"""
+_WORDWISE_SHUFFLES = "\n" + _fragment("cg_wordwise_shuffles.h")
 
 
 def with_shuffles_of_any_type(text: str) -> str | None:
@@ -158,60 +154,9 @@ _COALESCED_FRIEND = "  friend __CG_QUALIFIER__ coalesced_group coalesced_threads
 _CG_END = "}  // namespace cooperative_groups\n"
 # CUDA 11's partitions of a tile or coalesced group by a predicate or a label: the lanes of
 # the parent that voted alike, as a coalesced group (built through a friend of its class).
-_PARTITION_HELPERS = """
-#ifdef __AMDGCN_WAVEFRONT_SIZE
-#define MOATBRIDGE_CG_WAVEFRONT_SIZE __AMDGCN_WAVEFRONT_SIZE
-#else /* clang 22 has no such macro: HIP 7's warpSize object converts to the wave's size */
-#define MOATBRIDGE_CG_WAVEFRONT_SIZE static_cast<int>(warpSize)
-#endif
-namespace moatbridge_cg {  /* moatbridge: cg::binary_partition and cg::labeled_partition */
-using mask_t = ::lane_mask;
-struct coalesced_access {
-  __CG_STATIC_QUALIFIER__ cooperative_groups::coalesced_group make(mask_t members) {
-    return cooperative_groups::coalesced_group(members);
-  }
-  __CG_STATIC_QUALIFIER__ mask_t members(const cooperative_groups::coalesced_group& g) {
-    return g.coalesced_info.member_mask;
-  }
-};
-template <unsigned int Size> __CG_QUALIFIER__ mask_t tile_members() {
-  const mask_t all = ~static_cast<mask_t>(0);
-  return (all >> (sizeof(all) * 8 - Size)) << (__lane_id() & ~(Size - 1));
-}
-__CG_QUALIFIER__ cooperative_groups::coalesced_group alike(mask_t members, bool pred) {
-  const mask_t yes = static_cast<mask_t>(__ballot(pred));
-  return coalesced_access::make(members & (pred ? yes : ~yes));
-}
-__CG_QUALIFIER__ cooperative_groups::coalesced_group alike(mask_t members, int label) {
-  mask_t same = 0;
-  for (int lane = 0; lane < MOATBRIDGE_CG_WAVEFRONT_SIZE; ++lane) {  /* uniform: every member shuffles */
-    const int theirs = __shfl(label, lane, MOATBRIDGE_CG_WAVEFRONT_SIZE);
-    if (((members >> lane) & 1) && theirs == label) same |= mask_t(1) << lane;
-  }
-  return coalesced_access::make(same);
-}
-}  // namespace moatbridge_cg
-"""
-_BINARY_PARTITION = """namespace cooperative_groups {
-__CG_QUALIFIER__ coalesced_group binary_partition(const coalesced_group& parent, bool pred) {
-  return ::moatbridge_cg::alike(::moatbridge_cg::coalesced_access::members(parent), pred);
-}
-template <unsigned int Size, class Parent>
-__CG_QUALIFIER__ coalesced_group binary_partition(const thread_block_tile<Size, Parent>&, bool pred) {
-  return ::moatbridge_cg::alike(::moatbridge_cg::tile_members<Size>(), pred);
-}
-}  // namespace cooperative_groups
-"""
-_LABELED_PARTITION = """namespace cooperative_groups {
-__CG_QUALIFIER__ coalesced_group labeled_partition(const coalesced_group& parent, int label) {
-  return ::moatbridge_cg::alike(::moatbridge_cg::coalesced_access::members(parent), label);
-}
-template <unsigned int Size, class Parent>
-__CG_QUALIFIER__ coalesced_group labeled_partition(const thread_block_tile<Size, Parent>&, int label) {
-  return ::moatbridge_cg::alike(::moatbridge_cg::tile_members<Size>(), label);
-}
-}  // namespace cooperative_groups
-"""
+_PARTITION_HELPERS = "\n" + _fragment("cg_partition_helpers.h")
+_BINARY_PARTITION = _fragment("cg_binary_partition.h")
+_LABELED_PARTITION = _fragment("cg_labeled_partition.h")
 
 
 def _with_partitions(text: str, binary: bool, labeled: bool) -> str | None:
@@ -245,107 +190,10 @@ _BF16_STRUCT = "struct __hip_bfloat16 {\n  unsigned short data;\n};\n"
 _BF162_STRUCT = "struct __hip_bfloat162 {\n  __hip_bfloat16 x;\n  __hip_bfloat16 y;\n};\n"
 _BF16_FROM_BITS = re.compile(r"__hip_bfloat16\{([^{}]+)\}")
 _QUOTED_INCLUDE = re.compile(r'^#include "([\w.]+\.h)"', re.M)
-_BF16_CLASS = """#if defined(__HIP__)
-#define MOATBRIDGE_BF16_HD __host__ __device__
-#else
-#define MOATBRIDGE_BF16_HD
-#endif
-struct moatbridge_bf16_bits {};
-/* moatbridge: a class, as CUDA's __nv_bfloat16 is: it converts to and from float (so
-   `float acc = x * y` and `ggml_cuda_mad(acc, b.x, b.y)` compile) and from the integer types.
-   Storage and layout are HIP's: one unsigned short, trivially copyable. */
-struct __hip_bfloat16 {
-  unsigned short data;
-  __hip_bfloat16() = default;
-  MOATBRIDGE_BF16_HD constexpr __hip_bfloat16(moatbridge_bf16_bits, unsigned short bits) : data(bits) {}
-  MOATBRIDGE_BF16_HD __hip_bfloat16(float value);
-  MOATBRIDGE_BF16_HD __hip_bfloat16(double value) : __hip_bfloat16(static_cast<float>(value)) {}
-  MOATBRIDGE_BF16_HD __hip_bfloat16(short value) : __hip_bfloat16(static_cast<float>(value)) {}
-  MOATBRIDGE_BF16_HD __hip_bfloat16(unsigned short value) : __hip_bfloat16(static_cast<float>(value)) {}
-  MOATBRIDGE_BF16_HD __hip_bfloat16(int value) : __hip_bfloat16(static_cast<float>(value)) {}
-  MOATBRIDGE_BF16_HD __hip_bfloat16(unsigned int value) : __hip_bfloat16(static_cast<float>(value)) {}
-  MOATBRIDGE_BF16_HD __hip_bfloat16(long value) : __hip_bfloat16(static_cast<float>(value)) {}
-  MOATBRIDGE_BF16_HD __hip_bfloat16(unsigned long value) : __hip_bfloat16(static_cast<float>(value)) {}
-  MOATBRIDGE_BF16_HD __hip_bfloat16(long long value) : __hip_bfloat16(static_cast<float>(value)) {}
-  MOATBRIDGE_BF16_HD __hip_bfloat16(unsigned long long value) : __hip_bfloat16(static_cast<float>(value)) {}
-  MOATBRIDGE_BF16_HD operator float() const;
-};
-"""
-_BF162_CLASS = """struct __hip_bfloat162 {
-  __hip_bfloat16 x;
-  __hip_bfloat16 y;
-  __hip_bfloat162() = default;
-  MOATBRIDGE_BF16_HD constexpr __hip_bfloat162(const __hip_bfloat16& a, const __hip_bfloat16& b)
-      : x(a), y(b) {}
-};
-"""
+_BF16_CLASS = _fragment("bf16_class.h")
+_BF162_CLASS = _fragment("bf162_class.h")
 # The members and CUDA's operators, defined once the conversions above them are.
-_BF16_OPERATORS = """
-/* moatbridge: CUDA's __nv_bfloat16 members and operators (computed in float, as CUDA's are on
-   GPUs without bf16 arithmetic; rounded to nearest even). */
-MOATBRIDGE_BF16_HD inline __hip_bfloat16::__hip_bfloat16(float value) : data(__float2bfloat16(value).data) {}
-MOATBRIDGE_BF16_HD inline __hip_bfloat16::operator float() const { return __bfloat162float(*this); }
-#define MOATBRIDGE_BF16_BINARY(op)                                                                     \\
-  MOATBRIDGE_BF16_HD inline __hip_bfloat16 operator op(const __hip_bfloat16& a, const __hip_bfloat16& b) { \\
-    return __hip_bfloat16(static_cast<float>(a) op static_cast<float>(b));                             \\
-  }                                                                                                    \\
-  MOATBRIDGE_BF16_HD inline __hip_bfloat16& operator op##=(__hip_bfloat16& a, const __hip_bfloat16& b) { \\
-    return a = a op b;                                                                                 \\
-  }                                                                                                    \\
-  MOATBRIDGE_BF16_HD inline __hip_bfloat162 operator op(const __hip_bfloat162& a,                     \\
-                                                        const __hip_bfloat162& b) {                    \\
-    return __hip_bfloat162(a.x op b.x, a.y op b.y);                                                    \\
-  }                                                                                                    \\
-  MOATBRIDGE_BF16_HD inline __hip_bfloat162& operator op##=(__hip_bfloat162& a, const __hip_bfloat162& b) { \\
-    return a = a op b;                                                                                 \\
-  }
-MOATBRIDGE_BF16_BINARY(+)
-MOATBRIDGE_BF16_BINARY(-)
-MOATBRIDGE_BF16_BINARY(*)
-MOATBRIDGE_BF16_BINARY(/)
-#undef MOATBRIDGE_BF16_BINARY
-#define MOATBRIDGE_BF16_COMPARE(op)                                                                   \\
-  MOATBRIDGE_BF16_HD inline bool operator op(const __hip_bfloat16& a, const __hip_bfloat16& b) {      \\
-    return static_cast<float>(a) op static_cast<float>(b);                                            \\
-  }                                                                                                   \\
-  MOATBRIDGE_BF16_HD inline bool operator op(const __hip_bfloat162& a, const __hip_bfloat162& b) {    \\
-    return (a.x op b.x) && (a.y op b.y);                                                              \\
-  }
-MOATBRIDGE_BF16_COMPARE(==)
-MOATBRIDGE_BF16_COMPARE(<)
-MOATBRIDGE_BF16_COMPARE(>)
-MOATBRIDGE_BF16_COMPARE(<=)
-MOATBRIDGE_BF16_COMPARE(>=)
-#undef MOATBRIDGE_BF16_COMPARE
-/* unordered: true when either is NaN, as CUDA's __hbne */
-MOATBRIDGE_BF16_HD inline bool operator!=(const __hip_bfloat16& a, const __hip_bfloat16& b) {
-  return !(a == b);
-}
-MOATBRIDGE_BF16_HD inline bool operator!=(const __hip_bfloat162& a, const __hip_bfloat162& b) {
-  return (a.x != b.x) && (a.y != b.y);
-}
-MOATBRIDGE_BF16_HD inline __hip_bfloat16 operator+(const __hip_bfloat16& a) { return a; }
-MOATBRIDGE_BF16_HD inline __hip_bfloat16 operator-(const __hip_bfloat16& a) {
-  return __hip_bfloat16(moatbridge_bf16_bits(), static_cast<unsigned short>(a.data ^ 0x8000u));
-}
-MOATBRIDGE_BF16_HD inline __hip_bfloat162 operator+(const __hip_bfloat162& a) { return a; }
-MOATBRIDGE_BF16_HD inline __hip_bfloat162 operator-(const __hip_bfloat162& a) {
-  return __hip_bfloat162(-a.x, -a.y);
-}
-MOATBRIDGE_BF16_HD inline __hip_bfloat16& operator++(__hip_bfloat16& a) { return a += __hip_bfloat16(1.0f); }
-MOATBRIDGE_BF16_HD inline __hip_bfloat16& operator--(__hip_bfloat16& a) { return a -= __hip_bfloat16(1.0f); }
-MOATBRIDGE_BF16_HD inline __hip_bfloat16 operator++(__hip_bfloat16& a, int) {
-  __hip_bfloat16 old = a;
-  ++a;
-  return old;
-}
-MOATBRIDGE_BF16_HD inline __hip_bfloat16 operator--(__hip_bfloat16& a, int) {
-  __hip_bfloat16 old = a;
-  --a;
-  return old;
-}
-#undef MOATBRIDGE_BF16_HD
-"""
+_BF16_OPERATORS = "\n" + _fragment("bf16_operators.h")
 
 
 def with_bfloat16_class(text: str) -> str | None:
@@ -383,85 +231,17 @@ def without_nodiscard_errors(text: str) -> str | None:
 # apply and the probe must compile with the shadow in front, or the build fails (never a
 # silently missing behaviour). Probes run with the stack's clang (`--cuda-host-only` off:
 # host and device sides both).
-_CG = (
-    "#include <hip/hip_runtime.h>\n#include <hip/hip_cooperative_groups.h>\n"
-    "namespace cg = cooperative_groups;\n"
-)
-_HELPER_MATH = """#include <hip/hip_runtime.h>
-inline __host__ __device__ float2 operator-(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
-inline __host__ __device__ float2 operator+(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
-inline __host__ __device__ float2 operator*(float2 a, float2 b) { return make_float2(a.x * b.x, a.y * b.y); }
-inline __host__ __device__ float2 operator/(float2 a, float2 b) { return make_float2(a.x / b.x, a.y / b.y); }
-inline __host__ __device__ void operator+=(float2& a, float2 b) { a.x += b.x; a.y += b.y; }
-inline __host__ __device__ void operator*=(float2& a, float2 b) { a.x *= b.x; a.y *= b.y; }
-inline __host__ __device__ double2 operator-(double2 a, double2 b) {
-  return make_double2(a.x - b.x, a.y - b.y);
-}
-inline __host__ __device__ double2 operator*(double2 a, double2 b) {
-  return make_double2(a.x * b.x, a.y * b.y);
-}
-"""
-_USE_HELPER_MATH = """__host__ __device__ float2 use(float2 a, float2 b, double2 c, double2 d) {
-  a += b; a *= b; float2 e = (a - b) * (a + b) / b; double2 f = (c - d) * d; return e + make_float2(f.x, f.y);
-}
-"""
 PROBES: dict[str, str] = {
     # `-` and `+` only: HIP's own `*` and `/` of two vectors are vector_friends' business
-    "complex_operators": """#include <hip/hip_runtime.h>
-#include <hip/hip_complex.h>
-inline __host__ __device__ float2 operator-(float2 a, float2 b) { return make_float2(a.x - b.x, a.y - b.y); }
-inline __host__ __device__ float2 operator+(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
-inline __host__ __device__ double2 operator-(double2 a, double2 b) {
-  return make_double2(a.x - b.x, a.y - b.y);
-}
-__host__ __device__ float2 use(float2 a, float2 b, double2 c, double2 d) {
-  double2 f = c - d; return (a - b) + make_float2(f.x, f.y);
-}
-""",
-    "vector_friends": _HELPER_MATH + _USE_HELPER_MATH,
-    "tiles": _CG
-    + """__global__ void k(unsigned* out) {
-  auto tile = cg::tiled_partition<16>(cg::this_thread_block());
-  tile.sync();
-  out[0] = tile.thread_rank() + tile.size() + tile.num_threads();
-}
-""",
-    "shuffles": _CG
-    + """struct pair { int a; float b; };
-__global__ void k(uint4* out, pair* p) {
-  auto tile = cg::tiled_partition<16>(cg::this_thread_block());
-  out[0] = tile.shfl_xor(out[0], 1);
-  p[0] = tile.shfl(p[0], 0);
-}
-""",
-    "binary_partition": _CG
-    + """__global__ void k(int* out) {
-  auto tile = cg::tiled_partition<32>(cg::this_thread_block());
-  auto part = cg::binary_partition(tile, out[0] > 0);
-  auto again = cg::binary_partition(cg::coalesced_threads(), out[1] > 0);
-  out[0] = part.size() + again.size();
-}
-""",
-    "labeled_partition": _CG
-    + """__global__ void k(int* out) {
-  auto tile = cg::tiled_partition<32>(cg::this_thread_block());
-  auto part = cg::labeled_partition(tile, out[0]);
-  auto again = cg::labeled_partition(cg::coalesced_threads(), out[1]);
-  out[0] = part.size() + again.size();
-}
-""",
-    "bfloat16_class": "#include <hip/hip_runtime.h>\n#include <hip/hip_bf16.h>\n"
-    """__host__ __device__ float use(__hip_bfloat16 x, __hip_bfloat16 y) {
-  float acc = x * y;
-  __hip_bfloat16 z = 1.0f;
-  z += x; z = -z; ++z;
-  __hip_bfloat16 n = 3;
-  __hip_bfloat162 v(x, y);
-  v = v * v;
-  return acc + static_cast<float>(z) + (x < y ? 1.0f : 0.0f) + static_cast<float>(n) + float(v.x);
-}
-""",
-    "no_nodiscard": "#include <hip/hip_runtime.h>\nvoid use() { hipFree(0); hipDeviceSynchronize(); }\n",
+    "complex_operators": _fragment("probes/complex_operators.hip"),
+    # cuda-samples' helper_math.h operators on float2/double2, and code that uses them
+    "vector_friends": _fragment("probes/vector_friends.hip"),
+    "tiles": _fragment("probes/tiles.hip"),
+    "shuffles": _fragment("probes/shuffles.hip"),
+    "binary_partition": _fragment("probes/binary_partition.hip"),
+    "labeled_partition": _fragment("probes/labeled_partition.hip"),
+    "bfloat16_class": _fragment("probes/bfloat16_class.hip"),
+    "no_nodiscard": _fragment("probes/no_nodiscard.hip"),
 }
 # clang flags a probe adds (no_nodiscard: the warning CUDA code must not see, as an error).
 # (clang 17 says -Wunused-result, clang 21 -Wunused-value)
