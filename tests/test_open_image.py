@@ -172,3 +172,24 @@ def test_runtime_and_base_variants(
     have = {line.split(":", 1)[1] for line in result.stdout.splitlines() if line.startswith("have:")}
     assert have == set(present)
     assert labels(built["reference"])["io.moatbridge.variant"] == variant
+
+
+def test_an_apt_mirror_is_where_the_images_packages_come_from(engine_version: str) -> None:
+    """--apt-mirror reaches the recipe: the image's apt names it for the stack's suite, and the
+    packages came through it. The catalog's own mirror, spelled with its port so that the line
+    cannot be the base image's own."""
+    from moatbridge.adapters.records import load_catalog
+
+    bootstrap = load_catalog().flavour("open").distro("trixie").bootstrap
+    assert bootstrap is not None
+    mirror = bootstrap.mirror.replace(".org/", ".org:80/")
+    assert ":80/" in mirror
+    built = build_image(
+        "--flavour", "open", "--variant", "base", "--target", "gfx1030", "--apt-mirror", mirror
+    )
+    result = docker_run(
+        built["reference"], "cat /etc/apt/sources.list; test -e /usr/bin/rocminfo && echo installed"
+    )
+    assert result.returncode == 0, result.stderr
+    assert f"deb {mirror} trixie main" in result.stdout.splitlines()
+    assert "installed" in result.stdout.splitlines()
