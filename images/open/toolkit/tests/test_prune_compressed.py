@@ -19,7 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from cudacompat import prune as pt
+from cudacompat.prune.bundles import parse_bundle
+from cudacompat.prune.compressed import Codec, build_bundle, ccob_header, read_inner, truncated_md5
+from cudacompat.prune.inventory import read_fatbin
+from cudacompat.prune.plans import CompressedPlan, apply_compressed, plan_compressed
+from cudacompat.prune.proofs import ProofError, prove_compressed
+from cudacompat.prune.rewrite import rewrite_file
+from cudacompat.prune.section import find_section, parse_bundles
 from synthetic_bundles import GFX, HOST, bundle, code, elf, pad, run_pruner
 
 LAYOUTS = {1: "<4sHHIQ", 2: "<4sHHIIQ", 3: "<4sHHQQQ"}
@@ -117,7 +123,7 @@ def compressed_library(version: int, method: int) -> tuple[bytes, list[int]]:
 
 
 def fatbin_range(data: bytes) -> tuple[int, int]:
-    start, size = pt.find_section(data)
+    start, size = find_section(data)
     return start, start + size
 
 
@@ -144,9 +150,9 @@ def test_headers_parse_as_llvm_writes_them(version: int, method: int) -> None:
     check_case(version, method)
     data, offsets = compressed_library(version, method)
     start, end = fatbin_range(data)
-    items = pt.parse_bundles(data, start, end)
+    items = parse_bundles(data, start, end)
     assert [type(i).__name__ for i in items] == ["Bundle", "CompressedBundle", "CompressedBundle"]
-    codec = pt.Codec()
+    codec = Codec()
     for item, offset, nxt in zip(items[1:], offsets, [start + offsets[1], end], strict=True):
         fields, inner = read_ccob(data, start + offset, nxt)
         assert (item.start, item.version, item.method) == (start + offset, version, method)
@@ -154,19 +160,19 @@ def test_headers_parse_as_llvm_writes_them(version: int, method: int) -> None:
         assert item.header_size == {1: 20, 2: 24, 3: 32}[version]
         if version > 1:
             assert item.end == item.start + fields[3]
-        read = pt.read_inner(data, item, codec)
+        read = read_inner(data, item, codec)
         assert read.problem == "" and [(e.offset, e.size, e.triple) for e in read.entries] == header(inner)
 
 
 def test_the_hash_is_the_low_half_of_the_md5_little_endian() -> None:
     inner = inner_bundle(["gfx1030"])
-    assert pt.truncated_md5(inner) == struct.unpack("<Q", hashlib.md5(inner).digest()[:8])[0]
-    head = pt.ccob_header(3, ZLIB, 10, inner)
+    assert truncated_md5(inner) == struct.unpack("<Q", hashlib.md5(inner).digest()[:8])[0]
+    head = ccob_header(3, ZLIB, 10, inner)
     assert struct.unpack(LAYOUTS[3], head) == (b"CCOB", 3, ZLIB, 42, len(inner), low_md5(inner))
 
 
 def test_a_new_bundle_has_llvms_layout() -> None:
-    built = pt.build_bundle(
+    built = build_bundle(
         [(HOST, b""), (GFX + "gfx1030", OBJECTS["gfx1030"]), (GFX + "gfx1201", OBJECTS["gfx1201"])]
     )
     # LLVM: the host at the first boundary after the header (an offset of 0 reads as no bundle),
@@ -279,7 +285,7 @@ def test_without_zstd_zstd_bundles_are_left_and_reported(tmp_path: Path) -> None
     assert len(report["libzlib.so"]["compressed_bundles_rewritten"]) == 2
     start, end = fatbin_range(zstd_data)
     pruned = (tmp_path / "libzstd.so").read_bytes()
-    first = pt.parse_bundles(zstd_data, start, end)[1].start
+    first = parse_bundles(zstd_data, start, end)[1].start
     assert pruned[first:end] == zstd_data[first:end] and pruned != zstd_data  # the uncompressed one shrank
 
 
@@ -304,22 +310,22 @@ def test_an_unreadable_compressed_bundle_is_left(tmp_path: Path) -> None:
 def _planned(version: int = 3) -> tuple[bytes, int, object, object]:
     data, _ = compressed_library(version, ZLIB)
     start, end = fatbin_range(data)
-    codec = pt.Codec()
-    cb = pt.read_inner(data, pt.parse_bundles(data, start, end)[2], codec)
-    plan = pt.plan_compressed(data, cb, frozenset({"gfx1201"}), codec)
-    assert isinstance(plan, pt.CompressedPlan)
+    codec = Codec()
+    cb = read_inner(data, parse_bundles(data, start, end)[2], codec)
+    plan = plan_compressed(data, cb, frozenset({"gfx1201"}), codec)
+    assert isinstance(plan, CompressedPlan)
     return data, end, plan, codec
 
 
 def _rewritten(data: bytes, plan: object) -> bytearray:
     buf = bytearray(data)
-    pt.apply_compressed(buf, plan)
+    apply_compressed(buf, plan)
     return buf
 
 
 def test_the_proof_passes_a_faithful_rewrite() -> None:
     data, end, plan, codec = _planned()
-    pt.prove_compressed(_rewritten(data, plan), end, plan, frozenset({"gfx1201"}), codec)
+    prove_compressed(_rewritten(data, plan), end, plan, frozenset({"gfx1201"}), codec)
 
 
 @pytest.mark.parametrize(
@@ -338,35 +344,38 @@ def test_the_proof_catches_a_bad_compressed_rewrite(tamper: str, message: str) -
     objects = [(t, old[o : o + s]) for o, s, t in header(old) if t == HOST or "gfx12" in t]
     if tamper == "stray":
         objects.append((GFX + "gfx1100", OBJECTS["gfx1100"]))
-    inner = bytearray(pt.build_bundle(objects))
+    inner = bytearray(build_bundle(objects))
     if tamper == "code":
         inner[-1] ^= 1
     payload = zlib.compress(bytes(inner))
-    head = pt.ccob_header(3, ZLIB, len(payload), bytes(inner))
+    head = ccob_header(3, ZLIB, len(payload), bytes(inner))
     if tamper == "hash":
         head = head[:-8] + struct.pack("<Q", low_md5(bytes(inner)) ^ 1)
     blob = head + payload
-    plan = pt.CompressedPlan(plan.bundle, plan.kept, plan.dropped, pt.parse_bundle(inner, 0, len(inner))
-                             if tamper != "stray" else plan.new_inner, blob, plan.loads, plan.kept_digests)  # fmt: skip
+    plan = CompressedPlan(plan.bundle, plan.kept, plan.dropped, parse_bundle(inner, 0, len(inner))
+                          if tamper != "stray" else plan.new_inner, blob, plan.loads, plan.kept_digests)  # fmt: skip
     buf = _rewritten(data, plan)
     if tamper == "tail":
         buf[plan.bundle.start + len(blob) + 5] = 1
-    with pytest.raises(pt.ProofError, match=message):
-        pt.prove_compressed(buf, end, plan, keep, codec)
+    with pytest.raises(ProofError, match=message):
+        prove_compressed(buf, end, plan, keep, codec)
 
 
 def test_a_proof_failure_leaves_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data, _ = compressed_library(3, ZLIB)
     path = tmp_path / "libfake.so"
     path.write_bytes(data)
-    real = pt.apply_compressed
+    broken_plans: list[object] = []
 
     def broken(buf: object, plan: object) -> None:
-        real(buf, plan)
+        broken_plans.append(plan)
+        apply_compressed(buf, plan)
         buf[plan.bundle.start + len(plan.blob) - 1] ^= 0xFF  # type: ignore[index]
 
-    monkeypatch.setattr(pt, "apply_compressed", broken)
-    fatbin = pt.read_fatbin(path, pt.Codec())
-    with pytest.raises(pt.ProofError, match="the file was left as it was"):
-        pt.rewrite_file(fatbin, frozenset({"gfx1030"}), dry_run=False)
+    # rewrite_file's copy step looks apply_compressed up in the module that rewrites the tree.
+    monkeypatch.setattr("cudacompat.prune.rewrite.apply_compressed", broken)
+    fatbin = read_fatbin(path, Codec())
+    with pytest.raises(ProofError, match="the file was left as it was"):
+        rewrite_file(fatbin, frozenset({"gfx1030"}), dry_run=False)
+    assert broken_plans, "the rewrite did not use the patched apply_compressed"
     assert path.read_bytes() == data and sorted(p.name for p in tmp_path.iterdir()) == ["libfake.so"]

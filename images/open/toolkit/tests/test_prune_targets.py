@@ -16,8 +16,15 @@ from typing import Any
 
 import pytest
 
-from cudacompat import prune as pt
+import cudacompat.prune.entries
 from cudacompat import targets
+from cudacompat.prune.bundles import Bundle, LayoutError, build_header
+from cudacompat.prune.cli import main, parse_keep
+from cudacompat.prune.entries import PROCESSOR_RE, Entry, is_known, loaded_by
+from cudacompat.prune.inventory import FILE_TOKEN_RE, file_processors
+from cudacompat.prune.plans import apply_plan, plan_rewrite
+from cudacompat.prune.proofs import Hashes, ProofError, masked_sha256, prove_loads
+from cudacompat.prune.section import find_section, parse_bundles
 from synthetic_bundles import GFX, HOST, MAGIC, bundle, ccob, code, elf, pad, run_pruner
 
 
@@ -88,9 +95,9 @@ def lib_dir(tmp_path: Path) -> Path:
 
 def test_parse_finds_both_bundles_and_the_compressed_one() -> None:
     data = library()
-    start, size = pt.find_section(data)
+    start, size = find_section(data)
     assert (start, size) == sections(data)[".hip_fatbin"]
-    items = pt.parse_bundles(data, start, start + size)
+    items = parse_bundles(data, start, start + size)
     assert [type(i).__name__ for i in items] == ["Bundle", "Bundle", "CompressedBundle"]
     first, second, packed = items
     assert [(e.label, e.target_id) for e in first.entries] == [
@@ -102,12 +109,12 @@ def test_parse_finds_both_bundles_and_the_compressed_one() -> None:
 
 def test_rewrite_keeps_exactly_the_host_and_kept_targets() -> None:
     original = library()
-    start, size = pt.find_section(original)
-    bundles = [b for b in pt.parse_bundles(original, start, start + size) if isinstance(b, pt.Bundle)]
-    plans = [pt.plan_rewrite(b, frozenset({"gfx1030"})) for b in bundles]
+    start, size = find_section(original)
+    bundles = [b for b in parse_bundles(original, start, start + size) if isinstance(b, Bundle)]
+    plans = [plan_rewrite(b, frozenset({"gfx1030"})) for b in bundles]
     rewritten = bytearray(original)
     for plan in plans:
-        pt.apply_plan(rewritten, plan)
+        apply_plan(rewritten, plan)
 
     assert len(rewritten) == len(original)
     changed: set[int] = set()
@@ -115,7 +122,7 @@ def test_rewrite_keeps_exactly_the_host_and_kept_targets() -> None:
         old = header(original, b.start)
         new = header(bytes(rewritten), b.start)
         assert new == [e for e in old if e[2] in (HOST, GFX + "gfx1030")]  # same offsets, sizes, order
-        new_end = b.start + len(pt.build_header(plan.kept))
+        new_end = b.start + len(build_header(plan.kept))
         assert rewritten[new_end : b.start + b.header_size] == bytes(b.header_size - (new_end - b.start))
         for offset, size_, triple in old:
             at = b.start + offset
@@ -128,20 +135,18 @@ def test_rewrite_keeps_exactly_the_host_and_kept_targets() -> None:
     outside = [i for i in range(len(original)) if original[i] != rewritten[i] and i not in changed]
     assert outside == []
     masked = [r for plan in plans for r in plan.masked_ranges]
-    assert pt.masked_sha256(rewritten, len(original), masked) == pt.masked_sha256(
-        original, len(original), masked
-    )
-    packed = pt.parse_bundles(original, start, start + size)[2]
+    assert masked_sha256(rewritten, len(original), masked) == masked_sha256(original, len(original), masked)
+    packed = parse_bundles(original, start, start + size)[2]
     assert rewritten[packed.start : packed.end] == original[packed.start : packed.end]
     assert sections(bytes(rewritten)) == sections(original)
 
 
 def test_xnack_variants_belong_to_their_processor() -> None:
     data = fatbin()
-    first = pt.parse_bundles(data)[0]
-    plan = pt.plan_rewrite(first, frozenset({"gfx90a"}))
+    first = parse_bundles(data)[0]
+    plan = plan_rewrite(first, frozenset({"gfx90a"}))
     assert [e.target_id for e in plan.kept] == ["", "gfx90a:xnack+"]
-    assert pt.plan_rewrite(first, frozenset({"gfx90a", "gfx1030", "gfx1100"})) is None
+    assert plan_rewrite(first, frozenset({"gfx90a", "gfx1030", "gfx1100"})) is None
 
 
 def test_code_shared_with_a_kept_entry_is_never_zeroed() -> None:
@@ -150,7 +155,7 @@ def test_code_shared_with_a_kept_entry_is_never_zeroed() -> None:
     for offset, size, triple in ((4096, 0, HOST), (4096, 8192, GFX + "gfx1030"), (8192, 8192, GFX + "gfx803")):  # fmt: skip
         header_ += struct.pack("<QQQ", offset, size, len(triple)) + triple.encode()
     data = header_.ljust(4096, b"\0") + shared + code(13, 4096)
-    plan = pt.plan_rewrite(pt.parse_bundles(data)[0], frozenset({"gfx1030"}))
+    plan = plan_rewrite(parse_bundles(data)[0], frozenset({"gfx1030"}))
     assert (12288, 16384) in plan.zero_ranges
     assert all(b <= 4096 or a >= 12288 for a, b in plan.zero_ranges)
 
@@ -169,14 +174,14 @@ def test_code_shared_with_a_kept_entry_is_never_zeroed() -> None:
     ],
 )
 def test_which_entries_go(triple: str, processor: str, dropped: bool) -> None:
-    entry = pt.Entry(4096, 10, triple)
+    entry = Entry(4096, 10, triple)
     assert (entry.processor, entry.dropped_by(frozenset({"gfx1030"}))) == (processor, dropped)
 
 
 def test_a_version_1_compressed_bundle_ends_at_the_next_aligned_bundle() -> None:
     blob = ccob(code(14, 3000) + MAGIC + code(15, 500), version=1)
     data = pad(blob) + bundle([(HOST, b""), (GFX + "gfx1030", code(16, 100))])
-    packed, after = pt.parse_bundles(data)
+    packed, after = parse_bundles(data)
     assert (packed.version, packed.start, packed.end) == (1, 0, 4096)
     assert after.start == 4096 and [e.label for e in after.entries] == ["host", "gfx1030"]
 
@@ -201,14 +206,14 @@ def test_a_version_1_compressed_bundle_ends_at_the_next_aligned_bundle() -> None
     ],
 )
 def test_file_names_that_name_a_processor(name: str, processors: set[str]) -> None:
-    assert pt.file_processors(name) == processors
+    assert file_processors(name) == processors
 
 
 def test_a_layout_it_does_not_understand_is_refused() -> None:
     data = bytearray(fatbin())
     data[18000] = 0x5A  # in the padding after the first bundle
-    with pytest.raises(pt.LayoutError, match="neither a bundle nor zero padding"):
-        pt.parse_bundles(bytes(data))
+    with pytest.raises(LayoutError, match="neither a bundle nor zero padding"):
+        parse_bundles(bytes(data))
 
 
 # --- the command line --------------------------------------------------------------------------
@@ -321,16 +326,19 @@ def test_garbage_in_a_fatbin_changes_nothing(lib_dir: Path) -> None:
 def test_a_failed_proof_leaves_the_file_as_it_was(
     lib_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    apply_plan = pt.apply_plan
+    sloppy_plans: list[Any] = []
 
     def sloppy(buf: Any, plan: Any) -> None:
+        sloppy_plans.append(plan)
         apply_plan(buf, plan)
         buf[10] = 0x42  # a byte of the ELF header (zero padding), outside every planned range
 
-    monkeypatch.setattr(pt, "apply_plan", sloppy)
+    # rewrite_file's copy step looks apply_plan up in the module that rewrites the tree.
+    monkeypatch.setattr("cudacompat.prune.rewrite.apply_plan", sloppy)
     lib = lib_dir / "libfake.so.1.0"
     before = lib.read_bytes()
-    assert pt.main(["--keep", "gfx1030", "--lib-dir", str(lib_dir)]) == 3
+    assert main(["--keep", "gfx1030", "--lib-dir", str(lib_dir)]) == 3
+    assert sloppy_plans, "the rewrite did not use the patched apply_plan"
     assert "bytes outside the rewritten headers and dropped code changed" in capsys.readouterr().err
     assert lib.read_bytes() == before
     assert sorted(p.name for p in lib_dir.iterdir()) == [
@@ -343,21 +351,21 @@ def test_a_failed_proof_leaves_the_file_as_it_was(
 
 
 def test_keep_none_means_host_code_only() -> None:
-    assert pt.parse_keep(["none"]) == frozenset()
+    assert parse_keep(["none"]) == frozenset()
     with pytest.raises(ValueError, match="use 'none'"):
-        pt.parse_keep([" , "])
+        parse_keep([" , "])
 
 
 # --- generic processors ------------------------------------------------------------------------
 
 
 def test_the_generic_table_is_well_formed() -> None:
-    assert pt.GENERIC_TARGETS is targets.GENERIC_TARGETS
-    members = [m for group in pt.GENERIC_TARGETS.values() for m in group]
+    assert cudacompat.prune.entries.GENERIC_TARGETS is targets.GENERIC_TARGETS
+    members = [m for group in targets.GENERIC_TARGETS.values() for m in group]
     assert len(members) == len(set(members))  # a processor belongs to one generic processor at most
-    assert all(pt.PROCESSOR_RE.match(m) for m in members)
-    assert not any(pt.PROCESSOR_RE.match(g) for g in pt.GENERIC_TARGETS)
-    assert all(pt.FILE_TOKEN_RE.fullmatch(name) for name in [*members, *pt.GENERIC_TARGETS])
+    assert all(PROCESSOR_RE.match(m) for m in members)
+    assert not any(PROCESSOR_RE.match(g) for g in targets.GENERIC_TARGETS)
+    assert all(FILE_TOKEN_RE.fullmatch(name) for name in [*members, *targets.GENERIC_TARGETS])
 
 
 @pytest.mark.parametrize(
@@ -375,18 +383,18 @@ def test_the_generic_table_is_well_formed() -> None:
     ],
 )
 def test_a_target_keeps_its_own_and_its_generic_code(keep: str, kept: list[str], dropped: list[str]) -> None:
-    targets = pt.parse_keep([keep])
-    assert [t for t in kept if pt.Entry(4096, 10, GFX + t).dropped_by(targets)] == []
-    assert [t for t in dropped if not pt.Entry(4096, 10, GFX + t).dropped_by(targets)] == []
+    targets = parse_keep([keep])
+    assert [t for t in kept if Entry(4096, 10, GFX + t).dropped_by(targets)] == []
+    assert [t for t in dropped if not Entry(4096, 10, GFX + t).dropped_by(targets)] == []
 
 
 def test_a_gpu_loads_its_own_code_before_its_generic_code() -> None:
-    entries = [pt.Entry(4096 * i, 10, t) for i, t in enumerate(
+    entries = [Entry(4096 * i, 10, t) for i, t in enumerate(
         [HOST, GFX + "gfx11-generic", GFX + "gfx1100", GFX + "gfx12-generic", GFX + "gfx90a:xnack+",
          GFX + "gfx90a:xnack-", GFX + "gfx9-generic:xnack-"], start=1)]  # fmt: skip
 
     def loads(target: str) -> list[str]:
-        return [e.target_id for e in pt.loaded_by(entries, target)]
+        return [e.target_id for e in loaded_by(entries, target)]
 
     assert loads("gfx1100") == ["gfx1100"]
     assert loads("gfx1101") == ["gfx11-generic"]
@@ -525,10 +533,10 @@ def test_keep_counts_generic_code(generic_dir: Path, keep: str, status: int, mes
     ("rule", "message"),
     [
         # A keep rule blind to generic code: gfx1201 would lose its gfx12-generic code.
-        (lambda name, keep: name in keep or not pt.is_known(name), "gfx1201 would not load the same code"),
+        (lambda name, keep: name in keep or not is_known(name), "gfx1201 would not load the same code"),
         # The old rule, which kept every generic entry: gfx11-generic code nothing loads stays.
         (
-            lambda name, keep: name in keep or not pt.PROCESSOR_RE.match(name),
+            lambda name, keep: name in keep or not PROCESSOR_RE.match(name),
             "gfx11-generic: code no kept target",
         ),
     ],
@@ -540,30 +548,35 @@ def test_the_proof_catches_a_wrong_keep_rule(
     rule: Any,
     message: str,
 ) -> None:
-    monkeypatch.setattr(pt, "loadable", rule)
+    asked: list[str] = []
+
+    def wrong_rule(name: str, keep: frozenset[str]) -> bool:
+        asked.append(name)
+        return bool(rule(name, keep))
+
+    # Entry.dropped_by and Inventory.doomed_files each look loadable up in their own module.
+    monkeypatch.setattr("cudacompat.prune.entries.loadable", wrong_rule)
+    monkeypatch.setattr("cudacompat.prune.inventory.loadable", wrong_rule)
     lib = generic_dir / "libgeneric.so.0"
     before = lib.read_bytes()
-    assert pt.main(["--keep", "gfx1201", "--lib-dir", str(generic_dir)]) == 3
+    assert main(["--keep", "gfx1201", "--lib-dir", str(generic_dir)]) == 3
+    assert asked, "the pruner did not use the patched rule"
     assert message in capsys.readouterr().err
     assert lib.read_bytes() == before
 
 
 def test_the_proof_compares_what_each_target_loads() -> None:
     data = generic_fatbin()
-    old = pt.parse_bundles(data)[1]
+    old = parse_bundles(data)[1]
     keep = frozenset({"gfx1200"})
-    hashes = (pt.Hashes(data), pt.Hashes(data))
+    hashes = (Hashes(data), Hashes(data))
     kept = tuple(e for e in old.entries if not e.dropped_by(keep))
-    pt.prove_loads(old, pt.Bundle(old.start, old.header_size, kept), keep, hashes)
-    moved = tuple(
-        pt.Entry(e.offset + 4096 * (e.processor == "gfx12-generic"), e.size, e.triple) for e in kept
-    )
-    with pytest.raises(pt.ProofError, match="gfx1200 would not load the same code"):
-        pt.prove_loads(old, pt.Bundle(old.start, old.header_size, moved), keep, hashes)
+    prove_loads(old, Bundle(old.start, old.header_size, kept), keep, hashes)
+    moved = tuple(Entry(e.offset + 4096 * (e.processor == "gfx12-generic"), e.size, e.triple) for e in kept)
+    with pytest.raises(ProofError, match="gfx1200 would not load the same code"):
+        prove_loads(old, Bundle(old.start, old.header_size, moved), keep, hashes)
     changed = bytearray(data)
     at = next(e.offset for e in kept if e.processor == "gfx12-generic")
     changed[old.start + at] ^= 1
-    with pytest.raises(pt.ProofError, match="gfx1200 would not load the same code"):
-        pt.prove_loads(
-            old, pt.Bundle(old.start, old.header_size, kept), keep, (pt.Hashes(data), pt.Hashes(changed))
-        )
+    with pytest.raises(ProofError, match="gfx1200 would not load the same code"):
+        prove_loads(old, Bundle(old.start, old.header_size, kept), keep, (Hashes(data), Hashes(changed)))
