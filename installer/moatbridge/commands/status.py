@@ -2,67 +2,22 @@
 
 The installed toolchains, the default and the active one, each warm container, the
 engine, the GPUs found and the next command to try. Quick and read-only: the engine is
-asked once with a short timeout ("engine not running" when it does not answer).
+asked once with a short timeout ("engine not running" when it does not answer). The facts
+are gathered by services/status_facts.py; this module renders them.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 from argparse import Namespace
 
 from moatbridge.adapters.console import markup, print_json, stdout_console
-from moatbridge.adapters.engine_status import engine_view
 from moatbridge.commands.arguments import host_from_args
-from moatbridge.core.status import RUNNING, Facts, GpuView, Overview, overview
-from moatbridge.core.toolchains import State, choose_toolchain
-from moatbridge.errors import MoatbridgeError
-from moatbridge.paths import Paths
-from moatbridge.services.toolchains import pin_here, state_store
-
-
-def _active(state: State, notes: list[str]) -> tuple[str, str] | None:
-    """The toolchain shims would use here, by the rule of resolve_toolchain, and why."""
-    try:
-        pin = pin_here()
-    except MoatbridgeError as error:  # a pin file that names nothing, or cannot be read
-        notes.append(error.message)
-        pin = None
-    except OSError:  # the working directory was deleted under the shell: no pin to find
-        notes.append("The working directory no longer exists, so no pin file was looked for.")
-        pin = None
-    return choose_toolchain(None, pin, os.environ, state.default)
-
-
-def _gpus(args: Namespace) -> tuple[GpuView, ...]:
-    from moatbridge.core.detection import detect
-    from moatbridge.core.nvidia import gpu_target
-
-    views = []
-    for gpu in detect(host_from_args(args), os.environ).gpus:
-        name = gpu.name or gpu.pci_device_id or gpu.vendor
-        views.append(GpuView(gpu.vendor, name, gpu_target(gpu), gpu.usable))
-    return tuple(views)
-
-
-def gather(args: Namespace) -> Facts:
-    paths = Paths.from_environ(os.environ)
-    state = state_store(paths).read()
-    notes: list[str] = []
-    return Facts(
-        home=paths.home,
-        state=state,
-        active=_active(state, notes),
-        engine=engine_view(os.environ, notes),
-        gpus=_gpus(args),
-        uid=os.getuid(),
-        nvcc=shutil.which("nvcc"),
-        notes=tuple(notes),
-    )
+from moatbridge.core.status import RUNNING, Overview, overview
+from moatbridge.services.status_facts import gather
 
 
 def run(args: Namespace) -> int:
-    view = overview(gather(args))
+    view = overview(gather(lambda: host_from_args(args)))
     if args.json:
         print_json(view.to_json())
     else:
