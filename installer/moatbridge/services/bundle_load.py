@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any
 
 from moatbridge.adapters import bundle_archive, docker_api, faults, image_archive
+from moatbridge.adapters.clock import now_stamp
 from moatbridge.adapters.records import load_licences
 from moatbridge.core.bundle import IMAGE, BundleError, Manifest, toolchain_from
 from moatbridge.core.bundle_image import ImageClaims, contradiction, image_claims
@@ -26,10 +26,6 @@ from moatbridge.services.consent import consents
 from moatbridge.services.installation import install_files
 from moatbridge.services.runtime import runtime_for
 from moatbridge.services.toolchains import record, state_store
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True)
@@ -80,7 +76,7 @@ def admit_bundle(paths: Paths, verified: bundle_archive.Verified, name: str | No
     """The toolchain the bundle registers (under NAME, else the manifest's), once its
     manifest and image labels agree and the consent rule lets their licences in."""
     manifest = verified.manifest
-    toolchain = toolchain_from(manifest, name or manifest.toolchain.name, _now())
+    toolchain = toolchain_from(manifest, name or manifest.toolchain.name, now_stamp())
     state = state_store(paths).read()
     claims = image_claims(bundle_archive.image_metadata(verified), manifest.toolchain.image_id)
     licence_required = check_licence(paths, manifest, claims)

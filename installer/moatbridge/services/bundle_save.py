@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from moatbridge import __version__
 from moatbridge.adapters import bundle_archive, docker_api, image_archive
+from moatbridge.adapters.clock import now_stamp
 from moatbridge.adapters.records import load_licences
 from moatbridge.core.bundle import IMAGE, Manifest, build_manifest
 from moatbridge.core.toolchains import Toolchain
@@ -38,10 +38,6 @@ class SavedBundle:
     image: bundle_archive.Member  # image.tar inside it
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
 def plan_save(paths: Paths, toolchain_name: str | None, output_name: str, force: bool) -> SavePlan:
     """The toolchain to save (-t NAME, pin, env, default), a usable output path (-o, as
     typed), the manifest, and the engine's word that it still has the recorded image."""
@@ -56,7 +52,7 @@ def plan_save(paths: Paths, toolchain_name: str | None, output_name: str, force:
     if not output.parent.is_dir():
         raise InputError(f"The directory {output.parent} does not exist.", "create it, or choose another -o")
     manifest = build_manifest(
-        toolchain, load_catalog().flavour(toolchain.flavour), load_licences(), __version__, _now()
+        toolchain, load_catalog().flavour(toolchain.flavour), load_licences(), __version__, now_stamp()
     )
     client = docker_api.connect(timeout=image_archive.SAVE_LOAD_TIMEOUT_S)
     image = docker_api.inspect_image(client, toolchain.image_id)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import getpass
 import os
-from datetime import datetime, timezone
 from pathlib import Path
 
+from moatbridge.adapters.clock import now_stamp
 from moatbridge.adapters.consents import ConsentFiles
 from moatbridge.adapters.records import load_licences
 from moatbridge.core.catalog import Flavour
@@ -40,7 +40,7 @@ def require_for(paths: Paths, toolchain: Toolchain, what: str) -> Licence:
 
 
 def new_consent(licence: Licence, use: str) -> Consent:
-    return Consent(licence.id, licence.terms_hash(), use, _now(), current_user())
+    return Consent(licence.id, licence.terms_hash(), use, now_stamp(), current_user())
 
 
 def current_user() -> str:
@@ -48,10 +48,6 @@ def current_user() -> str:
         return getpass.getuser()
     except (KeyError, OSError):  # a uid without a passwd entry (containers, LDAP gaps)
         return f"uid {os.getuid()}"
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def licence_note(toolchain: Toolchain, what: str) -> LicenceNote | None:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import os
 import sys
 import time
-from datetime import datetime, timezone
 from typing import Any
 
 from moatbridge.adapters import docker_api
+from moatbridge.adapters.clock import now_stamp
 from moatbridge.adapters.filesystem import atomic_write_json, read_json
 from moatbridge.adapters.progress import TransferView
 from moatbridge.core.references import Reference, backoff_delays, parse_reference
@@ -48,7 +48,7 @@ def record_image(paths: Paths, reference: str, digest: str, image_id: str, how: 
             "digest": digest,
             "id": image_id,
             "how": how,
-            "at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "at": now_stamp(),
         }
         atomic_write_json(state, data)
 

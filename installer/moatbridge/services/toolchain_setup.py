@@ -5,9 +5,9 @@ the state recorded and, last, the consent."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
 
 from moatbridge.adapters import faults
+from moatbridge.adapters.clock import now_stamp
 from moatbridge.core.image_spec import ImageSpec, RunOptions
 from moatbridge.core.licences import Licence
 from moatbridge.core.model import HostReport
@@ -50,7 +50,7 @@ def preview(
     plan: SetupPlan, licence: Licence, state: State, paths: Paths, options: RunOptions, make_default: bool
 ) -> Preview:
     image = ensure_image(plan.spec, replace(options, dry_run=True, quiet=True, json=True))
-    created = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    created = now_stamp()
     toolchain = Toolchain(
         plan.name, recorded_spec(image.spec or plan.spec), image.reference, image.image_id, licence.id,
         None, created,
