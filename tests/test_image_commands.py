@@ -120,3 +120,33 @@ def test_bad_input_is_one_sentence(engine_version: str, args: list[str], message
     assert message in result.stderr
     assert result.stderr.splitlines()[-1].startswith("hint: ")
     assert "Traceback" not in result.stderr
+
+
+def test_a_build_whose_stages_the_layer_cache_holds_needs_room_for_one_copy(
+    open_devel_gfx1030: dict[str, Any],
+) -> None:
+    """The space check allows one copy, not a whole per-target build, where an image of the
+    same flavour, variant, stack and targets is in the engine (another recipe of it, or the
+    same image under another repository): its package and pruning stages are cached."""
+    from dataclasses import replace
+
+    from moatbridge.adapters import docker_api
+    from moatbridge.adapters.records import load_catalog
+    from moatbridge.core.build_plan import BaseImage
+    from moatbridge.core.image_spec import ImageSpec
+    from moatbridge.core.recipes import plan_build
+    from moatbridge.services.image_builds import GB, required_bytes, stages_cached
+
+    catalog = load_catalog()
+    flavour = catalog.flavour("open")
+    base = BaseImage("moatbridge/debian-base:trixie", "sha256:" + "0" * 64)
+    elsewhere = replace(catalog, local_repository="mb-elsewhere")
+    built = plan_build(ImageSpec("open", targets=("gfx1030",)), elsewhere, base, "another-recipe")
+    unbuilt = plan_build(ImageSpec("open", targets=("gfx1030", "gfx1100")), elsewhere, base, "ctx")
+    client = docker_api.connect()
+    try:
+        assert stages_cached(client, built) and not stages_cached(client, unbuilt)
+    finally:
+        client.close()
+    assert required_bytes(built, flavour, rebuild=True) < required_bytes(built, flavour) / 2
+    assert required_bytes(built, flavour, rebuild=True) >= GB

@@ -97,7 +97,9 @@ def run(args: Namespace) -> int:
     report = detect(HostFS("/"), os.environ)
     options = RunOptions.from_args(args)
     # Bad flags or a bad answers file: one clear error (exit 2) before the engine is asked.
-    check_inputs(make_plan(answers_of(args, paths, report), load_catalog()).spec, options)
+    asked = make_plan(answers_of(args, paths, report), load_catalog())
+    check_commercial(asked.spec)  # what commercial use lacks, said before what its build would lack
+    check_inputs(asked.spec, options)
     blockers = [c for c in engine_checks(probe_engine(os.environ)) if c.status == "fail"]
     if blockers:
         first = blockers[0]

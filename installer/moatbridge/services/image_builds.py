@@ -16,7 +16,14 @@ from moatbridge.adapters.build_context import context_digest, files_digest
 from moatbridge.adapters.progress import BuildView
 from moatbridge.adapters.records import load_catalog
 from moatbridge.core.apt_log import expired_release
-from moatbridge.core.build_plan import DIGEST_LABEL, MANAGED_LABEL, BaseImage, BuildPlan, pinned_drift
+from moatbridge.core.build_plan import (
+    DIGEST_LABEL,
+    LABEL_PREFIX,
+    MANAGED_LABEL,
+    BaseImage,
+    BuildPlan,
+    pinned_drift,
+)
 from moatbridge.core.catalog import Catalog, Distro, Flavour
 from moatbridge.core.image_spec import ImageSpec, RunOptions
 from moatbridge.core.recipes import plan_build, recipe_context
@@ -41,6 +48,21 @@ class InsufficientSpace(MoatbridgeError):
 def _find_by_digest(client: Any, digest: str) -> dict[str, Any] | None:
     found = docker_api.list_images(client, f"{DIGEST_LABEL}={digest}")
     return found[0] if found else None
+
+
+# The labels that name what a build's package and pruning stages hold: an image that carries
+# the same ones (an older recipe of the same image, or the same image under another
+# repository) left those stages in the engine's layer cache.
+_STAGE_LABELS = tuple(f"{LABEL_PREFIX}{key}" for key in ("flavour", "variant", "distro", "targets"))
+
+
+def stages_cached(client: Any, plan: BuildPlan) -> bool:
+    labels = dict(plan.labels)
+    wanted = {key: labels.get(key) for key in _STAGE_LABELS}
+    return any(
+        {key: (image.get("Labels") or {}).get(key) for key in _STAGE_LABELS} == wanted
+        for image in docker_api.list_images(client, f"{MANAGED_LABEL}=1")
+    )
 
 
 def required_bytes(plan: BuildPlan, flavour: Flavour, rebuild: bool = False) -> int:
@@ -172,7 +194,7 @@ def build(spec: ImageSpec, options: RunOptions, consent_checked: bool = False) -
         return BuildResult(spec, result, f"{plan.reference} is up to date (recipe {plan.recipe_digest[:12]})")
     previous = docker_api.inspect_image(client, plan.reference)
     if options.space_check:
-        needed = required_bytes(plan, flavour, rebuild=previous is not None)
+        needed = required_bytes(plan, flavour, rebuild=previous is not None or stages_cached(client, plan))
         check_space(client, needed, f"Building {plan.reference}")
     found = credentials(spec) if plan.flavour == "scale" else None
     with ExitStack() as stack:
