@@ -31,12 +31,15 @@ def enter_repo_proxy(stack: ExitStack, upstream: str, credentials: Credentials |
 
 def credentials_path(spec: ImageSpec, paths: Paths) -> Path | None:
     """The credentials file a build reads: the one named, else for a commercial repository
-    build the default place; a tarball gets only credentials given for it."""
-    if spec.source.credentials_file:
-        return Path(spec.source.credentials_file)
-    if spec.source.commercial and spec.source.channel != "tarball":
-        return paths.credentials / "scale.json"
-    return None
+    build the default place. A tarball URL gets only credentials given for it; a local
+    tarball, served on loopback, none."""
+    named = spec.source.credentials_file
+    if spec.source.channel == "tarball":
+        tarball = spec.source.tarball
+        return Path(named) if named and tarball and tarball_source(tarball).is_url else None
+    if named:
+        return Path(named)
+    return paths.credentials / "scale.json" if spec.source.commercial else None
 
 
 def credentials(spec: ImageSpec) -> Credentials | None:
