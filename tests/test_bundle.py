@@ -369,7 +369,13 @@ def restore_image(path: Path, image_id: str, tags: list[str]) -> None:
         with tarfile.open(path) as archive:
             member = archive.extractfile(IMAGE)
             assert member is not None
-            subprocess.run(["docker", "load", "-q"], stdin=member, capture_output=True, check=False)
+            # A member of a tar file has no descriptor of its own: its bytes are piped in.
+            load = subprocess.Popen(["docker", "load", "-q"], stdin=subprocess.PIPE,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+            assert load.stdin is not None
+            shutil.copyfileobj(member, load.stdin, 1 << 20)
+            load.stdin.close()
+            load.wait(timeout=900)
     for tag in tags:
         if tag not in (image_tags(image_id) or []):
             docker("tag", image_id, tag)

@@ -231,7 +231,7 @@ def test_setup_records_how_the_image_was_made(installed: Installed) -> None:
     (toolchain,) = _toolchains(installed.home)
     assert toolchain["source"] == {
         "channel": "repository", "repo_url": installed.server.url, "repo_url_secret": False,
-        "base_image": installed.base, "tarball": None, "tarball_sha256": None,
+        "base_image": installed.base, "tarball": None, "tarball_sha256": None, "apt_mirror": None,
         "build_args": ["SCALE_PREREQS=", f"SCALE_VERSION={installed.version}",
                        "SCALE_VENDOR_HOSTS=scale-standin.invalid"],
     }  # fmt: skip
