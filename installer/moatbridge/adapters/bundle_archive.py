@@ -40,6 +40,7 @@ from moatbridge.core.bundle import (
     parse_sums,
     render_sums,
 )
+from moatbridge.core.bundle_image import ArchiveEntry, layout_problem, normal_name, wanted
 from moatbridge.errors import InputError, MoatbridgeError
 
 CHUNK = 1 << 20
@@ -210,7 +211,11 @@ def _refuse(path: Path, problem: str) -> BundleError:
     )
 
 
-def _scan(path: Path, handle: BinaryIO, on_bytes: Progress) -> tuple[list[Member], dict[str, bytes]]:
+def _scan(
+    path: Path, handle: BinaryIO, size: int, on_bytes: Progress
+) -> tuple[list[Member], dict[str, bytes]]:
+    """Every member hashed, once its header is known to be one of the bundle's and its
+    bytes to be in the file (checked before a byte is hashed)."""
     members: list[Member] = []
     small: dict[str, bytes] = {}
     with tarfile.open(fileobj=handle, mode="r|") as archive:  # streaming: one pass, no seeks
@@ -222,6 +227,11 @@ def _scan(path: Path, handle: BinaryIO, on_bytes: Progress) -> tuple[list[Member
                 raise _refuse(path, f"the member {info.name} is a link, directory or device, not a file")
             if any(m.name == info.name for m in members):
                 raise _refuse(path, f"the member {info.name} appears twice")
+            if info.issparse():  # its holes would be hashed as data: gigabytes from a few bytes
+                raise _refuse(path, f"the member {info.name} is a sparse file")
+            if info.offset_data + info.size > size:  # refused before reading: no minutes of hashing
+                raise BundleError(f"The bundle {path} is truncated: its member {info.name} claims "
+                                  f"{info.size} bytes, more than the file holds.", _DAMAGED_HINT)  # fmt: skip
             keep = info.name != IMAGE
             if keep and info.size > MAX_SMALL_MEMBER:
                 raise _refuse(path, f"the member {info.name} is implausibly large ({info.size} bytes)")
@@ -245,7 +255,7 @@ def verify(path: Path, on_bytes: Progress = _ignore) -> Verified:
     with _open(path) as handle:
         size = os.fstat(handle.fileno()).st_size
         try:
-            members, small = _scan(path, handle, on_bytes)
+            members, small = _scan(path, handle, size, on_bytes)
         except (tarfile.TarError, EOFError) as exc:
             raise BundleError(
                 f"The bundle {path} is truncated or not a tar archive ({exc}).", _DAMAGED_HINT
@@ -320,27 +330,39 @@ class _Window(io.RawIOBase):
         return len(data)
 
 
+def _entry(info: tarfile.TarInfo, size: int) -> ArchiveEntry:
+    kind = "file" if info.isreg() else "dir" if info.isdir() else "symlink" if info.issym() else "other"
+    return ArchiveEntry(info.name, kind, info.size, info.issparse(), info.linkname,
+                        info.offset_data + info.size > size)  # fmt: skip
+
+
 def image_metadata(verified: Verified) -> dict[str, bytes]:
     """The small members of ``image.tar`` (docker's manifest.json, the image config, OCI
-    blobs), read by seeking past the big layers: what the engine would act on, known before
-    it sees a byte (core.bundle_image checks them)."""
+    blobs) by the names the engine's extraction gives them, read by seeking past the big
+    layers: what the engine would act on, known before it sees a byte (core.bundle_image
+    refuses any other layout and checks them)."""
     member = verified.member(IMAGE)
     found: dict[str, bytes] = {}
+    entries: list[ArchiveEntry] = []
     total = 0
     with _open(verified.path) as handle:
         window = io.BufferedReader(_Window(handle, member.offset, member.size))
         try:
             with tarfile.open(fileobj=window, mode="r:") as archive:
                 for info in archive:
-                    wanted = "/" not in info.name or info.name.startswith("blobs/sha256/")
-                    if not (info.isreg() and wanted and info.size <= MAX_SMALL_MEMBER):
+                    entries.append(_entry(info, member.size))
+                    if not wanted(entries[-1]):
                         continue
                     total += info.size
                     if total > 16 * MAX_SMALL_MEMBER:
                         raise _refuse(verified.path, "its image.tar holds implausibly many small members")
                     data = archive.extractfile(info)
                     if data is not None:
-                        found[info.name] = data.read()
-        except (tarfile.TarError, EOFError) as exc:
-            raise _refuse(verified.path, f"its image.tar is not a docker image archive ({exc})") from None
+                        found[normal_name(info.name) or info.name] = data.read()
+        except (tarfile.TarError, EOFError) as exc:  # a member running past the end says why
+            why = layout_problem(entries) or f"its image.tar is not a docker image archive ({exc})"
+            raise _refuse(verified.path, why) from None
+    problem = layout_problem(entries)
+    if problem is not None:
+        raise _refuse(verified.path, problem)
     return found

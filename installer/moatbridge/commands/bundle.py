@@ -140,7 +140,7 @@ def load(args: Namespace) -> int:
     # Every checksum, before anything else happens.
     verified = verify_bundle(path, _showing(f"Verifying {path.name}"))
     manifest = verified.manifest
-    request = admit_bundle(paths, verified, args.name)
+    request = admit_bundle(paths, verified, args.name, args.move_tag)
     _print_manifest_notices(manifest)
     plan = plan_load(paths, request)
     toolchain = request.toolchain
