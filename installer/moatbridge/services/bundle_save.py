@@ -17,6 +17,7 @@ from moatbridge.core.toolchains import Toolchain
 from moatbridge.errors import InputError, MoatbridgeError
 from moatbridge.paths import Paths
 from moatbridge.services.bundle_progress import OpenProgress
+from moatbridge.services.consent import require_for
 from moatbridge.services.toolchains import resolve_toolchain, state_store
 
 
@@ -39,11 +40,14 @@ class SavedBundle:
 
 
 def plan_save(paths: Paths, toolchain_name: str | None, output_name: str, force: bool) -> SavePlan:
-    """The toolchain to save (-t NAME, pin, env, default), a usable output path (-o, as
-    typed), the manifest, and the engine's word that it still has the recorded image."""
+    """The toolchain to save (-t NAME, pin, env, default), once the consent rule lets it be
+    handed on; a usable output path (-o, as typed), the manifest, and the engine's word
+    that it still has the recorded image."""
     from moatbridge.adapters.records import load_catalog
 
     toolchain = resolve_toolchain(state_store(paths).read(), toolchain_name, os.environ)
+    # A bundle hands the toolchain on: the one consent rule, as for every other path.
+    require_for(paths, toolchain, "Saving this toolchain as a bundle")
     output = Path(output_name).expanduser().absolute()
     if output.is_dir():
         raise InputError(f"{output} is a directory.", "pass a file name: -o DIR/NAME.tar")
