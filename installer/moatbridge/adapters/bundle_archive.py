@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from moatbridge.adapters import faults
+from moatbridge.adapters.filesystem import output_exists
 from moatbridge.core.bundle import (
     IMAGE,
     MANIFEST,
@@ -130,8 +131,12 @@ def _write_members(
     return members
 
 
+OUTPUT_HINT = "choose another -o FILE, or -o - to stream the bundle to stdout"
+
+
 def _publish(temp: str, path: Path, force: bool) -> None:
     if force:
+        output_exists(path, "bundle", OUTPUT_HINT)  # again: replace a regular file, nothing else
         os.replace(temp, path)
         return
     try:
@@ -139,7 +144,7 @@ def _publish(temp: str, path: Path, force: bool) -> None:
     except FileExistsError:
         raise InputError(f"{path} already exists.", "pass --force to replace it") from None
     except OSError:  # no hard links on this filesystem
-        if path.exists():
+        if os.path.lexists(path):  # a dangling link too: never replaced without --force
             raise InputError(f"{path} already exists.", "pass --force to replace it") from None
         os.replace(temp, path)
         return
@@ -150,7 +155,7 @@ def write_bundle(
     path: Path, manifest: bytes, image: Iterable[bytes], *, force: bool, on_bytes: Progress = _ignore
 ) -> tuple[Member, ...]:
     """Write the bundle to ``path`` atomically; readers never see a half-written file."""
-    if path.exists() and not force:
+    if output_exists(path, "bundle", OUTPUT_HINT) and not force:
         raise InputError(f"{path} already exists.", "pass --force to replace it, or choose another -o FILE")
     try:
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
@@ -179,6 +184,25 @@ def write_bundle(
         finally:
             os.close(directory)
     return tuple(members)
+
+
+def stream_bundle(
+    out: BinaryIO, manifest: bytes, image: Iterable[bytes], on_bytes: Progress = _ignore
+) -> tuple[tuple[Member, ...], int]:
+    """Write the bundle to a stream (stdout) that cannot seek; returns its members and size.
+
+    tar puts a member's size before its bytes, and the engine tells the image's size only
+    at the end of its stream, so the bundle is spooled through an unnamed temporary file
+    (in TMPDIR, gone however this ends) and then copied out.
+    """
+    with tempfile.TemporaryFile(prefix="moatbridge-bundle-") as spool:
+        members = _write_members(spool, manifest, image, on_bytes)
+        size = spool.tell()
+        spool.seek(0)
+        while chunk := spool.read(CHUNK):
+            out.write(chunk)
+        out.flush()
+    return tuple(members), size
 
 
 # --- reading -------------------------------------------------------------------------------
