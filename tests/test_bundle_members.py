@@ -197,6 +197,37 @@ def test_a_member_larger_than_the_file_is_refused_before_it_is_hashed(tmp_path: 
         assert_refused(mb("bundle", verb, str(path)), "more than the file holds")
 
 
+# --- which tags a load may move (pure) ------------------------------------------------------------
+
+OWN = frozenset({"moatbridge/open", "quay.io/spectral-compute/scale"})
+BUNDLED = "sha256:" + "b" * 64
+
+
+def image(image_id: str, labels: dict[str, str] | None = None) -> dict[str, object]:
+    return {"Id": image_id, "Config": {"Labels": labels}}
+
+
+@pytest.mark.parametrize(
+    ("reference", "current", "recorded", "problem"),
+    [
+        ("moatbridge/open:x", None, False, None),  # a new tag of moatbridge's
+        ("quay.io/spectral-compute/scale:1", None, False, None),  # the flavour's registry
+        ("moatbridge/open:x", image(BUNDLED), False, None),  # nothing moves
+        ("moatbridge/open:x", image("sha256:" + "c" * 64, {"io.moatbridge.managed": "1"}), False, None),
+        ("moatbridge/open:x", image("sha256:" + "c" * 64), True, None),  # a toolchain here records it
+        ("moatbridge/open:x", image("sha256:" + "c" * 64), False, "an image moatbridge did not make"),
+        ("ubuntu:22.04", None, False, "not one of moatbridge's references"),
+        ("ubuntu:22.04", image("sha256:" + "c" * 64), True, "not one of moatbridge's references"),
+        ("docker.io/moatbridge/open:x", None, False, "not one of moatbridge's references"),
+    ],
+)  # fmt: skip
+def test_which_tags_a_load_may_move(
+    reference: str, current: dict[str, object] | None, recorded: bool, problem: str | None
+) -> None:
+    found = bundle.tag_problem(reference, OWN, current, BUNDLED, recorded)
+    assert (found is None) if problem is None else (problem in (found or "")), found
+
+
 # --- against the engine: tags that are not moatbridge's -------------------------------------------
 
 TEST_LABEL = "io.moatbridge.test-bundle-members=1"
