@@ -229,6 +229,28 @@ def test_artefacts_need_consent_and_carry_the_gate(installed: dict[str, str], tm
         assert "accepted for non-commercial use by" in text and "scale-free" in text
 
 
+def test_bundle_save_follows_the_consent_rule(installed: dict[str, str], tmp_path: Path) -> None:
+    """A SCALE bundle hands SCALE on: refused without consent, and again once it is revoked."""
+    out = tmp_path / "scale.bundle"
+    env = {**installed, "DOCKER_HOST": NO_ENGINE}  # past the rule, the absent engine answers (3)
+
+    def save() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "moatbridge", "bundle", "save", "-t", NAME, "-o", str(out)],
+                              capture_output=True, text=True, env=env, timeout=60)  # fmt: skip
+
+    refused = save()
+    assert refused.returncode == 2, refused.stderr
+    assert "needs your acceptance of the SCALE Free Licence" in refused.stderr and refused.stdout == ""
+    accept(installed)
+    assert save().returncode == 3  # the rule let it through, to the engine
+    revoke = subprocess.run([sys.executable, "-m", "moatbridge", "license", "revoke", "scale-free"],
+                            capture_output=True, text=True, env=env, timeout=60)  # fmt: skip
+    assert revoke.returncode == 0, revoke.stderr
+    again = save()
+    assert again.returncode == 2 and "needs your acceptance" in again.stderr, again.stderr
+    assert not out.exists() and list(tmp_path.glob(".scale.bundle.*")) == []
+
+
 # --- bundles: the image's own labels, not only the manifest, decide ---------------------------
 
 

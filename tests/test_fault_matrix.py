@@ -458,7 +458,7 @@ def tiny_bundle(tmp_path: Path, name: str) -> tuple[Path, str, str]:
     from moatbridge.adapters.records import load_catalog, load_licences
     from moatbridge.core.bundle import build_manifest
 
-    reference = f"moatbridge-fault/bundle:{name}"
+    reference = f"moatbridge/open:fault-bundle-{name}"  # moatbridge's own repository: load tags it
     image_id = import_tiny(tmp_path, reference, "io.moatbridge.flavour=open",
                            "io.moatbridge.licence=open-components", size=3 << 20)  # fmt: skip
     saved = tmp_path / "image.tar"

@@ -134,12 +134,15 @@ def _add_beyond_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     actions = bundle.add_subparsers(dest="action", metavar="ACTION", required=True)
     save = actions.add_parser("save", help="write the toolchain's image(s), manifest and checksums to FILE")
     _toolchain_option(save)
-    save.add_argument("-o", "--output", required=True, metavar="FILE")
+    save.add_argument("-o", "--output", required=True, metavar="FILE",
+                      help="the bundle file ('-' streams it to stdout)")  # fmt: skip
     save.add_argument("--force", action="store_true", help="replace FILE if it exists")
     load = actions.add_parser("load", help="verify FILE, load its image and register the toolchain")
     load.add_argument("file", metavar="FILE")
     load.add_argument("--name", metavar="NAME", help="register under this toolchain name")
     load.add_argument("--dry-run", action="store_true", help="verify and say what would change")
+    load.add_argument("--move-tag", action="store_true",
+                      help="move the image's tag to it even when that tag is not moatbridge's")  # fmt: skip
     inspect = actions.add_parser("inspect", help="show a bundle's manifest (verifies checksums)")
     inspect.add_argument("file", metavar="FILE")
     inspect.add_argument("--json", action="store_true", help="machine-readable output")

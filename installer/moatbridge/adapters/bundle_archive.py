@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from moatbridge.adapters import faults
+from moatbridge.adapters.filesystem import output_exists
 from moatbridge.core.bundle import (
     IMAGE,
     MANIFEST,
@@ -40,6 +41,7 @@ from moatbridge.core.bundle import (
     parse_sums,
     render_sums,
 )
+from moatbridge.core.bundle_image import ArchiveEntry, layout_problem, normal_name, wanted
 from moatbridge.errors import InputError, MoatbridgeError
 
 CHUNK = 1 << 20
@@ -129,8 +131,12 @@ def _write_members(
     return members
 
 
+OUTPUT_HINT = "choose another -o FILE, or -o - to stream the bundle to stdout"
+
+
 def _publish(temp: str, path: Path, force: bool) -> None:
     if force:
+        output_exists(path, "bundle", OUTPUT_HINT)  # again: replace a regular file, nothing else
         os.replace(temp, path)
         return
     try:
@@ -138,7 +144,7 @@ def _publish(temp: str, path: Path, force: bool) -> None:
     except FileExistsError:
         raise InputError(f"{path} already exists.", "pass --force to replace it") from None
     except OSError:  # no hard links on this filesystem
-        if path.exists():
+        if os.path.lexists(path):  # a dangling link too: never replaced without --force
             raise InputError(f"{path} already exists.", "pass --force to replace it") from None
         os.replace(temp, path)
         return
@@ -149,7 +155,7 @@ def write_bundle(
     path: Path, manifest: bytes, image: Iterable[bytes], *, force: bool, on_bytes: Progress = _ignore
 ) -> tuple[Member, ...]:
     """Write the bundle to ``path`` atomically; readers never see a half-written file."""
-    if path.exists() and not force:
+    if output_exists(path, "bundle", OUTPUT_HINT) and not force:
         raise InputError(f"{path} already exists.", "pass --force to replace it, or choose another -o FILE")
     try:
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
@@ -178,6 +184,25 @@ def write_bundle(
         finally:
             os.close(directory)
     return tuple(members)
+
+
+def stream_bundle(
+    out: BinaryIO, manifest: bytes, image: Iterable[bytes], on_bytes: Progress = _ignore
+) -> tuple[tuple[Member, ...], int]:
+    """Write the bundle to a stream (stdout) that cannot seek; returns its members and size.
+
+    tar puts a member's size before its bytes, and the engine tells the image's size only
+    at the end of its stream, so the bundle is spooled through an unnamed temporary file
+    (in TMPDIR, gone however this ends) and then copied out.
+    """
+    with tempfile.TemporaryFile(prefix="moatbridge-bundle-") as spool:
+        members = _write_members(spool, manifest, image, on_bytes)
+        size = spool.tell()
+        spool.seek(0)
+        while chunk := spool.read(CHUNK):
+            out.write(chunk)
+        out.flush()
+    return tuple(members), size
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -210,7 +235,11 @@ def _refuse(path: Path, problem: str) -> BundleError:
     )
 
 
-def _scan(path: Path, handle: BinaryIO, on_bytes: Progress) -> tuple[list[Member], dict[str, bytes]]:
+def _scan(
+    path: Path, handle: BinaryIO, size: int, on_bytes: Progress
+) -> tuple[list[Member], dict[str, bytes]]:
+    """Every member hashed, once its header is known to be one of the bundle's and its
+    bytes to be in the file (checked before a byte is hashed)."""
     members: list[Member] = []
     small: dict[str, bytes] = {}
     with tarfile.open(fileobj=handle, mode="r|") as archive:  # streaming: one pass, no seeks
@@ -222,6 +251,11 @@ def _scan(path: Path, handle: BinaryIO, on_bytes: Progress) -> tuple[list[Member
                 raise _refuse(path, f"the member {info.name} is a link, directory or device, not a file")
             if any(m.name == info.name for m in members):
                 raise _refuse(path, f"the member {info.name} appears twice")
+            if info.issparse():  # its holes would be hashed as data: gigabytes from a few bytes
+                raise _refuse(path, f"the member {info.name} is a sparse file")
+            if info.offset_data + info.size > size:  # refused before reading: no minutes of hashing
+                raise BundleError(f"The bundle {path} is truncated: its member {info.name} claims "
+                                  f"{info.size} bytes, more than the file holds.", _DAMAGED_HINT)  # fmt: skip
             keep = info.name != IMAGE
             if keep and info.size > MAX_SMALL_MEMBER:
                 raise _refuse(path, f"the member {info.name} is implausibly large ({info.size} bytes)")
@@ -245,7 +279,7 @@ def verify(path: Path, on_bytes: Progress = _ignore) -> Verified:
     with _open(path) as handle:
         size = os.fstat(handle.fileno()).st_size
         try:
-            members, small = _scan(path, handle, on_bytes)
+            members, small = _scan(path, handle, size, on_bytes)
         except (tarfile.TarError, EOFError) as exc:
             raise BundleError(
                 f"The bundle {path} is truncated or not a tar archive ({exc}).", _DAMAGED_HINT
@@ -320,27 +354,39 @@ class _Window(io.RawIOBase):
         return len(data)
 
 
+def _entry(info: tarfile.TarInfo, size: int) -> ArchiveEntry:
+    kind = "file" if info.isreg() else "dir" if info.isdir() else "symlink" if info.issym() else "other"
+    return ArchiveEntry(info.name, kind, info.size, info.issparse(), info.linkname,
+                        info.offset_data + info.size > size)  # fmt: skip
+
+
 def image_metadata(verified: Verified) -> dict[str, bytes]:
     """The small members of ``image.tar`` (docker's manifest.json, the image config, OCI
-    blobs), read by seeking past the big layers: what the engine would act on, known before
-    it sees a byte (core.bundle_image checks them)."""
+    blobs) by the names the engine's extraction gives them, read by seeking past the big
+    layers: what the engine would act on, known before it sees a byte (core.bundle_image
+    refuses any other layout and checks them)."""
     member = verified.member(IMAGE)
     found: dict[str, bytes] = {}
+    entries: list[ArchiveEntry] = []
     total = 0
     with _open(verified.path) as handle:
         window = io.BufferedReader(_Window(handle, member.offset, member.size))
         try:
             with tarfile.open(fileobj=window, mode="r:") as archive:
                 for info in archive:
-                    wanted = "/" not in info.name or info.name.startswith("blobs/sha256/")
-                    if not (info.isreg() and wanted and info.size <= MAX_SMALL_MEMBER):
+                    entries.append(_entry(info, member.size))
+                    if not wanted(entries[-1]):
                         continue
                     total += info.size
                     if total > 16 * MAX_SMALL_MEMBER:
                         raise _refuse(verified.path, "its image.tar holds implausibly many small members")
                     data = archive.extractfile(info)
                     if data is not None:
-                        found[info.name] = data.read()
-        except (tarfile.TarError, EOFError) as exc:
-            raise _refuse(verified.path, f"its image.tar is not a docker image archive ({exc})") from None
+                        found[normal_name(info.name) or info.name] = data.read()
+        except (tarfile.TarError, EOFError) as exc:  # a member running past the end says why
+            why = layout_problem(entries) or f"its image.tar is not a docker image archive ({exc})"
+            raise _refuse(verified.path, why) from None
+    problem = layout_problem(entries)
+    if problem is not None:
+        raise _refuse(verified.path, problem)
     return found

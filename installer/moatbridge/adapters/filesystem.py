@@ -7,12 +7,13 @@ import errno
 import json
 import os
 import re
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from moatbridge.adapters import faults
-from moatbridge.errors import MoatbridgeError
+from moatbridge.errors import InputError, MoatbridgeError
 
 # Temp files of atomic writes: ".NAME.moatbridge-tmp-PID-RANDOM" beside the file. A kill -9
 # between writing one and renaming it leaves it behind; the next run removes those whose
@@ -35,6 +36,25 @@ class DiskFull(MoatbridgeError):
             f"There is no space left to write {path}; the file was left as it was.",
             f"free some space on the file system holding {path.parent}, then run this again",
         )
+
+
+def output_exists(path: Path, what: str, hint: str) -> bool:
+    """Whether an output path the user named (-o FILE, a generated project file) holds a
+    regular file now; False when nothing is there. Everything else is refused, never
+    replaced: a rename over a symlink would cut the link (and /dev/stdout is one), over a
+    device node (/dev/full, /dev/null) would swap the machine's device for a file."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:  # a name too long, a parent that is a file or unreadable
+        raise InputError(f"{path} cannot hold the {what}: {exc.strerror or exc}.", hint) from None
+    if stat.S_ISREG(info.st_mode):
+        return True
+    if stat.S_ISDIR(info.st_mode):
+        raise InputError(f"{path} is a directory, not a file.", f"pass a file name for the {what}")
+    kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "a device, FIFO or socket"
+    raise InputError(f"{path} is {kind}; the {what} is written only to a new or regular file.", hint)
 
 
 def atomic_write_text(path: Path, text: str, mode: int = 0o644) -> None:

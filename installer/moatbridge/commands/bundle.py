@@ -99,15 +99,21 @@ def _showing(title: str) -> Callable[[int | None], _Bytes]:
 
 
 def save(args: Namespace) -> int:
-    plan = plan_save(Paths.from_environ(os.environ), args.toolchain, args.output, args.force)
+    plan = plan_save(Paths.from_environ(os.environ), args.toolchain, args.output, args.force,
+                     to_terminal=args.output == "-" and sys.stdout.isatty())  # fmt: skip
     toolchain, output = plan.toolchain, plan.output
+    said = sys.stdout if output is not None else sys.stderr  # with -o -, stdout is the bundle
     for notice in plan.manifest.notices:
-        print(f"Notice: {notice}")
-    saved = save_bundle(plan, _showing(f"Saving {toolchain.image}"))
-    print(safe(f"Saved toolchain {toolchain.name} to {output} ({_size(saved.size)})."))
-    print(safe(f"  image   {toolchain.image} ({toolchain.image_id[:19]}, {_size(saved.image.size)})"))
-    print(f"  sha256  {saved.image.sha256} (image.tar)")
-    print(safe(f"Next: copy it to the other machine and run  moatbridge bundle load {output.name}"))
+        print(f"Notice: {notice}", file=said)
+    sys.stdout.flush()
+    saved = save_bundle(plan, _showing(f"Saving {toolchain.image}"), sys.stdout.buffer)
+    where = "stdout" if output is None else str(output)
+    print(safe(f"Saved toolchain {toolchain.name} to {where} ({_size(saved.size)})."), file=said)
+    image = f"{toolchain.image} ({toolchain.image_id[:19]}, {_size(saved.image.size)})"
+    print(safe(f"  image   {image}"), file=said)
+    print(f"  sha256  {saved.image.sha256} (image.tar)", file=said)
+    name = "FILE" if output is None else output.name
+    print(safe(f"Next: copy it to the other machine and run  moatbridge bundle load {name}"), file=said)
     return 0
 
 
@@ -140,7 +146,7 @@ def load(args: Namespace) -> int:
     # Every checksum, before anything else happens.
     verified = verify_bundle(path, _showing(f"Verifying {path.name}"))
     manifest = verified.manifest
-    request = admit_bundle(paths, verified, args.name)
+    request = admit_bundle(paths, verified, args.name, args.move_tag)
     _print_manifest_notices(manifest)
     plan = plan_load(paths, request)
     toolchain = request.toolchain

@@ -47,9 +47,11 @@ def run(args: Namespace) -> int:
         ("devcontainer.json", devcontainer_json(spec)),
     )
     files = [(folder / name, text, name) for name, text in texts if text is not None]
-    if not args.force:  # one file of theirs that differs: refused before any is written
-        for path, text, what in files:
-            old = existing_text(path, what)
+    # Every path is checked before any is written: a link or device among them is refused
+    # (even with --force), and without --force so is one file of theirs that differs.
+    current = [(path, text, what, existing_text(path, what)) for path, text, what in files]
+    if not args.force:
+        for path, text, what, old in current:
             if old is not None and old != text:
                 write_project_file(path, text, False, args.dry_run, what)  # shows the diff, refuses
     outcomes = [

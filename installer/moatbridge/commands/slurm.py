@@ -11,6 +11,7 @@ from argparse import Namespace
 from pathlib import Path
 
 from moatbridge.adapters.console import safe
+from moatbridge.adapters.filesystem import output_exists
 from moatbridge.adapters.toolchain_files import write_owned
 from moatbridge.commands.arguments import command_after_separator
 from moatbridge.core.slurm import SlurmJob, render
@@ -50,6 +51,7 @@ def run(args: Namespace) -> int:
     script = render(build_job(args, command))
     if args.output:
         path = Path(args.output)
+        output_exists(path, "batch script", "choose another path, or leave out -o to print it")
         write_owned(path, script, "slurm", 0o755)
         print(safe(f"Wrote {path}" + ("" if args.submit else f"; submit it with: sbatch {path}")))
     if not args.submit:

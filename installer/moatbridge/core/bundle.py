@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from moatbridge.core.build_plan import MANAGED_LABEL
 from moatbridge.core.catalog import Flavour
 from moatbridge.core.gfx import is_target_name
 from moatbridge.core.image_spec import ImageSpec
@@ -384,6 +385,29 @@ def checksum_problems(expected: Mapping[str, str], actual: Mapping[str, str]) ->
         f"{SUMS} lists {name}, which is not a bundle member" for name in expected if name not in MEMBERS
     ]
     return problems
+
+
+def tag_problem(
+    reference: str, own_repositories: Collection[str], current: Mapping[str, Any] | None,
+    image_id: str, recorded: bool,
+) -> str | None:  # fmt: skip
+    """Why pointing ``reference`` at the bundle's image would take a tag that is not
+    moatbridge's, or None. Ours: a repository moatbridge builds into or pulls from (the
+    flavour's), where no tag exists yet or the tag's image is one moatbridge made or a
+    toolchain here records. Anything else (``ubuntu:22.04``) would silently change what
+    other software runs."""
+    if current is not None and current.get("Id") == image_id:
+        return None  # nothing moves
+    if parse_reference(reference).repository not in own_repositories:
+        return f"it names the image {reference[:200]}, which is not one of moatbridge's references"
+    if current is None or recorded:
+        return None
+    config = current.get("Config")
+    labels = config.get("Labels") if isinstance(config, dict) else None
+    if isinstance(labels, dict) and labels.get(MANAGED_LABEL) == "1":
+        return None
+    held = str(current.get("Id"))[:19]
+    return f"the tag {reference[:200]} is held here by {held}, an image moatbridge did not make"
 
 
 def toolchain_from(manifest: Manifest, name: str, created: str) -> Toolchain:

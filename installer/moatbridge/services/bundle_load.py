@@ -15,7 +15,7 @@ from typing import Any
 from moatbridge.adapters import bundle_archive, docker_api, faults, image_archive
 from moatbridge.adapters.clock import now_stamp
 from moatbridge.adapters.records import load_licences
-from moatbridge.core.bundle import IMAGE, BundleError, Manifest, toolchain_from
+from moatbridge.core.bundle import IMAGE, BundleError, Manifest, tag_problem, toolchain_from
 from moatbridge.core.bundle_image import ImageClaims, contradiction, image_claims
 from moatbridge.core.licences import licence_of, require_consent
 from moatbridge.core.toolchains import State, Toolchain
@@ -36,6 +36,7 @@ class LoadRequest:
     toolchain: Toolchain
     state: State  # as read before the plan, without the lock
     licence_required: bool  # the runtime must enforce the toolchain's licence
+    move_tag: bool = False  # the user asked to move a tag that is not moatbridge's
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,9 @@ def check_licence(paths: Paths, manifest: Manifest, claims: ImageClaims) -> bool
     return licences[0].acceptance_required  # the runner enforces the toolchain's own licence
 
 
-def admit_bundle(paths: Paths, verified: bundle_archive.Verified, name: str | None) -> LoadRequest:
+def admit_bundle(
+    paths: Paths, verified: bundle_archive.Verified, name: str | None, move_tag: bool = False
+) -> LoadRequest:
     """The toolchain the bundle registers (under NAME, else the manifest's), once its
     manifest and image labels agree and the consent rule lets their licences in."""
     manifest = verified.manifest
@@ -80,7 +83,7 @@ def admit_bundle(paths: Paths, verified: bundle_archive.Verified, name: str | No
     state = state_store(paths).read()
     claims = image_claims(bundle_archive.image_metadata(verified), manifest.toolchain.image_id)
     licence_required = check_licence(paths, manifest, claims)
-    return LoadRequest(verified, toolchain, state, licence_required)
+    return LoadRequest(verified, toolchain, state, licence_required, move_tag)
 
 
 def plan_load(paths: Paths, request: LoadRequest) -> LoadPlan:
@@ -88,6 +91,7 @@ def plan_load(paths: Paths, request: LoadRequest) -> LoadPlan:
     toolchain, state = request.toolchain, request.state
     client = docker_api.connect(timeout=image_archive.SAVE_LOAD_TIMEOUT_S)
     present = docker_api.inspect_image(client, toolchain.image_id) is not None
+    _check_tag(client, request, state)
     make_default = state.default is None or state.default == toolchain.name
     runtime = runtime_for(toolchain, paths, request.licence_required)
     changes = install_files(paths, toolchain, runtime, make_default, dry_run=True)
@@ -122,10 +126,34 @@ def _load_image(client: Any, verified: bundle_archive.Verified, show: OpenProgre
         )
 
 
-def _tag(client: Any, toolchain: Toolchain, on_tag_moved: Callable[[str], None]) -> None:
+def _own_repositories(flavour: str) -> frozenset[str]:
+    from moatbridge.adapters.records import load_catalog
+
+    catalog = load_catalog()
+    registries = next((f.registries for f in catalog.flavours if f.name == flavour), ())
+    return frozenset((f"{catalog.local_repository}/{flavour}", *registries))
+
+
+def _check_tag(client: Any, request: LoadRequest, state: State) -> dict[str, Any] | None:
+    """The image the toolchain's reference names here now, once moving it is allowed."""
+    toolchain = request.toolchain
+    current = docker_api.inspect_image(client, toolchain.image)
+    recorded = any(t.image == toolchain.image for t in state.toolchains)
+    problem = tag_problem(toolchain.image, _own_repositories(toolchain.flavour), current,
+                          toolchain.image_id, recorded)  # fmt: skip
+    if problem is not None and not request.move_tag:
+        raise BundleError(
+            f"The bundle would move a tag that is not moatbridge's: {problem}; nothing was loaded.",
+            "pass --move-tag to point that reference at the bundle's image anyway",
+        )
+    return current
+
+
+def _tag(client: Any, request: LoadRequest, state: State, on_tag_moved: Callable[[str], None]) -> None:
     from moatbridge.core.references import parse_reference
 
-    current = docker_api.inspect_image(client, toolchain.image)
+    toolchain = request.toolchain
+    current = _check_tag(client, request, state)  # again, under the lock: it may have changed
     if current is not None and current["Id"] == toolchain.image_id:
         return
     ref = parse_reference(toolchain.image)
@@ -144,9 +172,9 @@ def load_bundle(
         if not plan.present:
             _load_image(plan.client, plan.request.verified, show)
             faults.point("bundle.image-loaded", toolchain.image_id)
-        _tag(plan.client, toolchain, on_tag_moved)
-        faults.point("bundle.tagged", toolchain.image)
         state = store.read()
+        _tag(plan.client, plan.request, state, on_tag_moved)
+        faults.point("bundle.tagged", toolchain.image)
         make_default = state.default is None or state.default == toolchain.name
         runtime = runtime_for(toolchain, paths, plan.request.licence_required)
         written = install_files(paths, toolchain, runtime, make_default, dry_run=False)

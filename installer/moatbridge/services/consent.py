@@ -1,8 +1,8 @@
 """The consent rule as every path applies it: one function per question, one rule behind.
 
 Every path that runs a toolchain or hands it elsewhere (run, shell, warm, upgrade,
-slurm, k8s, devcontainer, ci, export, bundle load) asks `require_for`; the shims'
-runner checks the same consent file against the same terms hash (core.shims).
+slurm, k8s, devcontainer, ci, export, bundle save, bundle load) asks `require_for`;
+the shims' runner checks the same consent file against the same terms hash (core.shims).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from moatbridge.adapters.filesystem import atomic_write_text
+from moatbridge.adapters.filesystem import atomic_write_text, output_exists
 from moatbridge.adapters.hostfs import read_limited
 from moatbridge.core.textsafe import printable
 from moatbridge.errors import InputError
@@ -36,16 +36,14 @@ def unified_diff(path: Path, old: str, new: str) -> str:
 
 def existing_text(path: Path, what: str) -> str | None:
     """What an output path holds now: None when nothing is there; its text otherwise
-    (bytes that are not UTF-8 shown as replacement characters). A directory, FIFO,
-    device or huge file is refused: a generated file goes to a new or regular file."""
-    if not path.exists() and not path.is_symlink():
+    (bytes that are not UTF-8 shown as replacement characters). A symlink, directory,
+    FIFO, device or huge file is refused: a generated file goes to a new or regular file."""
+    if not output_exists(path, what, "choose another path (a new or regular file)"):
         return None
     try:
-        return read_limited(path, OUTPUT_FILE_LIMIT).decode("utf-8", "replace")
+        return read_limited(path, OUTPUT_FILE_LIMIT, follow_links=False).decode("utf-8", "replace")
     except FileNotFoundError:
-        return None  # a dangling symlink: writing replaces the link
-    except IsADirectoryError:
-        raise InputError(f"{path} is a directory, not a file.", f"pass a file name for the {what}") from None
+        return None  # removed meanwhile
     except OSError as exc:
         raise InputError(
             f"{path} cannot be replaced by the {what}: {exc.strerror or exc}.",
