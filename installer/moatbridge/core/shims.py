@@ -23,6 +23,8 @@ from moatbridge.core.activation import MARKER
 from moatbridge.core.in_image import AFTER_ACTIVATION
 from moatbridge.core.in_image import SHELL_NAME as IN_IMAGE_NAME
 from moatbridge.core.launcher import RUN_HINT
+from moatbridge.core.pins import PIN_FILE, SH_PIN
+from moatbridge.core.sh_bytes import SH_SHOWN
 from moatbridge.core.sh_quote import sh_quote
 
 TOOLS = (
@@ -150,7 +152,12 @@ def render_runner(home: str, moatbridge: str) -> str:
 MOATBRIDGE_HOME={sh_quote(home)}
 tool=$1; shift
 
-fail() {{ printf 'moatbridge: %s\\nhint: %s\\n' "$1" "$2" >&2; exit 127; }}
+{SH_SHOWN}
+# Every message shows what it quotes (a pin's name, a directory, a variable) byte-escaped:
+# a terminal control in it is shown, never sent to the terminal.
+say() {{ printf 'moatbridge: %s\\nhint: %s\\n' "$(mb_shown "$1")" "$(mb_shown "$2")" >&2; }}
+fail() {{ say "$1" "$2"; exit 127; }}  # the tool cannot be started
+{SH_PIN}
 
 # `nvcc --version` (or -V) for a person at a terminal: after nvcc's own output, one line
 # on stderr saying where built programs run. stdout stays nvcc's, byte for byte (build
@@ -168,33 +175,23 @@ fi
 # Which toolchain: an explicit shim, a pin file up from here, the shell's, the default.
 name=${{MOATBRIDGE_TOOLCHAIN_FIXED:-}}
 if [ -z "$name" ]; then
+    blank=" $(printf '\\t\\r')"
     dir=$PWD
-    while [ -n "$dir" ]; do
-        if [ -r "$dir/.moatbridge-toolchain" ]; then
-            # The pin rule (core.toolchains.pin_name): the first non-blank line, trimmed of
-            # spaces, tabs and CRs; a pin naming nothing is an error, not the default.
-            blank=" $(printf '\\t\\r')"
-            while IFS= read -r line || [ -n "$line" ]; do
-                while :; do case $line in ["$blank"]*) line=${{line#?}} ;; *) break ;; esac; done
-                while :; do case $line in *["$blank"]) line=${{line%?}} ;; *) break ;; esac; done
-                if [ -n "$line" ]; then name=$line; break; fi
-            done < "$dir/.moatbridge-toolchain"
-            if [ -z "$name" ]; then
-                fail "$dir/.moatbridge-toolchain names no toolchain." "write one toolchain name in it, e.g. open-gfx1030"
-            fi
+    while :; do
+        # A broken link is a pin too: refused by mb_pin, as by the Python commands.
+        if [ -e "${{dir%/}}/{PIN_FILE}" ] || [ -L "${{dir%/}}/{PIN_FILE}" ]; then
+            mb_pin "${{dir%/}}/{PIN_FILE}"
             break
         fi
+        if [ -z "$dir" ] || [ "$dir" = / ]; then break; fi
         dir=${{dir%/*}}
     done
 fi
 if [ -z "$name" ]; then name=${{MOATBRIDGE_TOOLCHAIN:-}}; fi
 if [ -z "$name" ] && [ -r "$MOATBRIDGE_HOME/default" ]; then IFS= read -r name < "$MOATBRIDGE_HOME/default" || true; fi
-# the name rule of core.toolchains.validate_name, spelled out (no locale-dependent ranges)
-case $name in
-    ''|*..*|[!abcdefghijklmnopqrstuvwxyz0123456789]*|*[!abcdefghijklmnopqrstuvwxyz0123456789_.-]*)
-        fail "no usable toolchain is selected ('$name')." "run 'moatbridge list' and 'moatbridge default NAME'" ;;
-esac
-if [ ${{#name}} -gt 63 ]; then fail "no usable toolchain is selected ('$name')." "run 'moatbridge list'"; fi
+if ! mb_usable "$name"; then
+    fail "no usable toolchain is selected ('$name')." "run 'moatbridge list' and 'moatbridge default NAME'"
+fi
 conf=$MOATBRIDGE_HOME/toolchains/$name/toolchain.env
 if [ ! -r "$conf" ]; then fail "toolchain '$name' is not installed." "see 'moatbridge list', or run 'moatbridge setup'"; fi
 # Only a whole file of ours is sourced: its header line first, its last variable set after.
