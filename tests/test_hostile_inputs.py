@@ -398,6 +398,7 @@ CASES = [
     c("k8s-namespace-newline", "k8s", "--namespace", "team\n  hostPID: true", "--", "make"),
     c("detect-root-device", "detect", "--root", "/dev/null"),
     c("run-toolchain-non-utf8", "run", "-t", BAD, "--", "true"),
+    c("run-command-non-utf8", "run", "--", "printf", "%s", BAD),  # the engine would pass U+FFFD
     c("shell-login-unknown", "shell", "--login", "-t", "nosuch"),
     # pin files in the working directory
     c("pin-fifo", "k8s", "--", "make", pin="fifo"),
