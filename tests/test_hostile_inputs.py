@@ -292,7 +292,7 @@ class Case:
     args: tuple[str, ...]
     code: int = 2
     env: dict[str, str] = field(default_factory=dict)
-    pin: bytes | str | None = None  # a .moatbridge-toolchain in the working directory ("fifo", "zero", "dir")
+    pin: bytes | str | None = None  # a .moatbridge-toolchain in cwd: bytes, "fifo", "zero", "dir" or "broken"
     tree: str | None = None  # a hostile --root tree, passed as {root}
 
 
@@ -485,6 +485,7 @@ CASES = [
     c("k8s-namespace-newline", "k8s", "--namespace", "team\n  hostPID: true", "--", "make"),
     c("detect-root-device", "detect", "--root", "/dev/null"),
     c("run-toolchain-non-utf8", "run", "-t", BAD, "--", "true"),
+    c("run-command-non-utf8", "run", "--", "printf", "%s", BAD),  # the engine would pass U+FFFD
     c("shell-login-unknown", "shell", "--login", "-t", "nosuch"),
     # pin files in the working directory
     c("pin-fifo", "k8s", "--", "make", pin="fifo"),
@@ -494,6 +495,11 @@ CASES = [
     c("pin-escape", "k8s", "--", "make", pin=f"open-gfx1030{CLEAR}\n".encode()),
     c("pin-empty", "k8s", "--", "make", pin=b"\n\n"),
     c("pin-huge", "k8s", "--", "make", pin=b" " * (1 << 20)),
+    c("pin-broken-link", "k8s", "--", "make", pin="broken"),
+    c("pin-osc52", "k8s", "--", "make", pin=f"open{OSC52}\n".encode()),
+    c("pin-nul", "k8s", "--", "make", pin=b"open-\x00gfx1030\n"),
+    *(c(f"pin-{shape}-{verb}", *args, pin=pin) for shape, pin in (("fifo", "fifo"), ("broken-link", "broken"))
+      for verb, args in (("run", ("run", "--", "true")), ("shell", ("shell",)))),
     # the environment
     c("home-is-a-file-list", "list", env={"MOATBRIDGE_HOME": "{w}/in/latin.yaml"}),
     c("home-is-a-file-accept", "license", "accept", "scale-free", "--use", "non-commercial", "--yes",
@@ -567,6 +573,8 @@ def _place_pin(cwd: Path, pin: bytes | str) -> None:
         path.symlink_to("/dev/zero")
     elif pin == "dir":
         path.mkdir()
+    elif pin == "broken":
+        path.symlink_to(cwd / "gone")
     else:
         assert isinstance(pin, bytes)
         path.write_bytes(pin)

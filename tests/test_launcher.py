@@ -314,3 +314,77 @@ def test_no_hint_when_nvcc_fails(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     status, screen = on_pty([str(mbhome / "cuda" / "bin" / "nvcc"), "--version"], env, tmp_path)
     assert status == 3
     assert "moatbridge run" not in screen
+
+
+# --- what the shims pass ----------------------------------------------------------------------
+
+
+def _warm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, str], Path, Path]:
+    home, mbhome = user_home(tmp_path, monkeypatch)
+    install_toolchain(home, mbhome)
+    log = tmp_path / "docker.args"
+    env = home_env(home, mbhome, PATH=f"{mbhome}/cuda/bin:{fake_docker(tmp_path)}:{BASE_PATH}",
+                   DOCKER_LOG=str(log))  # fmt: skip
+    cwd = home / "project"
+    cwd.mkdir()
+    (mbhome / "run").mkdir(parents=True, exist_ok=True)
+    (mbhome / "run" / f"{NAME}.pid").write_text(f"{os.getpid()}\n")
+    return env, cwd, log
+
+
+@pytest.mark.parametrize(
+    "argv", [["nvcc", "-c", "x.cu"], ["mbrun", "true"], ["moatbridge", "run", "--", "true"]]
+)
+def test_a_tool_started_with_stdin_closed_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv: list[str]
+) -> None:
+    """`nvcc x.cu <&-` runs nvcc (with an empty stdin), as nvcc itself would: the runner's own
+    use of stdin must not fail with "Bad file descriptor"."""
+    env, cwd, log = _warm_home(tmp_path, monkeypatch)
+    script = " ".join(_q(a) for a in argv) + " <&-"
+    result = subprocess.run(["/bin/sh", "-c", script], env=env, cwd=cwd, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "Bad file descriptor" not in result.stderr
+    assert _docker_argv(log)[-1] in ("x.cu", "true")
+
+
+@pytest.mark.parametrize("where", ["warm", "one-shot"])
+@pytest.mark.parametrize("way", ["shim", "mbrun", "moatbridge run"])
+def test_an_argument_that_is_not_utf8_is_refused_not_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, way: str
+) -> None:
+    """The engine's API carries text: a byte that is not UTF-8 would reach the tool as U+FFFD.
+    Refused with exit 2 like every other argument that is not UTF-8; docker is never called."""
+    env, cwd, log = _warm_home(tmp_path, monkeypatch)
+    if where == "one-shot":
+        cwd = tmp_path / "elsewhere"
+        cwd.mkdir()
+    argv = {
+        "shim": [b"nvcc"],
+        "mbrun": [b"mbrun", b"printf"],
+        "moatbridge run": [b"moatbridge", b"run", b"--", b"printf"],
+    }
+    result = subprocess.run([*argv[way], b"%s", b"caf\xe9"], env=env, cwd=cwd, capture_output=True)
+    stderr = result.stderr.decode("utf-8", "replace")
+    assert result.returncode == 2, stderr
+    assert not log.exists(), _docker_argv(log)
+    lines = stderr.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("moatbridge: ") and "not valid UTF-8" in lines[0], stderr
+    assert "caf\\xe9" in lines[0]
+
+
+def test_passed_variables_that_are_not_utf8_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env, cwd, log = _warm_home(tmp_path, monkeypatch)
+    result = subprocess.run(["nvcc", "-c", "x.cu"], env={**env, "CFLAGS": os.fsdecode(b"-O2 \xff")}, cwd=cwd,
+                            capture_output=True, text=True, errors="replace")  # fmt: skip
+    assert result.returncode == 2 and "CFLAGS" in result.stderr and not log.exists(), result.stderr
+
+
+def test_utf8_arguments_pass_exactly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env, cwd, log = _warm_home(tmp_path, monkeypatch)
+    words = ["café", "a]b[!^-\\", "tab\there", "new\nline", "\U0001f600"]
+    result = subprocess.run(["nvcc", *words], env=env, cwd=cwd, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert _docker_argv(log)[-len(words) :] == words

@@ -128,3 +128,59 @@ def test_uninstall_leaves_another_accounts_warm_container(
         assert theirs in names.stdout.split() and mine not in names.stdout.split()
     finally:
         subprocess.run(["docker", "rm", "-f", mine, theirs], capture_output=True, check=False)
+
+
+# --- a signal to the whole process group, without a terminal ---------------------------------
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("where", ["warm", "one-shot"])
+def test_a_tool_that_traps_term_exits_with_its_own_status(
+    tmp_path: Path, debian_base: str, where: str
+) -> None:
+    """`timeout`, a CI runner or `kill -TERM -PGID` signals the shim and the docker CLI it
+    started alike; the tool traps TERM and exits 9, so the shim must exit 9 (not the CLI's
+    143, nor 0), as the tool run by itself would. A real engine and container; the image is
+    the small Debian base, with an activation that does nothing."""
+    import signal
+    import time
+
+    from moatbridge.core.shims import ToolchainRuntime, render_runner, render_toolchain_env
+
+    name = f"mbt-term-{os.getpid()}-{where}"
+    mbhome, project = tmp_path / "mbhome", tmp_path / "project"
+    project.mkdir()
+    runtime = ToolchainRuntime(
+        name=name, image=debian_base, target="gfx1030", activate=":", uid=os.getuid(), gid=os.getgid(),
+        group_adds=(), devices=(), roots=(str(project),) if where == "warm" else (), licence=None,
+        licence_records="/nowhere", licence_env=(),
+    )  # fmt: skip
+    (mbhome / "libexec").mkdir(parents=True)
+    (mbhome / "libexec" / "moatbridge-exec").write_text(render_runner(str(mbhome), "/bin/false"))
+    (mbhome / "toolchains" / name).mkdir(parents=True)
+    (mbhome / "toolchains" / name / "toolchain.env").write_text(render_toolchain_env(runtime))
+    try:
+        if where == "warm":
+            started = subprocess.run(
+                ["docker", "run", "-d", "--name", runtime.container, "--label", "io.moatbridge.managed=1",
+                 "-v", f"{project}:{project}", debian_base, "sleep", "infinity"],
+                capture_output=True, text=True,
+            )  # fmt: skip
+            assert started.returncode == 0, started.stderr
+            pid = subprocess.run(["docker", "inspect", "-f", "{{.State.Pid}}", runtime.container],
+                                 capture_output=True, text=True).stdout.strip()  # fmt: skip
+            (mbhome / "run").mkdir()
+            (mbhome / "run" / f"{name}.pid").write_text(pid + "\n")
+        env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "MOATBRIDGE_HOME": str(mbhome),
+               "MOATBRIDGE_TOOLCHAIN": name}  # fmt: skip
+        script = 'trap "exit 9" TERM; echo ready; sleep 60 & wait'
+        shim = subprocess.Popen(
+            ["/bin/sh", str(mbhome / "libexec" / "moatbridge-exec"), "bash", "-c", script],
+            env=env, cwd=project, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, start_new_session=True,
+        )  # fmt: skip
+        assert shim.stdout is not None and shim.stdout.readline() == b"ready\n"
+        time.sleep(0.5)  # the in-container PID file is written before the tool starts
+        os.killpg(shim.pid, signal.SIGTERM)
+        assert shim.wait(timeout=60) == 9
+    finally:
+        subprocess.run(["docker", "rm", "-f", runtime.container], capture_output=True, check=False)

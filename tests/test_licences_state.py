@@ -21,7 +21,8 @@ from moatbridge.core.licences import (
     parse_consent,
     render_consent,
 )
-from moatbridge.core.toolchains import State, Toolchain, find_pin, validate_name
+from moatbridge.core.pins import find_pin
+from moatbridge.core.toolchains import State, Toolchain, validate_name
 from moatbridge.errors import InputError
 
 from conftest import cli
@@ -123,12 +124,12 @@ def test_pin_file_is_found_walking_up(tmp_path: Path) -> None:
     (tmp_path / "project" / "src" / "deep").mkdir(parents=True)
     (tmp_path / "project" / ".moatbridge-toolchain").write_text("open-gfx1100\n")
     found = find_pin(
-        str(tmp_path / "project" / "src" / "deep"), os.path.exists, lambda p: Path(p).read_text()
+        str(tmp_path / "project" / "src" / "deep"), os.path.exists, lambda p: Path(p).read_bytes()
     )
     assert found == (str(tmp_path / "project" / ".moatbridge-toolchain"), "open-gfx1100")
     (tmp_path / "project" / ".moatbridge-toolchain").write_text("../../etc\n")
     with pytest.raises(InputError):
-        find_pin(str(tmp_path / "project"), os.path.exists, lambda p: Path(p).read_text())
+        find_pin(str(tmp_path / "project"), os.path.exists, lambda p: Path(p).read_bytes())
 
 
 def test_store_is_atomic_and_sets_damaged_files_aside(tmp_path: Path) -> None:

@@ -75,11 +75,11 @@ def _print_error(message: str, hint: str | None) -> None:
 
 def _refuse_undecodable(words: Sequence[str]) -> None:
     """Arguments that are not UTF-8 (kept as surrogates) would reach files, YAML and the
-    terminal: refused up front. `run -- CMD` passes its command's bytes on untouched."""
+    terminal: refused up front. `run -- CMD` too: the engine's API carries text and would
+    hand the command U+FFFD in place of each such byte (the shims' runner refuses alike)."""
     from moatbridge.core.textsafe import has_surrogates, printable
 
-    checked = words[: words.index("--")] if words[:1] == ["run"] and "--" in words else words
-    for position, word in enumerate(checked, 1):
+    for position, word in enumerate(words, 1):
         if has_surrogates(word):
             raise UsageError(
                 f"Argument {position} ({printable(word)}) is not valid UTF-8.",

@@ -23,6 +23,8 @@ from moatbridge.core.activation import MARKER
 from moatbridge.core.in_image import AFTER_ACTIVATION
 from moatbridge.core.in_image import SHELL_NAME as IN_IMAGE_NAME
 from moatbridge.core.launcher import RUN_HINT
+from moatbridge.core.pins import PIN_FILE, SH_PIN
+from moatbridge.core.sh_bytes import SH_ASCII, SH_SHOWN, SH_UTF8
 from moatbridge.core.sh_quote import sh_quote
 
 TOOLS = (
@@ -150,7 +152,17 @@ def render_runner(home: str, moatbridge: str) -> str:
 MOATBRIDGE_HOME={sh_quote(home)}
 tool=$1; shift
 
-fail() {{ printf 'moatbridge: %s\\nhint: %s\\n' "$1" "$2" >&2; exit 127; }}
+{SH_SHOWN}
+# Every message shows what it quotes (a pin's name, a directory, a variable) byte-escaped:
+# a terminal control in it is shown, never sent to the terminal.
+say() {{ printf 'moatbridge: %s\\nhint: %s\\n' "$(mb_shown "$1")" "$(mb_shown "$2")" >&2; }}
+fail() {{ say "$1" "$2"; exit 127; }}  # the tool cannot be started
+refuse() {{ say "$1" "$2"; exit 2; }}  # what was asked cannot be passed as it is
+{SH_PIN}
+# Started with stdin closed (`nvcc x.cu <&-`), the tool gets an empty stdin, the nearest the
+# engine can pass (and what it gets from a one-shot container): without this the runner's
+# own use of stdin would fail with EBADF before the tool ran.
+if {{ command exec 3<&0; }} 2>/dev/null; then exec 3<&-; else exec </dev/null; fi
 
 # `nvcc --version` (or -V) for a person at a terminal: after nvcc's own output, one line
 # on stderr saying where built programs run. stdout stays nvcc's, byte for byte (build
@@ -168,33 +180,23 @@ fi
 # Which toolchain: an explicit shim, a pin file up from here, the shell's, the default.
 name=${{MOATBRIDGE_TOOLCHAIN_FIXED:-}}
 if [ -z "$name" ]; then
+    blank=" $(printf '\\t\\r')"
     dir=$PWD
-    while [ -n "$dir" ]; do
-        if [ -r "$dir/.moatbridge-toolchain" ]; then
-            # The pin rule (core.toolchains.pin_name): the first non-blank line, trimmed of
-            # spaces, tabs and CRs; a pin naming nothing is an error, not the default.
-            blank=" $(printf '\\t\\r')"
-            while IFS= read -r line || [ -n "$line" ]; do
-                while :; do case $line in ["$blank"]*) line=${{line#?}} ;; *) break ;; esac; done
-                while :; do case $line in *["$blank"]) line=${{line%?}} ;; *) break ;; esac; done
-                if [ -n "$line" ]; then name=$line; break; fi
-            done < "$dir/.moatbridge-toolchain"
-            if [ -z "$name" ]; then
-                fail "$dir/.moatbridge-toolchain names no toolchain." "write one toolchain name in it, e.g. open-gfx1030"
-            fi
+    while :; do
+        # A broken link is a pin too: refused by mb_pin, as by the Python commands.
+        if [ -e "${{dir%/}}/{PIN_FILE}" ] || [ -L "${{dir%/}}/{PIN_FILE}" ]; then
+            mb_pin "${{dir%/}}/{PIN_FILE}"
             break
         fi
+        if [ -z "$dir" ] || [ "$dir" = / ]; then break; fi
         dir=${{dir%/*}}
     done
 fi
 if [ -z "$name" ]; then name=${{MOATBRIDGE_TOOLCHAIN:-}}; fi
 if [ -z "$name" ] && [ -r "$MOATBRIDGE_HOME/default" ]; then IFS= read -r name < "$MOATBRIDGE_HOME/default" || true; fi
-# the name rule of core.toolchains.validate_name, spelled out (no locale-dependent ranges)
-case $name in
-    ''|*..*|[!abcdefghijklmnopqrstuvwxyz0123456789]*|*[!abcdefghijklmnopqrstuvwxyz0123456789_.-]*)
-        fail "no usable toolchain is selected ('$name')." "run 'moatbridge list' and 'moatbridge default NAME'" ;;
-esac
-if [ ${{#name}} -gt 63 ]; then fail "no usable toolchain is selected ('$name')." "run 'moatbridge list'"; fi
+if ! mb_usable "$name"; then
+    fail "no usable toolchain is selected ('$name')." "run 'moatbridge list' and 'moatbridge default NAME'"
+fi
 conf=$MOATBRIDGE_HOME/toolchains/$name/toolchain.env
 if [ ! -r "$conf" ]; then fail "toolchain '$name' is not installed." "see 'moatbridge list', or run 'moatbridge setup'"; fi
 # Only a whole file of ours is sourced: its header line first, its last variable set after.
@@ -225,6 +227,35 @@ if [ -n "$MB_LICENCE" ]; then
     licence_args=$MB_LICENCE_ARGS
 fi
 
+# What is passed must reach the tool as it is, but the engine's API carries text and puts
+# U+FFFD for every byte that is not UTF-8: such a value is refused (exit 2), as the
+# moatbridge commands refuse arguments that are not UTF-8. Only a value with a byte
+# outside ASCII costs a check.
+{SH_ASCII}{SH_UTF8}passed=$PWD$*
+for var in $MB_PASS_ENV; do
+    if [ "$var" != -e ]; then eval "passed=\\$passed\\${{$var:-}}"; fi
+done
+case $passed in *[!"$mb_ascii"]*)
+    utf8_hint="use names, paths and values in UTF-8 (rename the file or directory)"
+    if ! mb_utf8 "$PWD"; then
+        refuse "the working directory $PWD is not valid UTF-8, which the container engine cannot pass." "$utf8_hint"
+    fi
+    position=0
+    for word in "$@"; do
+        position=$((position + 1))
+        if ! mb_utf8 "$word"; then
+            refuse "Argument $position ($word) is not valid UTF-8: the container engine would pass it changed." "$utf8_hint"
+        fi
+    done
+    for var in $MB_PASS_ENV; do
+        if [ "$var" = -e ]; then continue; fi
+        eval "value=\\${{$var:-}}"
+        if ! mb_utf8 "$value"; then
+            refuse "\\${{$var}} is not valid UTF-8: the container engine would pass it changed." "$utf8_hint"
+        fi
+    done ;;
+esac
+
 tty=
 if [ -t 0 ] && [ -t 1 ]; then tty=-t; fi
 # What bash runs in the image: the toolchain's activation, then the command (core/in_image.py).
@@ -250,11 +281,16 @@ if [ -n "$inside" ]; then
             bash -c "$in_image" {IN_IMAGE_NAME} "$MB_TARGET" "$tool" "$@"
     fi
     # Without a terminal `docker exec` does not forward signals: remember the command's
-    # PID inside the container and pass INT/TERM on to it ourselves.
+    # PID inside the container and pass INT/TERM on to it ourselves. The docker CLI runs in
+    # a session of its own, so a signal to this whole process group (`timeout`, a CI
+    # runner, kill -TERM -PGID) does not end it too: it stays to report the tool's own
+    # exit status (a tool that traps TERM and exits 9 gives 9, not the CLI's 143).
     token=$$
+    detach=
+    if command -v setsid >/dev/null 2>&1; then detach=setsid; fi
     exec 3<&0
     # shellcheck disable=SC2086
-    docker exec -i -u "$MB_USER" -w "$PWD" $MB_PASS_ENV $licence_args "$MB_CONTAINER" \\
+    $detach docker exec -i -u "$MB_USER" -w "$PWD" $MB_PASS_ENV $licence_args "$MB_CONTAINER" \\
         bash -c "echo \\$\\$ > /tmp/.moatbridge-$token.pid; $in_image" {IN_IMAGE_NAME} \\
         "$MB_TARGET" "$tool" "$@" <&3 &
     child=$!
@@ -262,12 +298,19 @@ if [ -n "$inside" ]; then
     forward() {{
         docker exec "$MB_CONTAINER" sh -c "kill -$1 -\\$(cat /tmp/.moatbridge-$token.pid) 2>/dev/null" || true
     }}
-    trap 'forward INT' INT
-    trap 'forward TERM' TERM
+    trap 'signalled=yes; forward INT' INT
+    trap 'signalled=yes; forward TERM' TERM
+    # A trap ends `wait` early (status > 128) even when the tool exits meanwhile: then wait
+    # again, for the tool's own status (a tool that traps TERM and exits 9 gives 9, not 143).
+    status=
     while :; do
+        signalled=
         wait "$child"
-        status=$?
-        if ! kill -0 "$child" 2>/dev/null; then break; fi
+        got=$?
+        # A second wait for a child already reported may say 127: the first answer stands.
+        if [ "$got" -eq 127 ] && [ -n "$status" ] && ! kill -0 "$child" 2>/dev/null; then break; fi
+        status=$got
+        if [ -z "$signalled" ] || [ "$got" -le 128 ]; then break; fi
     done
     # The PID file stays (named after this shell's PID, so it is reused, not piling up):
     # removing it would cost another docker exec on every call.

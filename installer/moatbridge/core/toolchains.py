@@ -18,17 +18,18 @@ from moatbridge.errors import InputError
 STATE_VERSION = 1
 # The licence a commercial SCALE toolchain records (older state knew its channel only by it).
 COMMERCIAL_LICENCE = "scale-commercial"
-PIN_FILE = ".moatbridge-toolchain"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,62}$", re.ASCII)
+NAME_HINT = "use lower-case letters, digits, '.', '_' and '-' (e.g. open-gfx1030), at most 63 characters"
+
+
+def is_name(name: str) -> bool:
+    """Toolchain names become file and container names: keep them boring."""
+    return bool(_NAME.fullmatch(name)) and ".." not in name
 
 
 def validate_name(name: str) -> str:
-    """Toolchain names become file and container names: keep them boring."""
-    if not _NAME.fullmatch(name) or ".." in name:
-        raise InputError(
-            f"{name!r} is not a usable toolchain name.",
-            "use lower-case letters, digits, '.', '_' and '-' (e.g. open-gfx1030), at most 63 characters",
-        )
+    if not is_name(name):
+        raise InputError(f"{name!r} is not a usable toolchain name.", NAME_HINT)
     return name
 
 
@@ -245,38 +246,11 @@ class State:
         )
 
 
-def pin_name(text: str, where: str) -> str:
-    """The toolchain a pin file names, by the rule the shims' runner applies too: the first
-    line that is not blank, lines split at LF only, spaces, tabs and CRs around it trimmed.
-    A pin that names nothing is an error, never a silent fall-back to the default."""
-    for line in text.split("\n"):
-        name = line.strip(" \t\r")
-        if name:
-            return validate_name(name)
-    raise InputError(f"{where} names no toolchain.", "write one toolchain name in it, e.g. open-gfx1030")
-
-
-def find_pin(start: str, exists: Any, read: Any) -> tuple[str, str] | None:
-    """Walk up from ``start`` to find a pin file; returns (path, toolchain name). ``read``
-    returns the file's text as it is (no newline translation)."""
-    import os.path
-
-    directory = os.path.abspath(start)
-    while True:
-        candidate = os.path.join(directory, PIN_FILE)
-        if exists(candidate):
-            return candidate, pin_name(str(read(candidate)), candidate)
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
-
-
 def choose_toolchain(
     explicit: str | None, pin: tuple[str, str] | None, environ: Mapping[str, str], default: str | None
 ) -> tuple[str, str] | None:
     """The toolchain a command acts on, and why: -t NAME, then the pin file found up from the
-    working directory (find_pin's answer), then $MOATBRIDGE_TOOLCHAIN, then the default.
+    working directory (core.pins.find_pin's answer), then $MOATBRIDGE_TOOLCHAIN, then the default.
     The shims' runner spells the same order in sh (core.shims.render_runner)."""
     if explicit is not None:  # `-t ''` names nothing: an error, never a fall-back to the default
         return validate_name(explicit), "-t"

@@ -4,12 +4,12 @@ recording what was written."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 from moatbridge.adapters.statestore import StateStore
 from moatbridge.adapters.toolchain_files import Written
-from moatbridge.core.toolchains import State, Toolchain, choose_toolchain, find_pin
+from moatbridge.core.pins import find_pin
+from moatbridge.core.toolchains import State, Toolchain, choose_toolchain
 from moatbridge.errors import InputError
 from moatbridge.paths import Paths
 
@@ -36,14 +36,9 @@ def resolve_toolchain(state: State, explicit: str | None, environ: dict[str, str
 def pin_here() -> tuple[str, str] | None:
     """The pin file up from the working directory, as (path, toolchain name), or None.
     Raises for a pin that names nothing or cannot be read (OSError: no working directory)."""
-    return find_pin(os.getcwd(), os.path.exists, _read_pin)
+    from moatbridge.adapters.pin_file import read_pin, working_directory
 
-
-def _read_pin(path: str) -> str:
-    """A pin file's text: a small regular UTF-8 file (a FIFO, device or directory is refused)."""
-    from moatbridge.adapters.hostfs import read_user_file
-
-    return read_user_file(Path(path), "pin file", limit=64 << 10)
+    return find_pin(working_directory(), os.path.lexists, read_pin)
 
 
 def record(state: State, written: list[Written]) -> State:

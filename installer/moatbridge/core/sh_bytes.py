@@ -1,0 +1,71 @@
+"""Untrusted bytes in the shims' sh runner, each rule with its Python twin (pure text).
+
+The runner is POSIX sh, which has no notion of characters, so both rules work on bytes:
+
+* ``shown_bytes`` / ``SH_SHOWN``: text for a message, every byte but printable ASCII as
+  ``\\xNN`` (a pin's OSC 52 clipboard write, an ESC in a directory name, a lone C1 byte);
+  the Python commands use it where their sentence must read like the runner's.
+* ``SH_UTF8``: whether a value is UTF-8 as Python (surrogateescape) and the docker CLI
+  (Go) decode it: no overlong forms, no surrogates, nothing above U+10FFFF. The engine
+  replaces every other byte with U+FFFD, so such a value cannot be passed exactly.
+
+Both use only `od` and `awk` (POSIX), and only on a slow path: a message, or a value that
+holds a byte outside ASCII (``SH_ASCII`` finds that without starting a process per value).
+"""
+
+from __future__ import annotations
+
+
+def shown_bytes(data: bytes) -> str:
+    """``data`` with every byte outside printable ASCII (0x20-0x7e) as ``\\xNN``."""
+    return "".join(chr(b) if 0x20 <= b < 0x7F else f"\\x{b:02x}" for b in data)
+
+
+def is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+# awk text turning od's hex pairs into numbers; `x` and `d` are its variables.
+_BYTE = "d = (index(x, substr($i, 1, 1)) - 1) * 16 + index(x, substr($i, 2, 1)) - 1"
+
+SH_SHOWN = (
+    "# mb_shown TEXT: TEXT with every byte but printable ASCII as \\xNN (core.sh_bytes).\n"
+    "mb_shown() {\n"
+    '    printf \'%s\' "$1" | od -An -v -tx1 | awk \'BEGIN { x = "0123456789abcdef" }\n'
+    f"        {{ for (i = 1; i <= NF; i++) {{ {_BYTE}\n"
+    '            if (d >= 32 && d < 127) printf "%c", d; else printf "\\\\x%s", $i } }\'\n'
+    "}\n"
+)
+
+SH_UTF8 = (
+    "# mb_utf8 TEXT: true when TEXT is UTF-8 as Python and the docker CLI decode it (core.sh_bytes).\n"
+    "mb_utf8() {\n"
+    '    printf \'%s\' "$1" | od -An -v -tx1 | awk \'BEGIN { x = "0123456789abcdef"; need = 0; bad = 0 }\n'
+    f"        {{ for (i = 1; i <= NF; i++) {{ {_BYTE}\n"
+    "            if (need > 0) {\n"
+    "                if (d < lo || d > hi) { bad = 1; exit }\n"
+    "                lo = 128; hi = 191; need--; continue\n"
+    "            }\n"
+    "            if (d < 128) continue\n"
+    "            lo = 128; hi = 191\n"
+    "            if (d >= 194 && d <= 223) need = 1\n"
+    # overlong forms, UTF-16 surrogates and values above U+10FFFF are not UTF-8
+    "            else if (d >= 224 && d <= 239) {\n"
+    "                need = 2; if (d == 224) lo = 160; if (d == 237) hi = 159\n"
+    "            }\n"
+    "            else if (d >= 240 && d <= 244) {\n"
+    "                need = 3; if (d == 240) lo = 144; if (d == 244) hi = 143\n"
+    "            }\n"
+    "            else { bad = 1; exit } } }\n"
+    "        END { exit (bad || need > 0) }'\n"
+    "}\n"
+)
+
+# Every byte of ASCII but NUL (which no sh value holds), as octal escapes so the runner stays
+# plain text: `case $v in *[!"$mb_ascii"]*)` is then true exactly for a value with a byte
+# outside ASCII, in every locale (a quoted bracket list is matched byte for byte).
+SH_ASCII = "mb_ascii=$(printf '" + "".join(f"\\{b:03o}" for b in range(1, 128)) + "')\n"
