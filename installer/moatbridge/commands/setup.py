@@ -1,7 +1,8 @@
 """`moatbridge setup`: from nothing to a working toolchain (non-interactive with --yes).
 
-Steps: detect and check the engine; gather answers (flags > --answers file > saved
-answers > defaults); licence; plan and summary; then apply under the state lock:
+Steps: detect and check the engine; gather answers (the wizard's and flags > --answers
+file > the existing toolchain's record > defaults; the last setup's saved answers only
+preselect the wizard's questions); licence; plan and summary; then apply under the state lock:
 image, shims, env files, rc blocks; verify by compiling a sample in the image.
 """
 
@@ -17,6 +18,7 @@ from moatbridge.adapters.console import safe
 from moatbridge.adapters.engine import probe_engine
 from moatbridge.adapters.hostfs import HostFS
 from moatbridge.adapters.records import load_catalog, load_licences
+from moatbridge.core.answer_layers import FLAG, Layer, Origin, merge_layers, only
 from moatbridge.core.answers import Answers, validate_customer
 from moatbridge.core.detection import detect
 from moatbridge.core.engine_checks import engine_checks
@@ -25,8 +27,9 @@ from moatbridge.core.image_spec import ImageSpec, RunOptions
 from moatbridge.core.licences import USES, Licence, LicenceError, check_use, consent_status
 from moatbridge.core.listing import group_by_directory
 from moatbridge.core.model import HostReport
-from moatbridge.core.setup_plan import NVIDIA_MODE_REASON, SetupPlan, make_plan
+from moatbridge.core.setup_plan import NVIDIA_MODE_REASON, SetupPlan, plan_setup
 from moatbridge.core.shims import candidate_tools
+from moatbridge.core.toolchains import Toolchain
 from moatbridge.errors import MoatbridgeError, UsageError
 from moatbridge.paths import Paths
 from moatbridge.services.answers import gather, save_answers
@@ -53,8 +56,22 @@ def flags(args: Namespace) -> Answers:
     )
 
 
+def layers_of(args: Namespace, report: HostReport) -> list[Layer]:
+    """The wizard's answers (the questions it recorded in ``args.chosen_in_wizard``), the
+    flags, the answers file, the defaults."""
+    given = flags(args)
+    chosen = tuple(getattr(args, "chosen_in_wizard", ()) or ())
+    wizard = [Layer(only(given, chosen), Origin("wizard"))] if chosen else []
+    return gather([*wizard, Layer(given, FLAG)], args.answers, report)
+
+
 def answers_of(args: Namespace, paths: Paths, report: HostReport) -> Answers:
-    return gather(flags(args), args.answers, paths, report)
+    """This command's answers, merged (without any toolchain's record)."""
+    return merge_layers(layers_of(args, report)).answers
+
+
+def plan_of(args: Namespace, report: HostReport, toolchains: tuple[Toolchain, ...]) -> SetupPlan:
+    return plan_setup(layers_of(args, report), load_catalog(), toolchains)
 
 
 def licence_use(licence: Licence, use: str) -> str:
@@ -76,6 +93,7 @@ def summary(
         f"  stack   {plan.stack_reason}",
         f"  licence {licence.id} ({licence_use(licence, plan.use)})",
         *([f"  mode    {NVIDIA_MODE_REASON}"] if any(is_nvidia_target(t) for t in plan.targets) else []),
+        *[f"  change  {line}" for line in plan.changes],
         "  write   " + ("\n          ".join(group_by_directory(files)) if files else "(nothing new)"),
         "  rc      " + ("\n          ".join(rcs) if rcs else "(not modified)"),
     ]
@@ -97,7 +115,9 @@ def run(args: Namespace) -> int:
     report = detect(HostFS("/"), os.environ)
     options = RunOptions.from_args(args)
     # Bad flags or a bad answers file: one clear error (exit 2) before the engine is asked.
-    asked = make_plan(answers_of(args, paths, report), load_catalog())
+    store = state_store(paths)
+    state = store.read()  # its toolchain of the planned name answers what this command does not
+    asked = plan_of(args, report, state.toolchains)
     check_commercial(asked.spec)  # what commercial use lacks, said before what its build would lack
     check_inputs(asked.spec, options)
     blockers = [c for c in engine_checks(probe_engine(os.environ)) if c.status == "fail"]
@@ -107,12 +127,10 @@ def run(args: Namespace) -> int:
     interactive = not args.yes
     while True:
         answers = answers_of(args, paths, report)
-        plan = make_plan(answers, load_catalog())
+        plan = plan_of(args, report, state.toolchains)
         licence = load_licences()[plan.licence]
         check_use(licence, plan.use)
         check_commercial(plan.spec)
-        store = state_store(paths)
-        state = store.read()
         status = consent_status(licence, consents(paths).read(licence.id))
         if status in ("missing", "outdated") and not answers.accept_license:
             raise LicenceError(

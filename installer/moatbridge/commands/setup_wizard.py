@@ -1,6 +1,8 @@
 """The interactive half of `moatbridge setup`: questions asked with questionary.
 
-Answers already given by flags are not asked again. Every prompt uses
+Answers already given by flags are not asked again. The answers saved by the last setup
+preselect a question's choice, and the wizard says so; each question it asks is recorded
+in ``args.chosen_in_wizard``, so that the summary names the wizard, not a flag. Every prompt uses
 ``unsafe_ask`` so Ctrl-C raises KeyboardInterrupt (exit 130) before anything changed;
 Ctrl-D (end of input) cancels with exit 2, nothing changed (console.ask_prompt).
 """
@@ -32,6 +34,7 @@ from moatbridge.core.stacks import choose_stack, describe
 from moatbridge.core.target_choices import stacks_for, target_menu
 from moatbridge.errors import MoatbridgeError
 from moatbridge.paths import Paths
+from moatbridge.services.answers import remembered, saved_answers_path
 
 COMPARISON = """\
   open   built here from Debian's ROCm (clang, HIP, rocBLAS, rocFFT, ...): open-source, free
@@ -49,10 +52,17 @@ def _q() -> Any:
     return questionary
 
 
+def _chose(args: Namespace, *keys: str) -> None:
+    chosen = list(getattr(args, "chosen_in_wizard", None) or [])
+    args.chosen_in_wizard = [*chosen, *(k for k in keys if k not in chosen)]
+
+
 def ask(args: Namespace, paths: Paths) -> Namespace:
     q = _q()
     report = detect(HostFS("/"), os.environ)
     catalog = load_catalog()
+    last = remembered(paths)
+    where = str(saved_answers_path(paths))  # printed through safe(), as every line
     found = detected_targets(report)
     print("moatbridge setup\n")
     if report.amd_gpus:
@@ -81,17 +91,25 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
         print(COMPARISON)
         nvidia_mode = any(is_nvidia_target(t) for t in args.target or nvidia)
         default = "scale" if nvidia_mode else "open"
+        if last.image.flavour in ("open", "scale") and last.image.flavour != default:
+            default = last.image.flavour
+            print(safe(f"  Preselected: {default}, remembered from the last setup ({where})."))
         args.flavour = ask_prompt(q.select("Flavour:", choices=["open", "scale"], default=default))
+        _chose(args, "flavour")
     flavour = catalog.flavour(args.flavour)
     if flavour.name == "scale" and not args.accept_license:
-        args.use = args.use or ask_prompt(
-            q.select("How will you use SCALE?", choices=["non-commercial", "commercial"])
-        )
+        if not args.use:
+            args.use = ask_prompt(
+                q.select("How will you use SCALE?", choices=["non-commercial", "commercial"],
+                         default=last.use or "non-commercial")
+            )  # fmt: skip
+            _chose(args, "use")
         if args.use == "commercial":
             print("Commercial use is outside SCALE's free tier: it needs Spectral's customer repository")
             print("(your customer name, and its credentials in a private file),")
             if ask_prompt(q.confirm("or use the open flavour instead?", default=True)):
                 args.flavour, args.use = "open", None
+                _chose(args, "flavour")
         if args.flavour == "scale":
             chosen = flavour.commercial_licence if args.use == "commercial" else None
             licence = load_licences()[chosen or flavour.licence]
@@ -102,37 +120,55 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
                 raise MoatbridgeError("The licence was not accepted; nothing changed.",
                                       "choose the open flavour, or accept to use SCALE")  # fmt: skip
             args.accept_license = True
+            _chose(args, "accept_license")
     if args.flavour == "scale" and args.use == "commercial":
-        _ask_customer(args, paths)
+        _ask_customer(args, paths, last.image.source.customer, last.image.source.credentials_file)
     flavour = catalog.flavour(args.flavour)
     if not args.target:
         args.target = _ask_targets(flavour, getattr(args, "distro", None), found, nvidia)
+        _chose(args, "targets")
     if not getattr(args, "distro", None) and len(flavour.distros) > 1 and flavour.name == "open":
         choice = choose_stack(flavour, tuple(args.target))
         print(safe(f"Stack: {choice.reason}"))
-        others = [d for d in flavour.distros if d is not choice.distro]
-        labels = {describe(d): d.name for d in (choice.distro, *others)}
-        picked = ask_prompt(q.select("Stack:", choices=list(labels), default=describe(choice.distro)))
+        preselected = choice.distro
+        # The last setup's stack, only for the same flavour and targets: for others the
+        # auto-choice stands (a preview stack chosen once is no default for every GPU).
+        same = last.image.flavour == flavour.name and last.image.targets == tuple(args.target)
+        if same and last.image.distro in {d.name for d in flavour.distros}:
+            preselected = flavour.distro(last.image.distro)
+            if preselected is not choice.distro:
+                print(safe(f"  Preselected: {preselected.name}, remembered from the last setup ({where})."))
+        others = [d for d in flavour.distros if d is not preselected]
+        labels = {describe(d): d.name for d in (preselected, *others)}
+        picked = ask_prompt(q.select("Stack:", choices=list(labels), default=describe(preselected)))
         args.distro = labels[picked]
+        _chose(args, "distro")
     if not args.cuda_version:
         distro = flavour.distro(getattr(args, "distro", None))
+        default = distro.default_cuda
+        if last.image.cuda_version in flavour.cuda_versions and last.image.cuda_version != default:
+            default = last.image.cuda_version
+            print(safe(f"  Preselected: CUDA {default}, remembered from the last setup ({where})."))
         args.cuda_version = ask_prompt(
-            q.select(
-                "CUDA version to mimic:", choices=list(flavour.cuda_versions), default=distro.default_cuda
-            )
+            q.select("CUDA version to mimic:", choices=list(flavour.cuda_versions), default=default)
         )
+        _chose(args, "cuda_version")
     if not args.shell and not args.no_modify_rc:
         home = os.path.expanduser("~")
         existing = {s: p.exists() for s, p in rc_files_for(("bash", "zsh", "fish"), home).items()}
-        preselected = default_shells(dict(os.environ), existing)
+        shells = default_shells(dict(os.environ), existing)
+        if last.shells and set(last.shells) != set(shells):
+            shells = last.shells
+            print(safe(f"  Preselected: {', '.join(shells)}, remembered from the last setup ({where})."))
         picked = ask_prompt(
             q.checkbox(
                 "Shells to set up:",
-                choices=[q.Choice(s, checked=s in preselected) for s in SHELLS if s != "dash"],
+                choices=[q.Choice(s, checked=s in shells) for s in SHELLS if s != "dash"],
             )
         )
-        args.shell = picked or list(preselected)
+        args.shell = picked or list(shells)
         args.no_modify_rc = not ask_prompt(q.confirm("Add moatbridge to their rc files?", default=True))
+        _chose(args, "shells", "modify_rc")
     return args
 
 
@@ -156,23 +192,30 @@ def _ask_targets(
     return list(picked)
 
 
-def _ask_customer(args: Namespace, paths: Paths) -> None:
+def _ask_customer(
+    args: Namespace, paths: Paths, last_customer: str | None = None, last_credentials: str | None = None
+) -> None:
     """The customer repository's name and its credentials file (a path: the content is read
-    to check it, never kept). Asked until the file is usable; Ctrl-C or Ctrl-D stop."""
+    to check it, never kept). Asked until the file is usable; Ctrl-C or Ctrl-D stop. The
+    last setup's answers are the prompts' defaults."""
     from moatbridge.adapters.credentials import load_credentials
     from moatbridge.core.answers import validate_customer
 
     q = _q()
     while not getattr(args, "customer", None):
-        name = str(ask_prompt(q.text("Customer name (as in your customer repository's URL):"))).strip()
+        name = str(ask_prompt(
+            q.text("Customer name (as in your customer repository's URL):", default=last_customer or "")
+        )).strip()  # fmt: skip
         try:
             args.customer = validate_customer(name)
+            _chose(args, "customer")
         except MoatbridgeError as exc:
             print(safe(f"  {exc.message} ({exc.hint})"))
-    default = str(paths.credentials / "scale.json")
+    default = last_credentials or str(paths.credentials / "scale.json")
     while True:
+        given = getattr(args, "credentials_file", None)
         path = (
-            getattr(args, "credentials_file", None)
+            given
             or str(
                 ask_prompt(
                     q.path('Credentials file (JSON {"username", "password"}, mode 600):', default=default)
@@ -188,6 +231,8 @@ def _ask_customer(args: Namespace, paths: Paths) -> None:
             args.credentials_file = None
             continue
         args.credentials_file = path
+        if not given:
+            _chose(args, "credentials_file")
         return
 
 

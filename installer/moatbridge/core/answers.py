@@ -1,6 +1,7 @@
 """Setup answers: one value per question, merged by precedence (pure).
 
-Precedence: command-line flags > answers file > saved answers > defaults > prompt.
+Precedence (services.answers): the wizard and flags > answers file > the existing
+toolchain > defaults; the answers saved by the last setup only preselect the wizard's questions.
 ``None`` means "not answered at this layer".
 """
 
@@ -30,8 +31,8 @@ def validate_customer(name: str) -> str:
 
 
 # The answers that say which image (ImageSpec's fields, and three of its source's).
-_SPEC_ANSWERS = ("flavour", "targets", "variant", "cuda_version", "distro", "check_valid_until")
-_SOURCE_ANSWERS = ("registry", "customer", "credentials_file")
+SPEC_ANSWERS = ("flavour", "targets", "variant", "cuda_version", "distro", "check_valid_until")
+SOURCE_ANSWERS = ("registry", "customer", "credentials_file")
 
 
 @dataclass(frozen=True)
@@ -49,8 +50,8 @@ class Answers:
 
     def to_json(self) -> dict[str, Any]:
         """The answers file's form: one key per question, hyphenated."""
-        values: dict[str, Any] = {name: getattr(self.image, name) for name in _SPEC_ANSWERS}
-        values.update({name: getattr(self.image.source, name) for name in _SOURCE_ANSWERS})
+        values: dict[str, Any] = {name: getattr(self.image, name) for name in SPEC_ANSWERS}
+        values.update({name: getattr(self.image.source, name) for name in SOURCE_ANSWERS})
         values.update({item.name: getattr(self, item.name) for item in fields(self) if item.name != "image"})
         return {
             name.replace("_", "-"): list(value) if isinstance(value, tuple) else value
@@ -61,9 +62,9 @@ class Answers:
 
 def _answers(values: dict[str, Any]) -> Answers:
     """Answers from one value per question (the answers file's names, with underscores)."""
-    source = ImageSource(**{k: v for k, v in values.items() if k in _SOURCE_ANSWERS})
-    spec = ImageSpec(**{k: v for k, v in values.items() if k in _SPEC_ANSWERS}, source=source)
-    rest = {k: v for k, v in values.items() if k not in _SPEC_ANSWERS and k not in _SOURCE_ANSWERS}
+    source = ImageSource(**{k: v for k, v in values.items() if k in SOURCE_ANSWERS})
+    spec = ImageSpec(**{k: v for k, v in values.items() if k in SPEC_ANSWERS}, source=source)
+    rest = {k: v for k, v in values.items() if k not in SPEC_ANSWERS and k not in SOURCE_ANSWERS}
     return Answers(image=spec, **rest)
 
 
@@ -77,7 +78,7 @@ def merge(*layers: Answers) -> Answers:
     return Answers(image=merge_specs(*(layer.image for layer in layers)), **rest)
 
 
-_KEYS = {name.replace("_", "-"): name for name in (*_SPEC_ANSWERS, *_SOURCE_ANSWERS)} | {
+_KEYS = {name.replace("_", "-"): name for name in (*SPEC_ANSWERS, *SOURCE_ANSWERS)} | {
     item.name.replace("_", "-"): item.name for item in fields(Answers) if item.name != "image"
 }
 _CHOICES = {

@@ -152,8 +152,9 @@ def checks_valid_until(distro: Distro, override: bool | None) -> bool:
     return distro.apt is None or distro.apt.check_valid_until
 
 
-def valid_until_note(distro: Distro, override: bool | None) -> str:
-    why = "--no-check-valid-until" if override is False else f"the catalog's {distro.name} stack says so"
+def valid_until_note(distro: Distro, override: bool | None, given_by: str = "--no-check-valid-until") -> str:
+    """``given_by``: where the override came from (a flag, an answers file, a toolchain's record)."""
+    why = given_by if override is False else f"the catalog's {distro.name} stack says so"
     return (
         f"apt accepts {distro.name}'s Release files even past their Valid-Until date ({why}): "
         "a mirror serving old metadata is not detected; --check-valid-until to refuse it"
@@ -232,8 +233,12 @@ def _plan_open_build(
         buildargs["CLANG_VERSION"] = distro.clang or ""
         buildargs["ROCM_VERSION"] = distro.rocm
     if not checks_valid_until(distro, spec.check_valid_until):
-        # Never silent: every plan (and so every build and setup) says so.
-        warnings = (*warnings, valid_until_note(distro, spec.check_valid_until))
+        # Never silent: every plan (and so every build and setup) says so. A build's spec is
+        # the flag's or, for upgrade, the toolchain's record: the note names neither as asked.
+        warnings = (
+            *warnings,
+            valid_until_note(distro, spec.check_valid_until, "this image's spec turns it off"),
+        )
     stage = "slim" if per_target else "full"
     digest = compute_digest(
         {"buildargs": buildargs, "stage": stage, "base_id": base.image_id, "recipe": distro.recipe},

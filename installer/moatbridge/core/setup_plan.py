@@ -3,8 +3,20 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
+from moatbridge.core.answer_layers import (
+    DEFAULT,
+    FLAG,
+    Layer,
+    Origin,
+    changes,
+    merge_layers,
+    recorded_layer,
+    value_of,
+)
 from moatbridge.core.answers import SHELLS, Answers
 from moatbridge.core.catalog import Catalog, CatalogError
 from moatbridge.core.gfx import is_nvidia_target
@@ -14,8 +26,8 @@ from moatbridge.core.nvidia import sm_target
 from moatbridge.core.recipes import checks_valid_until, normalise_targets, valid_until_note
 from moatbridge.core.references import parse_reference
 from moatbridge.core.stacks import choose_stack
-from moatbridge.core.toolchains import default_name, validate_name
-from moatbridge.errors import InputError, UsageError
+from moatbridge.core.toolchains import Toolchain, default_name, validate_name
+from moatbridge.errors import InputError, MoatbridgeError, UsageError
 
 
 def detected_targets(report: HostReport) -> tuple[str, ...]:
@@ -70,6 +82,8 @@ class SetupPlan:
     shells: tuple[str, ...]
     modify_rc: bool
     warnings: tuple[str, ...]
+    # How this setup changes the existing toolchain of that name, one line each, naming who asked.
+    changes: tuple[str, ...] = ()
 
     @property
     def flavour(self) -> str:
@@ -80,7 +94,25 @@ class SetupPlan:
         return self.spec.build_targets
 
 
-def make_plan(answers: Answers, catalog: Catalog) -> SetupPlan:
+@contextmanager
+def _naming(origin: Origin, key: str, value: object) -> Iterator[None]:
+    """An unusable answer that no flag gave: the error names where it came from."""
+    try:
+        yield
+    except MoatbridgeError as exc:
+        if value is None or origin.kind in ("flag", "wizard"):
+            raise
+        raise type(exc)(f"{exc.message.rstrip('.')} ({origin.names(key, value)}).", exc.hint) from None
+
+
+def make_plan(answers: Answers, catalog: Catalog, origins: Mapping[str, Origin] | None = None) -> SetupPlan:
+    """The plan for ``answers``; ``origins`` says which source gave each (None: all flags)."""
+
+    def origin(key: str) -> Origin:
+        if origins is None:
+            return FLAG if value_of(answers, key) is not None else DEFAULT
+        return origins.get(key, DEFAULT)
+
     wanted = answers.image
     if wanted.flavour is None:
         if wanted.targets and all(is_nvidia_target(t) for t in wanted.targets):
@@ -91,27 +123,42 @@ def make_plan(answers: Answers, catalog: Catalog) -> SetupPlan:
                 "--accept-license), or --flavour open with an AMD --target",
             )
         raise UsageError("No flavour chosen.", "pass --flavour open or --flavour scale")
-    flavour = catalog.flavour(wanted.flavour)
+    with _naming(origin("flavour"), "flavour", wanted.flavour):
+        flavour = catalog.flavour(wanted.flavour)
     if not wanted.targets:
         raise UsageError(
             "No AMD GPU was detected, so the target must be named.",
             "pass --target gfx1100 (repeatable); 'moatbridge detect' shows your GPUs",
         )
-    choice = choose_stack(flavour, wanted.targets, wanted.distro)
-    try:
-        targets, warnings = normalise_targets(flavour, choice.distro, wanted.targets)
-    except CatalogError as exc:
-        if any(all(d.compiles_for(t) for t in wanted.targets) for d in flavour.distros):
-            raise  # another stack of this flavour does: its hint says which
-        other = "scale" if flavour.name == "open" else "open"
-        alternative = catalog.flavour(other)
-        if all(t in alternative.compiler_targets for t in wanted.targets):
-            raise CatalogError(exc.message, f"the {other} flavour supports it: --flavour {other}") from None
-        raise
-    variant = flavour.variant(wanted.variant or flavour.default_variant)
-    cuda = flavour.cuda(wanted.cuda_version, choice.distro)
+    with _naming(origin("distro"), "distro", wanted.distro):
+        choice = choose_stack(
+            flavour, wanted.targets, wanted.distro, _stack_why(origin("distro"), wanted.distro)
+        )
+    # A stack kept from a toolchain's record that cannot serve the new targets: say whose.
+    with (
+        _naming(origin("distro"), "distro", wanted.distro),
+        _naming(origin("targets"), "targets", wanted.targets),
+    ):
+        try:
+            targets, warnings = normalise_targets(flavour, choice.distro, wanted.targets)
+        except CatalogError as exc:
+            if any(all(d.compiles_for(t) for t in wanted.targets) for d in flavour.distros):
+                raise  # another stack of this flavour does: its hint says which
+            other = "scale" if flavour.name == "open" else "open"
+            alternative = catalog.flavour(other)
+            if all(t in alternative.compiler_targets for t in wanted.targets):
+                raise CatalogError(
+                    exc.message, f"the {other} flavour supports it: --flavour {other}"
+                ) from None
+            raise
+    with _naming(origin("variant"), "variant", wanted.variant):
+        variant = flavour.variant(wanted.variant or flavour.default_variant)
+    with _naming(origin("cuda_version"), "cuda_version", wanted.cuda_version):
+        cuda = flavour.cuda(wanted.cuda_version, choice.distro)
     if not checks_valid_until(choice.distro, wanted.check_valid_until):
-        warnings = (*warnings, valid_until_note(choice.distro, wanted.check_valid_until))
+        said = origin("check_valid_until")
+        given_by = "--no-check-valid-until" if said.kind == "flag" else said.names("check_valid_until", False)
+        warnings = (*warnings, valid_until_note(choice.distro, wanted.check_valid_until, given_by))
     # SCALE's distributions differ in their base, not in what they serve: keep its own default.
     distro = choice.distro.name if flavour.name == "open" or wanted.distro else None
     use = answers.use or "non-commercial"
@@ -125,13 +172,14 @@ def make_plan(answers: Answers, catalog: Catalog) -> SetupPlan:
         licence = flavour.commercial_licence or licence
     name = validate_name(answers.name) if answers.name else default_name(flavour.name, targets)
     if wanted.source.registry is not None:  # HOST/PATH: the repository's prefix in an image reference
-        try:
-            parse_reference(f"{wanted.source.registry}/{flavour.name}:x")
-        except InputError:
-            raise InputError(
-                f"{wanted.source.registry!r} is not a registry (HOST[:PORT]/PATH, lower case).",
-                "e.g. --registry registry.example:5000/team",
-            ) from None
+        with _naming(origin("registry"), "registry", wanted.source.registry):
+            try:
+                parse_reference(f"{wanted.source.registry}/{flavour.name}:x")
+            except InputError:
+                raise InputError(
+                    f"{wanted.source.registry!r} is not a registry (HOST[:PORT]/PATH, lower case).",
+                    "e.g. --registry registry.example:5000/team",
+                ) from None
     if commercial and source == "pull" and wanted.source.registry is None:
         raise UsageError(
             "Commercial use of SCALE cannot come from the vendor's public images: they are the free product.",
@@ -154,3 +202,37 @@ def make_plan(answers: Answers, catalog: Catalog) -> SetupPlan:
         name=name, spec=spec, stack_reason=choice.reason, licence=licence, use=use,
         shells=answers.shells or ("bash",), modify_rc=bool(answers.modify_rc), warnings=warnings,
     )  # fmt: skip
+
+
+def _stack_why(origin: Origin, distro: str | None) -> str | None:
+    """How the stack line names a stack that was not the auto-choice's."""
+    if distro is None or origin.kind == "flag":
+        return None  # choose_stack's own: as asked (--distro NAME)
+    if origin.kind == "toolchain":
+        return f"kept from {origin.names('distro', distro)} (--distro to change it)"
+    if origin.kind == "file":
+        return f"as asked in {origin.where} (distro: {distro})"
+    return origin.names("distro", distro)
+
+
+def plan_setup(layers: Sequence[Layer], catalog: Catalog, toolchains: Sequence[Toolchain]) -> SetupPlan:
+    """The plan for this command's layers (the first answers; the last, the defaults). When
+    a toolchain of the planned name exists, its record answers what this command did not,
+    just above the defaults, and the plan lists what it changes; a change that no answer of
+    this command asked for is refused."""
+    gathered = merge_layers(layers)
+    name = gathered.answers.name or make_plan(gathered.answers, catalog, gathered.origins).name
+    existing = next((t for t in toolchains if t.name == name), None)
+    if existing is None:
+        return make_plan(gathered.answers, catalog, gathered.origins)
+    asked_flavour = gathered.answers.image.flavour if gathered.origin("flavour").asked else None
+    gathered = merge_layers([*layers[:-1], recorded_layer(existing, asked_flavour), *layers[-1:]])
+    plan = make_plan(gathered.answers, catalog, gathered.origins)
+    found = changes(plan.spec, existing, gathered)
+    unasked = [line for line, asked in found if not asked]
+    if unasked:
+        raise UsageError(
+            f"Setup would change toolchain {name}'s {unasked[0]}, which nothing on this command asked for.",
+            "name the value to keep or change it with its flag, or set up another toolchain with --name",
+        )
+    return replace(plan, changes=tuple(f"toolchain {name}: {line}" for line, _ in found))

@@ -40,11 +40,14 @@ def _lacks(distro: Distro, targets: tuple[str, ...]) -> str:
     return f"its {', '.join(lacking)} {'has' if len(lacking) == 1 else 'have'} no code for {target}"
 
 
-def choose_stack(flavour: Flavour, targets: tuple[str, ...], requested: str | None = None) -> StackChoice:
-    """The stack a toolchain for ``targets`` should stand on (``requested`` wins)."""
+def choose_stack(
+    flavour: Flavour, targets: tuple[str, ...], requested: str | None = None, why: str | None = None
+) -> StackChoice:
+    """The stack a toolchain for ``targets`` should stand on (``requested`` wins; ``why``
+    names where it was requested, as a phrase: the --distro flag when not given)."""
     if requested is not None:
         distro = flavour.distro(requested)
-        return StackChoice(distro, f"{describe(distro)}, as asked (--distro {distro.name})")
+        return StackChoice(distro, f"{describe(distro)}, {why or f'as asked (--distro {distro.name})'}")
     if len(flavour.distros) == 1 or not targets:
         return StackChoice(flavour.distros[0], f"{describe(flavour.distros[0])}, the default")
     ordered = [d for d in flavour.distros if d.status == "stable"]
@@ -56,9 +59,9 @@ def choose_stack(flavour: Flavour, targets: tuple[str, ...], requested: str | No
                 return StackChoice(distro, f"{describe(distro)}: the oldest stable stack, and it serves "
                                            f"{', '.join(targets)}")  # fmt: skip
             skipped = ordered[: ordered.index(distro)]
-            why = "; ".join(f"not {d.name}: {_lacks(d, targets)}" for d in skipped)
+            lacking = "; ".join(f"not {d.name}: {_lacks(d, targets)}" for d in skipped)
             return StackChoice(distro, f"{describe(distro)}: the oldest stack whose libraries serve "
-                                       f"{', '.join(targets)} ({why})")  # fmt: skip
+                                       f"{', '.join(targets)} ({lacking})")  # fmt: skip
     for distro in ordered:
         if all(distro.compiles_for(t) for t in targets):
             return StackChoice(distro, f"{describe(distro)}: no stack's libraries serve all of "

@@ -1,5 +1,8 @@
-"""Setup's answers from every layer: the command line's, an answers file, the answers saved
-by the last setup, and the defaults this machine suggests (first layer that answers wins)."""
+"""Setup's answers from every layer: the command line's (flags and the wizard's), the answers
+file it names, and the defaults this machine suggests (first layer that answers wins; the
+existing toolchain's record joins above the defaults: core.setup_plan.plan_setup). The
+answers saved by the last setup are not a layer: they only preselect the wizard's questions
+(``remembered``), so that they never decide another toolchain, nor read as asked."""
 
 from __future__ import annotations
 
@@ -13,7 +16,8 @@ from moatbridge.adapters.filesystem import atomic_write_text
 from moatbridge.adapters.hostfs import read_user_file
 from moatbridge.adapters.toolchain_files import rc_files_for
 from moatbridge.core import yaml_text
-from moatbridge.core.answers import Answers, merge, parse_answers
+from moatbridge.core.answer_layers import DEFAULT, Layer, Origin
+from moatbridge.core.answers import Answers, parse_answers
 from moatbridge.core.model import HostReport
 from moatbridge.core.setup_plan import defaults
 from moatbridge.errors import MoatbridgeError, UsageError
@@ -38,25 +42,36 @@ def saved_answers_path(paths: Paths) -> Path:
     return Path(paths.home) / "answers.yaml"
 
 
-def gather(flags: Answers, answers_file: str | None, paths: Paths, report: HostReport) -> Answers:
-    """Flags > the answers file > saved answers (stale ones never block a setup) > defaults."""
-    layers = [flags]
+def gather(given: list[Layer], answers_file: str | None, report: HostReport) -> list[Layer]:
+    """This command's layers (``given``: the wizard's and the flags'), then the answers file,
+    then the defaults; a credentials file's path made absolute (recorded for upgrade, which
+    may run from anywhere)."""
+    layers = list(given)
     if answers_file:
-        layers.append(parse_answers(_load_yaml(Path(answers_file), "answers file"), answers_file))
-    saved = saved_answers_path(paths)
-    if saved.exists():
-        with contextlib.suppress(MoatbridgeError):
-            layers.append(parse_answers(_load_yaml(saved, "saved answers"), str(saved)))
+        from_file = parse_answers(_load_yaml(Path(answers_file), "answers file"), answers_file)
+        layers.append(Layer(from_file, Origin("file", answers_file)))
     existing = {
         s: p.exists() for s, p in rc_files_for(("bash", "zsh", "fish"), os.path.expanduser("~")).items()
     }
-    layers.append(defaults(report, dict(os.environ), existing))
-    merged = merge(*layers)
-    credentials = merged.image.source.credentials_file
-    if credentials:  # recorded for upgrade, which may run from anywhere
-        source = replace(merged.image.source, credentials_file=absolute_path(credentials))
-        merged = replace(merged, image=replace(merged.image, source=source))
-    return merged
+    layers.append(Layer(defaults(report, dict(os.environ), existing), DEFAULT))
+    return [replace(layer, answers=_absolute_credentials(layer.answers)) for layer in layers]
+
+
+def _absolute_credentials(answers: Answers) -> Answers:
+    credentials = answers.image.source.credentials_file
+    if not credentials:
+        return answers
+    source = replace(answers.image.source, credentials_file=absolute_path(credentials))
+    return replace(answers, image=replace(answers.image, source=source))
+
+
+def remembered(paths: Paths) -> Answers:
+    """The last setup's answers, for the wizard to preselect (stale ones never block a setup)."""
+    saved = saved_answers_path(paths)
+    with contextlib.suppress(MoatbridgeError, OSError):
+        if saved.exists():
+            return parse_answers(_load_yaml(saved, "saved answers"), str(saved))
+    return Answers()
 
 
 def absolute_path(path: str) -> str:
@@ -64,7 +79,7 @@ def absolute_path(path: str) -> str:
 
 
 def save_answers(paths: Paths, answers: Answers) -> None:
-    """What the next setup starts from (never the acceptance, nor the toolchain's name)."""
+    """What the next wizard preselects (never the acceptance, nor the toolchain's name)."""
     import yaml
 
     keep = {k: v for k, v in answers.to_json().items() if k not in ("accept-license", "name")}
