@@ -14,7 +14,8 @@ import pytest
 from moatbridge.adapters.records import load_catalog
 from moatbridge.core.answer_layers import DEFAULT, FLAG, Gathered, Layer, Origin, changes
 from moatbridge.core.answers import Answers
-from moatbridge.core.image_spec import ImageSpec
+from moatbridge.core.image_spec import ImageSource, ImageSpec
+from moatbridge.core.scale_recipes import is_commercial
 from moatbridge.core.setup_plan import make_plan, plan_setup
 from moatbridge.core.toolchains import State, Toolchain
 from moatbridge.errors import MoatbridgeError
@@ -77,6 +78,28 @@ def test_another_flavour_reports_the_flavour_not_its_stack() -> None:
     planned = ImageSpec("scale", "devel", None, ("gfx1030",), "12.6")
     found = changes(planned, toolchain("t", "trixie"), Gathered(Answers(), {"flavour": FLAG}))
     assert found == (("flavour open -> scale (--flavour scale)", True),)
+
+
+def commercial_toolchain() -> Toolchain:
+    source = ImageSource(commercial=True, customer="acme", credentials_file="/home/u/scale-credentials")
+    spec = ImageSpec("scale", "devel", None, ("gfx1100",), "12.1.0", source=source)
+    return Toolchain("work", spec, "moatbridge/scale:x", "sha256:" + "2" * 64, "scale-commercial")
+
+
+def test_a_commercial_toolchain_set_up_again_stays_commercial() -> None:
+    asked = Answers(ImageSpec(flavour="scale"), name="work")
+    plan = plan_setup([Layer(asked, FLAG), DEFAULTS], load_catalog(), (commercial_toolchain(),))
+    assert is_commercial(plan.spec)
+    assert (plan.spec.source.customer, plan.spec.source.credentials_file) == (
+        "acme", "/home/u/scale-credentials",
+    )  # fmt: skip
+
+
+def test_asked_for_non_commercial_use_a_commercial_toolchain_leaves_its_repository() -> None:
+    asked = Answers(ImageSpec(flavour="scale"), name="work", use="non-commercial")
+    plan = plan_setup([Layer(asked, FLAG), DEFAULTS], load_catalog(), (commercial_toolchain(),))
+    assert not is_commercial(plan.spec)
+    assert (plan.spec.source.customer, plan.spec.source.credentials_file) == (None, None)
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,8 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from moatbridge.core.answers import SOURCE_ANSWERS, SPEC_ANSWERS, Answers, merge
-from moatbridge.core.image_spec import ImageSpec
+from moatbridge.core.image_spec import ImageSource, ImageSpec
+from moatbridge.core.scale_recipes import is_commercial
 from moatbridge.core.toolchains import Toolchain
 
 # This command's own answers: a flag, a wizard question, or the answers file it names.
@@ -106,20 +107,29 @@ def only(answers: Answers, keys: Iterable[str]) -> Answers:
     return Answers(image=image, **rest)
 
 
-def recorded_layer(toolchain: Toolchain, flavour: str | None = None) -> Layer:
+def recorded_layer(toolchain: Toolchain, flavour: str | None = None, use: str | None = None) -> Layer:
     """What an existing toolchain answers for itself: its image's shape and its name, so
     that setting it up again keeps its stack, variant and CUDA version unless asked. Asked
     for another ``flavour``, its record's stack, variant and CUDA version belong to
-    the old flavour: only its name and targets stay."""
+    the old flavour: only its name and targets stay. A commercial SCALE toolchain keeps
+    its customer repository unless this command asks for ``use`` non-commercial."""
     spec = toolchain.spec
     origin = Origin("toolchain", toolchain.name)
     if flavour is not None and flavour != spec.flavour:
         return Layer(Answers(image=ImageSpec(targets=spec.targets), name=toolchain.name), origin)
+    # A commercial toolchain stays commercial: its customer repository and credentials path
+    # (never the credentials) are part of what it is, as its stack is.
+    commercial = is_commercial(spec) and use != "non-commercial"
+    source = ImageSource(
+        customer=spec.source.customer if commercial else None,
+        credentials_file=spec.source.credentials_file if commercial else None,
+    )
     image = ImageSpec(
         flavour=spec.flavour, variant=spec.variant, distro=spec.distro, targets=spec.targets,
-        cuda_version=spec.cuda_version, check_valid_until=spec.check_valid_until,
+        cuda_version=spec.cuda_version, check_valid_until=spec.check_valid_until, source=source,
     )  # fmt: skip
-    return Layer(Answers(image=image, name=toolchain.name), origin)
+    kept_use = "commercial" if commercial else None
+    return Layer(Answers(image=image, name=toolchain.name, use=kept_use), origin)
 
 
 # What changing an existing toolchain means, question by question, as the summary says it.

@@ -226,7 +226,9 @@ def plan_setup(layers: Sequence[Layer], catalog: Catalog, toolchains: Sequence[T
     if existing is None:
         return make_plan(gathered.answers, catalog, gathered.origins)
     asked_flavour = gathered.answers.image.flavour if gathered.origin("flavour").asked else None
-    gathered = merge_layers([*layers[:-1], recorded_layer(existing, asked_flavour), *layers[-1:]])
+    asked_use = gathered.answers.use if gathered.origin("use").asked else None
+    recorded = recorded_layer(existing, asked_flavour, asked_use)
+    gathered = merge_layers([*layers[:-1], recorded, *layers[-1:]])
     plan = make_plan(gathered.answers, catalog, gathered.origins)
     found = changes(plan.spec, existing, gathered)
     unasked = [line for line, asked in found if not asked]
