@@ -241,7 +241,19 @@ def connect(environ: Mapping[str, str] = os.environ, timeout: int = DEFAULT_TIME
             command, why = start_advice(endpoint)
             hint = f"run '{command}' ({why})"
         raise EngineUnavailable(f"Cannot talk to the container engine at {base_url}{where}.", hint) from None
+    _sweep(client)
     return client
+
+
+def _sweep(client: Any) -> None:
+    """Every command that reaches the engine first removes the transient containers a killed
+    moatbridge left (adapters/containers.TRANSIENT_LABEL); best effort, never its failure."""
+    from moatbridge.adapters.containers import sweep_transient
+
+    try:
+        sweep_transient(client)
+    except Exception:  # noqa: BLE001 - the SDK raises many types; the command itself goes on
+        return
 
 
 def _bad_address(endpoint: Endpoint, exc: Exception) -> InputError:
