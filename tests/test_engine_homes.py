@@ -142,3 +142,51 @@ def test_the_sweep_leaves_a_live_commands_container(tmp_path: Path, tiny_image: 
         assert containers.inspect_container(client, made["Id"]) is not None
     finally:
         containers.remove_container(client, made["Id"])
+
+
+def test_image_remove_leaves_an_image_a_toolchain_records(
+    tmp_path: Path, tiny_image: tuple[str, str]
+) -> None:
+    """Another home's toolchain (or this home's) records it: refused without --force."""
+    reference, image_id = tiny_image
+    name = f"homes-{uuid.uuid4().hex[:6]}"
+    other = _home(tmp_path, "other", reference, image_id, name)
+    here = Paths.from_environ({"MOATBRIDGE_HOME": str(tmp_path / "here")})
+    try:
+        refused = _mb(here, "image", "remove", reference)
+        assert refused.returncode == 1, refused.stderr
+        assert refused.stderr.splitlines()[0] == (
+            f"moatbridge: {reference} is still in use (toolchain {name} of {other.home} uses it); it is left alone."
+        )
+        assert docker("image", "inspect", image_id).returncode == 0
+        mine = _mb(other, "image", "remove", reference)
+        assert mine.returncode == 1 and f"(toolchain {name} uses it)" in mine.stderr, mine.stderr
+        forced = _mb(here, "image", "remove", reference, "--force")
+        assert forced.returncode == 0, forced.stderr
+    finally:
+        _mb(other, "uninstall", "--all", "--keep-images")
+
+
+def test_the_sweep_leaves_containers_of_an_image_that_carries_its_labels(
+    tmp_path: Path, tiny_image: tuple[str, str]
+) -> None:
+    """A bundle's image may carry moatbridge's transient labels itself: a container the user
+    runs from it inherits them and is still the user's."""
+    import socket
+
+    boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    owner = f"{socket.gethostname()}/{boot}/999999999/1"  # a process that cannot exist
+    reference = f"moatbridge-test/homes-labelled:{uuid.uuid4().hex[:8]}"
+    rootfs = shell_rootfs(tmp_path / "labelled.tar")
+    made = docker("import", "--change", f"LABEL {TEST_LABEL}", "--change", "LABEL io.moatbridge.transient=1",
+                  "--change", f"LABEL io.moatbridge.owner={owner}", str(rootfs), reference)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    image_id = made.stdout.strip()
+    container = docker("create", image_id, "true").stdout.strip()
+    try:
+        paths = Paths.from_environ({"MOATBRIDGE_HOME": str(tmp_path / "home")})
+        assert _mb(paths, "image", "list", "--json").returncode == 0
+        assert docker("inspect", container).returncode == 0, "the user's container was swept"
+    finally:
+        docker("rm", "-f", container)
+        docker("rmi", "-f", image_id)

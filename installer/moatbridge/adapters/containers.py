@@ -140,15 +140,20 @@ def transient_label_args() -> list[str]:
     return [arg for key, value in transient_labels().items() for arg in ("--label", f"{key}={value}")]
 
 
-def _owner_alive(owner: str) -> bool:
-    """Whether the process an OWNER_LABEL names may still run: another host's is not ours to
-    judge; on this host the PID must still be the process that started then, since this boot."""
-    host, boot, pid, start = ([*owner.split("/"), "", "", "", ""])[:4]
-    if host != socket.gethostname():
-        return bool(host)
-    if boot != _boot_id() or not pid.isdigit() or not start:
+def _owner_gone(owner: str) -> bool:
+    """Whether the process an OWNER_LABEL names is gone: on this host, since another boot or
+    no longer the process that started then. Another host's, or a label not of our making,
+    is not ours to judge."""
+    parts = owner.split("/")
+    if (
+        len(parts) != 4
+        or parts[0] != socket.gethostname()
+        or not parts[2].isdigit()
+        or not parts[3].isdigit()
+    ):
         return False
-    return process_start(int(pid)) == start
+    _host, boot, pid, start = parts
+    return boot != _boot_id() or process_start(int(pid)) != start
 
 
 def sweep_transient(client: Any) -> list[str]:
@@ -157,7 +162,12 @@ def sweep_transient(client: Any) -> list[str]:
     swept = []
     for container in containers_with_label(client, f"{TRANSIENT_LABEL}=1"):
         labels = container.get("Labels") or {}
-        if _owner_alive(str(labels.get(OWNER_LABEL) or "")):
+        if not _owner_gone(str(labels.get(OWNER_LABEL) or "")):
+            continue
+        # Containers inherit their image's labels: an image that carries these itself (a
+        # bundle's) does not make the user's own containers of it ours to remove.
+        image = client.inspect_image(container["ImageID"]) if container.get("ImageID") else {}
+        if TRANSIENT_LABEL in ((image.get("Config") or {}).get("Labels") or {}):
             continue
         remove_container(client, container["Id"])
         swept.append(str((container.get("Names") or [container["Id"]])[0]).lstrip("/"))

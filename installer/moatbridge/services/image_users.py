@@ -25,7 +25,10 @@ def other_user(paths: Paths, client: Any, image_id: str, reference: str | None =
                 image_id and toolchain.image_id == image_id
             ):
                 return f"toolchain {toolchain.name} of {home} uses it"
-    for container in containers.containers_with_label(client, "io.moatbridge.managed=1"):
+    # Warm containers only (they carry the toolchain's name): any container of a moatbridge
+    # image inherits the image's own labels, and the engine itself refuses to remove an image
+    # a container uses, with its own words.
+    for container in containers.containers_with_label(client, "io.moatbridge.toolchain"):
         labels = container.get("Labels") or {}
         if not image_id or container.get("ImageID") != image_id:
             continue
@@ -37,6 +40,15 @@ def other_user(paths: Paths, client: Any, image_id: str, reference: str | None =
         name = str((container.get("Names") or ["?"])[0]).lstrip("/")
         return f"the container {name} of another home or account uses it"
     return None
+
+
+def any_user(paths: Paths, client: Any, image_id: str, reference: str) -> str | None:
+    """As other_user, this home's own toolchains included (`image remove` of one in use)."""
+    state = StateStore(paths.state_file).load_quietly()
+    for toolchain in state.toolchains if state is not None else ():
+        if toolchain.image == reference or (image_id and toolchain.image_id == image_id):
+            return f"toolchain {toolchain.name} uses it"
+    return other_user(paths, client, image_id, reference)
 
 
 def recorded_image_ids(paths: Paths) -> set[str]:
