@@ -17,6 +17,7 @@ import pytest
 from fixtures import machines
 from support import ci_policy, gpu_nodes
 from support.docker_user import DockerUser, docker_group_user, remove_leaked_accounts, shared_temp_dir
+from support.toolchains import warm_container
 
 REPO = Path(__file__).resolve().parent.parent
 SWEPT_BUT_KEPT = pytest.StashKey[list[str]]()
@@ -265,4 +266,4 @@ def toolchain_home(
     assert setup.returncode == 0, setup.stderr
     yield home
     mb("uninstall", "--all", "--keep-images")
-    subprocess.run(["docker", "rm", "-f", f"moatbridge-open-gfx1030-{os.getuid()}"], capture_output=True)
+    subprocess.run(["docker", "rm", "-f", warm_container("open-gfx1030", home)], capture_output=True)

@@ -167,6 +167,7 @@ def test_toolchain_env_passes_devices_groups_and_licence() -> None:
         name="scale-gfx1100", image="sha256:abc", target="gfx1100", activate=". /opt/scale/bin/scaleenv",
         uid=1000, gid=1000, group_adds=(44, 992), devices=("/dev/kfd", "/dev/dri"), roots=("/home/u",),
         licence="scale-free", licence_records="/opt/mb/licenses", licence_env=("SCALE_LICENSE_ACCEPT=1",),
+        home_key="0123456789", home="/home/u/.local/share/moatbridge",
     )  # fmt: skip
     env = render_toolchain_env(runtime)
     assert (
@@ -174,7 +175,7 @@ def test_toolchain_env_passes_devices_groups_and_licence() -> None:
         "--security-opt label=disable'" in env  # as the warm container is created
     )
     assert "MB_LICENCE='scale-free'" in env and "MB_LICENCE_ARGS='-e SCALE_LICENSE_ACCEPT=1'" in env
-    assert "MB_CONTAINER='moatbridge-scale-gfx1100-1000'" in env
+    assert "MB_CONTAINER='moatbridge-scale-gfx1100-1000-0123456789'" in env
     assert "--privileged" not in env
     result = subprocess.run(["sh", "-c", f'{env}\necho "$MB_USER|$MB_ROOTS"'], capture_output=True, text=True)
     assert result.stdout.strip() == "1000:1000|/home/u"

@@ -1,12 +1,14 @@
 """The fault matrix: each fault injected for real, the same invariants checked after it.
 
 Faults: kill -9 at named points of setup, upgrade, uninstall and bundle load (the points
-are in the code: `faults.point(...)`, listed by a run with MOATBRIDGE_FAULT_LIST); a second
-engine stopped mid-pull and mid-build, then restarted; a registry answering 5xx, resetting
-connections and stalling; a full disk under the data directory and under the engine;
-damaged state, answers and toolchain files; races (two setups, setup against uninstall,
-two shims starting the warm container); Ctrl-C on a real pty (every wizard step, after
-Proceed, a shim running make with and without a TTY, image build, bundle load).
+are in the code: `faults.point(...)`, listed by a run with MOATBRIDGE_FAULT_LIST) and between
+an engine object's creation and its completion; a second engine stopped mid-pull and
+mid-build, then restarted, and restarted under a running warm container; a registry
+answering 5xx, resetting connections and stalling; a full disk under the data directory and
+under the engine; damaged state, answers and toolchain files; races (two setups, setup
+against uninstall, two shims starting the warm container, two HOMEs of one account at once);
+Ctrl-C on a real pty (every wizard step, after Proceed, a shim running make with and without
+a TTY, image build, bundle load).
 
 Invariants after each fault: `list` and `doctor` answer without a traceback, the state is
 readable JSON (never set aside), every rc file is byte-identical or carries exactly one
@@ -38,10 +40,12 @@ from typing import Any
 import pytest
 
 from moatbridge.core import rc_block
+from moatbridge.paths import Paths
 
 from support.pty_session import PtySession
 from support.registry import Misbehaviour, misbehaving_proxy, run_registry
-from support.toolchains import make_toolchain
+from support.tiny_shell import shell_rootfs
+from support.toolchains import make_toolchain, warm_container
 
 pytestmark = pytest.mark.engine
 
@@ -125,7 +129,11 @@ class World:
 
     @property
     def container(self) -> str:
-        return f"moatbridge-{self.name}-{os.getuid()}"
+        return warm_container(self.name, self.home)
+
+    @property
+    def home_key(self) -> str:
+        return Paths(str(self.data), str(self.state_dir)).engine_key
 
     def setup_args(self, *extra: str) -> list[str]:
         return ["setup", "--yes", "--flavour", "open", "--target", "gfx1030", "--name", self.name,
@@ -160,7 +168,9 @@ class World:
         return [t["name"] for t in (state or {}).get("toolchains", [])]
 
     def containers(self) -> list[str]:
-        found = docker("ps", "-aq", "--filter", f"label=io.moatbridge.toolchain={self.name}")
+        """This home's containers of the toolchain (another home's of the same name are theirs)."""
+        found = docker("ps", "-aq", "--filter", f"label=io.moatbridge.toolchain={self.name}",
+                       "--filter", f"label=io.moatbridge.home={self.home_key}")  # fmt: skip
         return found.stdout.split()
 
     def temps(self) -> list[str]:
@@ -350,9 +360,17 @@ def tiny_rootfs(path: Path, size: int = 64 * 1024) -> Path:
 
 
 def import_tiny(
-    tmp_path: Path, reference: str, *labels: str, host: str | None = None, size: int = 65536
+    tmp_path: Path,
+    reference: str,
+    *labels: str,
+    host: str | None = None,
+    size: int = 65536,
+    shell: bool = False,
 ) -> str:
-    rootfs = tiny_rootfs(tmp_path / f"rootfs-{uuid.uuid4().hex[:6]}.tar", size)
+    """A tiny image: random bytes, or (``shell``) a shell, sleep and a stand-in nvcc, enough
+    for a warm container and the shims."""
+    where = tmp_path / f"rootfs-{uuid.uuid4().hex[:6]}.tar"
+    rootfs = shell_rootfs(where) if shell else tiny_rootfs(where, size)
     changes = [arg for label in (TEST_LABEL, "io.moatbridge.managed=1", *labels)
                for arg in ("--change", f"LABEL {label}")]  # fmt: skip
     result = docker("import", *changes, str(rootfs), reference, host=host)
@@ -452,7 +470,9 @@ def test_kill_during_uninstall(world: World, tmp_path: Path) -> None:
     assert not failures, "\n".join(failures)
 
 
-def tiny_bundle(tmp_path: Path, name: str) -> tuple[Path, str, str]:
+def tiny_bundle(
+    tmp_path: Path, name: str, shell: bool = False, host: str | None = None
+) -> tuple[Path, str, str]:
     """A bundle as `bundle save` writes it, of a tiny image with the open flavour's labels."""
     from moatbridge.adapters import bundle_archive
     from moatbridge.adapters.records import load_catalog, load_licences
@@ -460,9 +480,9 @@ def tiny_bundle(tmp_path: Path, name: str) -> tuple[Path, str, str]:
 
     reference = f"moatbridge/open:fault-bundle-{name}"  # moatbridge's own repository: load tags it
     image_id = import_tiny(tmp_path, reference, "io.moatbridge.flavour=open",
-                           "io.moatbridge.licence=open-components", size=3 << 20)  # fmt: skip
+                           "io.moatbridge.licence=open-components", size=3 << 20, shell=shell, host=host)  # fmt: skip
     saved = tmp_path / "image.tar"
-    assert docker("save", "-o", str(saved), image_id).returncode == 0
+    assert docker("save", "-o", str(saved), image_id, host=host).returncode == 0
     toolchain = make_toolchain(name, "open", "base", ("gfx1030",), "12.4", reference, image_id, "open-components",
                           None, "2026-01-01T00:00:00+00:00")  # fmt: skip
     manifest = build_manifest(toolchain, load_catalog().flavour("open"), load_licences(), "0.1.0",
@@ -475,7 +495,7 @@ def tiny_bundle(tmp_path: Path, name: str) -> tuple[Path, str, str]:
 
     path = tmp_path / f"{name}.bundle"
     bundle_archive.write_bundle(path, manifest.to_bytes(), chunks(), force=True)
-    docker("rmi", "-f", image_id)
+    docker("rmi", "-f", image_id, host=host)
     return path, reference, image_id
 
 
@@ -498,6 +518,58 @@ def test_kill_during_bundle_load(world: World, tmp_path: Path, cleanup_test_imag
             problems.append(f"the next load did not register the toolchain: {world.toolchain_names()}")
         problems += world.uninstalled()
         failures += record("kill -9: bundle load", str(point), problems)
+    assert not failures, "\n".join(failures)
+
+
+def test_kill_during_each_engine_call(tmp_path: Path, engine_version: str, cleanup_test_images: None) -> None:
+    """kill -9 between an engine object's creation and what completes it: the warm container
+    created but not started, started but not recorded, and a look into an image (a container
+    made to copy a file out) before it was removed. The next command repairs or sweeps."""
+    world = World(tmp_path / "engine-calls", "engine-calls")
+    path, _reference, image_id = tiny_bundle(tmp_path, world.name, shell=True)
+    failures = []
+    try:
+        assert world.mb("bundle", "load", str(path)).returncode == 0
+        for point in ("warm.created", "warm.started"):
+            world.close()  # no warm container yet: the shim starts one
+            killed = subprocess.run(
+                [str(world.data / "cuda" / "bin" / "nvcc"), "--version"], capture_output=True, text=True,
+                env=dict(world.env, MOATBRIDGE_FAULT_AT=point), cwd=world.work, timeout=300, stdin=subprocess.DEVNULL,
+            )  # fmt: skip
+            problems = (
+                [] if killed.returncode == 127 else [f"the point was not reached: {killed.stderr[-400:]}"]
+            )
+            problems += world.invariants()
+            after = world.shim("nvcc", "--version")
+            problems += clean(after, "the next shim", (0,))
+            if "Cuda compilation tools" not in after.stdout:
+                problems.append(f"the next shim did not run nvcc: {after.stdout[-300:]}")
+            if len(world.containers()) != 1:
+                problems.append(f"{len(world.containers())} warm containers after the kill, not 1")
+            failures += record("kill -9: engine calls", f"shim's warm start at {point}", problems)
+        script = ("from moatbridge.adapters import docker_api; "
+                  f"docker_api.read_file_from_image(docker_api.connect(), {image_id!r}, '/opt/moatbridge/bin/activate')")  # fmt: skip
+        killed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                                env=dict(world.env, MOATBRIDGE_FAULT_AT="engine.container-created"))  # fmt: skip
+        problems = (
+            []
+            if killed.returncode == -signal.SIGKILL
+            else [f"the point was not reached: {killed.stderr[-400:]}"]
+        )
+        problems += clean(world.mb("image", "list", "--json"), "the next command", (0,))
+        transient = docker(
+            "ps", "-aq", "--filter", "label=io.moatbridge.transient=1", "--filter", f"ancestor={image_id}"
+        )
+        problems += [
+            f"container left by the killed look into the image: {c}" for c in transient.stdout.split()
+        ]
+        problems += world.invariants()
+        failures += record(
+            "kill -9: engine calls", "reading a file from an image at engine.container-created", problems
+        )
+        failures += record("kill -9: engine calls", "(final uninstall)", world.uninstalled())
+    finally:
+        world.close()
     assert not failures, "\n".join(failures)
 
 
@@ -558,6 +630,52 @@ def test_races(world: World) -> None:
         problems.append(f"{len(world.containers())} warm containers after the race, not 1")
     problems += world.invariants()
     failures += record("races", "three shims starting the warm container", problems + world.uninstalled())
+    assert not failures, "\n".join(failures)
+
+
+def test_two_homes_at_once(tmp_path: Path, engine_version: str, cleanup_test_images: None) -> None:
+    """Two HOMEs of one account (CI jobs, two checkouts) with a toolchain of the same name on
+    the same image: each keeps its own warm container, a command running in one survives the
+    other's warm start, and one home's uninstall --yes leaves what the other still uses."""
+    first = World(tmp_path / "first", "two-homes")
+    second = World(tmp_path / "second", "two-homes")
+    second.name = first.name
+    path, _reference, image_id = tiny_bundle(tmp_path, first.name, shell=True)
+    try:
+        problems = []
+        for world in (first, second):
+            problems += clean(world.mb("bundle", "load", str(path)), "bundle load", (0,))
+        problems += clean(second.shim("nvcc", "--version"), "the second home's shim", (0,))
+        running = subprocess.Popen(
+            [str(second.data / "cuda" / "bin" / "mbrun"), "sleep", "8"], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, env=second.env, cwd=second.work, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        time.sleep(2)
+        problems += clean(first.shim("nvcc", "--version"), "the first home's shim", (0,))
+        _out, err = running.communicate(timeout=300)
+        if running.returncode != 0:
+            problems.append(
+                f"the second home's command was cut off (exit {running.returncode}): {err[-400:]}"
+            )
+        for world in (first, second):
+            if len(world.containers()) != 1:
+                problems.append(f"{len(world.containers())} warm containers of {world.home}, not 1")
+            problems += world.invariants()
+        gone = first.mb("uninstall", "--all", "--yes")
+        problems += clean(gone, "the first home's uninstall --yes", (0,))
+        if docker("image", "inspect", image_id).returncode != 0:
+            problems.append("the first home's uninstall removed the image the second home records")
+        if len(second.containers()) != 1:
+            problems.append("the first home's uninstall removed the second home's warm container")
+        problems += first.uninstalled()
+        after = second.shim("nvcc", "--version")
+        problems += clean(after, "the second home's shim after the first's uninstall", (0,))
+        problems += second.invariants()
+        problems += second.uninstalled()
+        failures = record("races", "two HOMEs of one account at once", problems)
+    finally:
+        first.close()
+        second.close()
     assert not failures, "\n".join(failures)
 
 
@@ -991,6 +1109,46 @@ def test_engine_stopped_mid_pull_and_mid_build(
     problems += [f"container left by the stopped build: {c}" for c in leftovers.stdout.split()]
     problems += world.invariants()
     failures += record("engine stopped", "mid-build, then restarted", problems)
+    second_engine.stop()
+    assert not failures, "\n".join(failures)
+
+
+def test_engine_restart_under_a_warm_container(
+    tmp_path: Path, second_engine: SecondEngine, cleanup_test_images: None
+) -> None:
+    """The engine restarts (as on a reboot) under a running warm container, and its init's PID
+    now names another process: the next shim starts the container again and runs."""
+    world = World(tmp_path / "restart", "restart")
+    world.env["DOCKER_HOST"] = second_engine.host
+    second_engine.start()
+    path, _reference, _image_id = tiny_bundle(tmp_path, world.name, shell=True, host=second_engine.host)
+
+    def warm_containers() -> list[str]:
+        found = docker(
+            "ps", "-aq", "--filter", f"label=io.moatbridge.toolchain={world.name}", host=second_engine.host
+        )
+        return found.stdout.split()
+
+    problems = clean(world.mb("bundle", "load", str(path)), "bundle load", (0,))
+    problems += clean(world.shim("nvcc", "--version"), "the shim before the restart", (0,))
+    liveness = world.data / "run" / f"{world.name}.pid"
+    recorded = liveness.read_text().split()
+    second_engine.stop()
+    second_engine.start()
+    # The PID is another process's now (this test's own, alive), as after a reboot.
+    liveness.write_text(" ".join([str(os.getpid()), *recorded[1:]]) + "\n")
+    for attempt in (1, 2):
+        after = world.shim("nvcc", "--version")
+        problems += clean(after, f"shim {attempt} after the restart", (0,))
+        if "Cuda compilation tools" not in after.stdout:
+            problems.append(f"shim {attempt} after the restart did not run nvcc: {after.stderr[-400:]}")
+    if len(warm_containers()) != 1:
+        problems.append(f"{len(warm_containers())} warm containers after the restart, not 1")
+    problems += world.invariants()
+    problems += clean(world.mb("uninstall", "--all", "--keep-images"), "uninstall", (0,))
+    problems += [f"container left after uninstall: {c}" for c in warm_containers()]
+    problems += world.rc_problems(block_allowed=False)
+    failures = record("engine restart", "under a running warm container, its PID reused", problems)
     second_engine.stop()
     assert not failures, "\n".join(failures)
 

@@ -17,7 +17,6 @@ unprivileged user in the docker group: tests/test_launcher_engine.py.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -37,10 +36,12 @@ from support.launcher_home import (
     fake_docker,
     home_env,
     install_toolchain,
+    mark_warm,
     on_pty,
     shell_path,
     user_home,
 )
+from support.toolchains import warm_container
 
 # --- the launcher in new login shells -------------------------------------------------------
 
@@ -195,8 +196,7 @@ def test_mbrun_moatbridge_run_and_shims_pass_the_gpu_alike(
     if where == "warm":
         cwd = home / "project"  # inside the mounted home: `docker exec` into the warm container
         cwd.mkdir()
-        (mbhome / "run").mkdir(parents=True, exist_ok=True)
-        (mbhome / "run" / f"{NAME}.pid").write_text(f"{os.getpid()}\n")  # a live PID: it is running
+        mark_warm(mbhome, NAME)
     else:
         cwd = tmp_path / "elsewhere"  # outside it: a one-shot `docker run`
         cwd.mkdir()
@@ -215,7 +215,7 @@ def test_mbrun_moatbridge_run_and_shims_pass_the_gpu_alike(
     assert seen["mbrun"] == seen["shim"] == seen["moatbridge run"] == seen["mbrun --"], seen
     words = " ".join(seen["shim"])
     if where == "warm":
-        assert seen["shim"][:2] == ["exec", "-i"] and f"moatbridge-{NAME}-{os.getuid()}" in seen["shim"]
+        assert seen["shim"][:2] == ["exec", "-i"] and warm_container(NAME, home, mbhome) in seen["shim"]
         assert "-w" in seen["shim"] and str(cwd) in seen["shim"]
     else:
         assert seen["shim"][:2] == ["run", "--rm"]

@@ -18,6 +18,7 @@ from moatbridge.core.sh_quote import sh_quote as _q
 
 from support.docker_user import DockerUser
 from support.launcher_home import NAME, home_env, install_toolchain, on_pty, user_home
+from support.toolchains import warm_container
 
 # --- the whole path, for real: a new user in the docker group ---------------------------------
 
@@ -103,13 +104,16 @@ def test_a_new_user_in_the_docker_group_runs_what_they_built(
 def test_uninstall_leaves_another_accounts_warm_container(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, engine_version: str
 ) -> None:
-    """Warm containers are per account (moatbridge-NAME-UID) but carry only the toolchain's
+    """Warm containers are per account (moatbridge-NAME-UID-HOMEKEY) but carry only the toolchain's
     name as a label: one account's uninstall must not remove another's (found when this
     file's engine test lost its container, exit 137, to a concurrent test's uninstall)."""
     name = f"mbt-uninstall-{os.getpid()}"
     home, mbhome = user_home(tmp_path, monkeypatch)
     install_toolchain(home, mbhome, name=name)
-    mine, theirs = f"moatbridge-{name}-{os.getuid()}", f"moatbridge-{name}-{os.getuid() + 4242}"
+    mine, theirs = (
+        warm_container(name, home, mbhome),
+        warm_container(name, home, mbhome, uid=os.getuid() + 4242),
+    )
     try:
         for container in (mine, theirs):
             made = subprocess.run(

@@ -18,6 +18,7 @@ import pytest
 from moatbridge.core.slurm import SlurmJob, render
 
 from conftest import fresh_home
+from support.toolchains import warm_container
 
 ODD = 'odd:dir,with "quotes"'
 
@@ -34,7 +35,7 @@ def odd_home(
     assert setup.returncode == 0, setup.stderr
     yield home
     mb("uninstall", "--all", "--keep-images")
-    subprocess.run(["docker", "rm", "-f", f"moatbridge-odd-paths-{os.getuid()}"], capture_output=True)
+    subprocess.run(["docker", "rm", "-f", warm_container("odd-paths", home)], capture_output=True)
 
 
 def mb(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -52,7 +53,7 @@ def test_the_warm_container_and_one_shot_runs_see_odd_paths(odd_home: Path, tmp_
         result = mb("run", "--", "sh", "-c", "pwd; cat probe.txt", cwd=where)
         assert result.returncode == 0, result.stderr
         assert result.stdout == f"{where}\nseen\n"
-        warm = subprocess.run(["docker", "inspect", "-f", "{{.State.Running}}", f"moatbridge-odd-paths-{os.getuid()}"],
+        warm = subprocess.run(["docker", "inspect", "-f", "{{.State.Running}}", warm_container("odd-paths", odd_home)],
                               capture_output=True, text=True)  # fmt: skip
         if where == inside:
             assert warm.stdout.strip() == "true", "under HOME the warm container serves the call"

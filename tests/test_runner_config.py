@@ -33,6 +33,8 @@ def _config(home: Path) -> bytes:
         licence=None,
         licence_records=str(home / "licenses"),
         licence_env=(),
+        home_key="0123456789",
+        home=str(home),
     )
     return render_toolchain_env(runtime).encode()
 

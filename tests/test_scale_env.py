@@ -398,7 +398,7 @@ def test_the_runner_configuration_keeps_the_activation_word_for_word(tmp_path: P
 
     runtime = ToolchainRuntime(name="scale-gfx1100", image="sha256:abc", target=TARGET, activate=SCALE_ACTIVATE,
                                uid=1000, gid=1000, group_adds=(), devices=(), roots=("/home/u",), licence=None,
-                               licence_records="/r", licence_env=())  # fmt: skip
+                               licence_records="/r", licence_env=(), home_key="k", home="/h")  # fmt: skip
     (tmp_path / "toolchain.env").write_text(render_toolchain_env(runtime))
     read = subprocess.run(["sh", "-c", '. "$0"; printf %s "$MB_ACTIVATE"', str(tmp_path / "toolchain.env")],
                           capture_output=True, text=True, check=True)  # fmt: skip

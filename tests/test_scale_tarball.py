@@ -49,6 +49,7 @@ from support.scale_standin_tarball import (
     write_wrong_layout_tarball,
 )
 from support.secret_scan import scan_saved_image
+from support.toolchains import warm_container
 
 # Not the defaults (13.0.2, ubuntu24.04): the tag is this module's alone, and no moving
 # `latest` tag is touched.
@@ -535,4 +536,4 @@ def test_setup_builds_the_toolchain_from_the_tarball(
         mb("uninstall", "--all", "--remove-images")
         if listed[0].get("image_id"):
             _remove_image(str(listed[0]["image_id"]))
-        docker("rm", "-f", f"moatbridge-scale-gfx1030-{os.getuid()}")
+        docker("rm", "-f", warm_container("scale-gfx1030", os.environ["HOME"]))

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from support.pty_session import PtySession
+from support.toolchains import warm_container
 
 pytestmark = pytest.mark.engine
 
@@ -36,7 +37,7 @@ def home(tmp_path: Path, open_devel_gfx1030: dict[str, Any], monkeypatch: pytest
     monkeypatch.setenv("SHELL", "/bin/bash")
     yield home
     subprocess.run(
-        ["docker", "rm", "-f", f"moatbridge-open-gfx1030-{os.getuid()}"], capture_output=True, check=False
+        ["docker", "rm", "-f", warm_container("open-gfx1030", home)], capture_output=True, check=False
     )
 
 
@@ -336,7 +337,7 @@ def test_ctrl_c_stops_the_command_in_the_container(home: Path) -> None:
     work = home / "w"
     work.mkdir()
     assert mb("run", "--", "true", cwd=work).returncode == 0  # warm container up
-    container = f"moatbridge-open-gfx1030-{os.getuid()}"
+    container = warm_container("open-gfx1030", home)
     process = subprocess.Popen([sys.executable, "-m", "moatbridge", "run", "--", "sleep", "37"], cwd=work)
     deadline = time.monotonic() + 30
     while (

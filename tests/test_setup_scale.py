@@ -18,6 +18,7 @@ import pytest
 
 from support.scale_standin import SeenRequest, StandinRepoServer, build_standin_repo, missing_tools
 from support.secret_scan import scan_saved_image
+from support.toolchains import warm_container
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -77,7 +78,7 @@ def commercial(
         mb(home, "uninstall", "--all", "--remove-images")
         if listed[0].get("image_id"):  # and the tags left on it (moving aliases such as latest)
             subprocess.run(["docker", "rmi", "-f", str(listed[0]["image_id"])], capture_output=True)
-        subprocess.run(["docker", "rm", "-f", f"moatbridge-scale-gfx1030-{os.getuid()}"], capture_output=True)
+        subprocess.run(["docker", "rm", "-f", warm_container("scale-gfx1030", home)], capture_output=True)
 
 
 def _needles(c: Commercial) -> dict[str, bytes]:
@@ -248,5 +249,5 @@ def test_scale_runtime_images_are_verified_by_libredscale(
     finally:
         mb(home, "uninstall", "--all", "--remove-images")
         for name in ("scale-gfx1030", "scale-sm_89"):
-            subprocess.run(["docker", "rm", "-f", f"moatbridge-{name}-{os.getuid()}"], capture_output=True)
+            subprocess.run(["docker", "rm", "-f", warm_container(name, home)], capture_output=True)
         subprocess.run(["docker", "rmi", "-f", image, *([pushed] if pushed else [])], capture_output=True)

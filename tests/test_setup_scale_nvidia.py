@@ -26,7 +26,7 @@ from test_setup_scale import _env, mb
 
 from support.scale_standin import StandinRepoServer, build_standin_repo, missing_tools
 from support.scale_standin_layout import write_fake_nvidia_toolkit, write_scale_tree
-from support.toolchains import make_toolchain
+from support.toolchains import make_toolchain, warm_container
 
 # --- SCALE's NVIDIA mode ------------------------------------------------------------------------
 
@@ -216,5 +216,5 @@ def test_setup_for_sm_89_against_the_stand_in(engine_version: str, debian_base: 
         assert env.stdout.split() == ["sm_89", "/usr/local/cuda"], env.stdout + env.stderr
     finally:
         mb(home, "uninstall", "--all", "--remove-images")
-        subprocess.run(["docker", "rm", "-f", f"moatbridge-scale-sm_89-{os.getuid()}"], capture_output=True)
+        subprocess.run(["docker", "rm", "-f", warm_container("scale-sm_89", home)], capture_output=True)
         subprocess.run(["docker", "rmi", "-f", *image_ids, nvidia_base], capture_output=True)

@@ -4,7 +4,6 @@ gate enforced by moatbridge, and a team registry that setup pulls from."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,6 +15,7 @@ import pytest
 from conftest import build_image
 from support.registry import run_registry
 from support.scale_standin import StandinRepoServer, build_standin_repo, missing_tools
+from support.toolchains import warm_container
 
 pytestmark = pytest.mark.engine
 
@@ -30,9 +30,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("HOME", str(home))
     yield home
     for name in ("scale-gfx1030", "open-gfx1030"):
-        subprocess.run(
-            ["docker", "rm", "-f", f"moatbridge-{name}-{os.getuid()}"], capture_output=True, check=False
-        )
+        subprocess.run(["docker", "rm", "-f", warm_container(name, home)], capture_output=True, check=False)
 
 
 def mb(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

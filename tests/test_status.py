@@ -39,7 +39,7 @@ from moatbridge.core.toolchains import State, Toolchain
 from fixtures import machines
 from support.docker_user import DockerUser
 from support.pty_session import PtySession
-from support.toolchains import make_toolchain
+from support.toolchains import make_toolchain, warm_container
 
 OPEN = make_toolchain(
     name="open-gfx1030", flavour="open", variant="devel", targets=("gfx1030",), cuda_version="12.4",
@@ -54,7 +54,7 @@ ENGINE_DOWN = EngineView("unix:///nowhere.sock", None, "not running")
 def _facts(**changes: Any) -> Facts:
     values: dict[str, Any] = dict(
         home="/home/u/.local/share/moatbridge", state=State(), active=None, engine=ENGINE_UP, gpus=(),
-        uid=1000, nvcc=None,
+        uid=1000, home_key="k", nvcc=None,
     )  # fmt: skip
     values.update(changes)
     return Facts(**values)
@@ -71,7 +71,7 @@ def test_no_toolchain_points_to_setup() -> None:
 
 def test_one_toolchain_with_its_warm_container_and_the_next_commands() -> None:
     state = State().with_toolchain(OPEN, True)
-    engine = EngineView("unix:///var/run/docker.sock", (("moatbridge-open-gfx1030-1000", True),))
+    engine = EngineView("unix:///var/run/docker.sock", (("moatbridge-open-gfx1030-1000-k", True),))
     view = overview(_facts(state=state, engine=engine, active=("open-gfx1030", "the default"), gpus=(RX6800,),
                            nvcc="/home/u/.local/share/moatbridge/cuda/bin/nvcc"))  # fmt: skip
     (line,) = view.toolchains
@@ -82,11 +82,13 @@ def test_one_toolchain_with_its_warm_container_and_the_next_commands() -> None:
         "nvcc -o app app.cu && moatbridge run ./app",
     ]
     stopped = overview(
-        replace(_facts(state=state), engine=EngineView("x", (("moatbridge-open-gfx1030-1000", False),)))
+        replace(_facts(state=state), engine=EngineView("x", (("moatbridge-open-gfx1030-1000-k", False),)))
     )
     assert stopped.toolchains[0].warm == STOPPED
     other_user = overview(replace(_facts(state=state, uid=1001), engine=engine))
     assert other_user.toolchains[0].warm == ABSENT  # the container of uid 1000 is not this user's
+    other_home = overview(replace(_facts(state=state, home_key="j"), engine=engine))
+    assert other_home.toolchains[0].warm == ABSENT  # nor another MOATBRIDGE_HOME's of this user
 
 
 def test_engine_down_is_said_and_the_warm_state_unknown() -> None:
@@ -117,8 +119,8 @@ def test_a_pin_naming_an_uninstalled_toolchain_is_a_note() -> None:
 
 def test_warm_container_name_is_the_runners() -> None:
     runtime = ToolchainRuntime(name="open-gfx1030", image="i", target="gfx1030", activate="", uid=1234, gid=1234,
-                               group_adds=(), devices=(), roots=(), licence=None, licence_records="", licence_env=())  # fmt: skip
-    assert warm_container_name("open-gfx1030", 1234) == runtime.container
+                               group_adds=(), devices=(), roots=(), licence=None, licence_records="", licence_env=(), home_key="k1", home="/h")  # fmt: skip
+    assert warm_container_name("open-gfx1030", 1234, "k1") == runtime.container
 
 
 # --- as a new user: a non-root account in the docker group, its login shell on a pty -----------
@@ -242,7 +244,7 @@ def test_an_engine_that_refuses_the_user_says_how_to_join(account: DockerUser, s
 def test_after_a_real_setup_the_warm_container_shows(
     account: DockerUser, open_devel_gfx1030: dict[str, Any]
 ) -> None:
-    container = warm_container_name("open-gfx1030", account.uid)
+    container = warm_container("open-gfx1030", account.home, uid=account.uid)
     try:
         setup = account.run("moatbridge setup --yes --flavour open --target gfx1030 --no-modify-rc")
         assert setup.returncode == 0, setup.stdout[-2000:] + setup.stderr[-2000:]

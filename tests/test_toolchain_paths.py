@@ -3,7 +3,7 @@
 terminal, `upgrade` onto a really new image, fish's rc block on uninstall, `image remove --force`.
 
 Toolchains get names unique to this test run, so their warm containers
-(moatbridge-NAME-UID) never meet another test's or another session's.
+(moatbridge-NAME-UID-HOMEKEY) never meet another test's or another session's.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import pytest
 
 from conftest import REPO, fresh_home, mb
 from support.pty_session import PtySession
+from support.toolchains import warm_container
 
 pytestmark = pytest.mark.engine
 
@@ -37,7 +38,7 @@ def data_dir(home: Path) -> Path:
 
 
 def container(name: str) -> str:
-    return f"moatbridge-{name}-{os.getuid()}"
+    return warm_container(name, os.environ["HOME"])
 
 
 def setup(name: str, *extra: str) -> None:

@@ -25,6 +25,7 @@ from moatbridge.services.toolchain_upgrade import check_repeatable
 
 from support.scale_standin import StandinRepoServer, build_standin_repo, missing_tools
 from support.scale_standin_tarball import write_standin_tarball
+from support.toolchains import warm_container
 
 STATE = Path(".local/share/moatbridge/state.json")
 # Tags no other test module builds (and not the default, which also moves `latest`).
@@ -58,7 +59,7 @@ def _clean(home: Path, name: str, images: set[str]) -> None:
     """Uninstall, then remove exactly the images this test made (by ID)."""
     images |= {str(t["image_id"]) for t in _toolchains(home)} if (home / STATE).exists() else set()
     mb(home, "uninstall", "--all", "--remove-images")
-    subprocess.run(["docker", "rm", "-f", f"moatbridge-{name}-{os.getuid()}"], capture_output=True)
+    subprocess.run(["docker", "rm", "-f", warm_container(name, home)], capture_output=True)
     if images - {""}:
         subprocess.run(["docker", "rmi", "-f", *sorted(images - {""})], capture_output=True)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,6 +28,14 @@ class Paths:
     def credentials(self) -> Path:
         """Private directory (0700) for repository credentials files (0600)."""
         return Path(self.home) / "credentials"
+
+    @property
+    def engine_key(self) -> str:
+        """A short identifier of this MOATBRIDGE_HOME (its resolved path) in the names and labels
+        of the engine objects it owns: two homes of one account (CI jobs, two checkouts, sudo
+        -H) share the engine, never a warm container."""
+        resolved = os.path.realpath(self.home).encode("utf-8", "surrogateescape")
+        return hashlib.sha256(resolved).hexdigest()[:10]
 
     @property
     def images_state(self) -> Path:

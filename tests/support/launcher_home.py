@@ -71,6 +71,7 @@ def install_toolchain(
         name=name, image=IMAGE_ID, target="gfx1030", activate=". /opt/moatbridge/bin/activate",
         uid=os.getuid(), gid=os.getgid(), group_adds=(44, 992), devices=("/dev/kfd", "/dev/dri"),
         roots=(os.path.realpath(home),), licence=None, licence_records="/nowhere", licence_env=(),
+        home_key=paths.engine_key, home=os.path.realpath(paths.home),
     )  # fmt: skip
     saved = sys.executable
     if python is not None:
@@ -107,3 +108,13 @@ def on_pty(
     it exits: its exit status and everything the terminal showed, escapes and all."""
     session = PtySession.run(argv, env, cwd, stdout=stdout, timeout=timeout)
     return session.code, session.raw.replace("\r\n", "\n")
+
+
+def mark_warm(mbhome: Path, name: str = NAME) -> None:
+    """Record this test's process as the toolchain's running warm container (its PID and start
+    time, as toolchain-warm records the container's init), so the runner goes straight to
+    `docker exec`."""
+    from moatbridge.adapters.containers import process_start
+
+    (mbhome / "run").mkdir(parents=True, exist_ok=True)
+    (mbhome / "run" / f"{name}.pid").write_text(f"{os.getpid()} {process_start(os.getpid())}\n")

@@ -3,11 +3,15 @@ and image) as the state file records them."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import fields, replace
+from pathlib import Path
 from typing import Any
 
 from moatbridge.core.image_spec import ImageSource, ImageSpec
+from moatbridge.core.shims import warm_container_name
 from moatbridge.core.toolchains import Toolchain
+from moatbridge.paths import Paths
 
 _SPEC = {item.name for item in fields(ImageSpec)}
 
@@ -36,3 +40,13 @@ def respec(toolchain: Toolchain, **changes: Any) -> Toolchain:
     """``toolchain`` with some fields changed, whether the spec's (flavour, targets) or its own."""
     spec_changes = {key: changes.pop(key) for key in list(changes) if key in _SPEC}
     return replace(toolchain, spec=replace(toolchain.spec, **spec_changes), **changes)
+
+
+def warm_container(
+    name: str, home: Path | str, mbhome: Path | str | None = None, uid: int | None = None
+) -> str:
+    """The warm container of toolchain ``name`` kept by the MOATBRIDGE_HOME ``mbhome`` (by
+    default the one under ``home``, the user's HOME), for this account (or ``uid``)."""
+    data = Path(mbhome) if mbhome is not None else Path(home) / ".local" / "share" / "moatbridge"
+    key = Paths(str(data), str(data / "state")).engine_key
+    return warm_container_name(name, os.getuid() if uid is None else uid, key)

@@ -332,10 +332,11 @@ def read_file_from_image(client: Any, image: str, path: str) -> str | None:
 
     import docker
 
-    container = client.create_container(
-        image=image, entrypoint=["true"], labels={"io.moatbridge.managed": "1"}
-    )
+    from moatbridge.adapters.containers import transient_labels
+
+    container = client.create_container(image=image, entrypoint=["true"], labels=transient_labels())
     try:
+        faults.point("engine.container-created", str(container["Id"]))
         stream, _ = client.get_archive(container["Id"], path)
         with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as archive:
             member = archive.extractfile(archive.getmembers()[0])

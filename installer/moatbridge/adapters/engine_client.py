@@ -28,6 +28,10 @@ from moatbridge.adapters.engine_failures import failed_helper
 from moatbridge.errors import EngineUnavailable, InputError
 
 DEFAULT_TIMEOUT_S = 120
+# The first exchange (the API version) of every client: an engine that accepts the connection
+# and never answers is given this long, once, whatever the client's timeout for its calls (a
+# save or load may rightly take minutes; the version answer takes milliseconds).
+HANDSHAKE_S = 10
 
 
 def docker_sdk() -> ModuleType:
@@ -174,7 +178,12 @@ def client_for(base_url: str, timeout: int = DEFAULT_TIMEOUT_S, tls: Tls | None 
     # does so at the top), so moatbridge depends on docker[ssh].
     ssh = base_url.startswith("ssh://")
     kind = docker.APIClient if tls is None else _tls_client_class()
-    return kind(base_url=base_url, timeout=timeout, version="auto", use_ssh_client=ssh, tls=tls_config(tls))
+    handshake = min(timeout, HANDSHAKE_S)
+    client = kind(
+        base_url=base_url, timeout=handshake, version="auto", use_ssh_client=ssh, tls=tls_config(tls)
+    )
+    client.timeout = timeout  # every later request is given the caller's timeout (requests reads it per call)
+    return client
 
 
 def _tls_client_class() -> Any:
@@ -237,11 +246,30 @@ def connect(environ: Mapping[str, str] = os.environ, timeout: int = DEFAULT_TIME
             ) from None
         if "Permission denied" in text:
             hint = "add yourself to the docker group (sudo usermod -aG docker $USER) and log in again"
+        elif "timed out" in text.lower():
+            command, why = start_advice(endpoint)
+            raise EngineUnavailable(
+                f"The container engine at {base_url}{where} does not answer (no reply within "
+                f"{min(timeout, HANDSHAKE_S)} s).",
+                f"run '{command}' ({why})",
+            ) from None
         else:
             command, why = start_advice(endpoint)
             hint = f"run '{command}' ({why})"
         raise EngineUnavailable(f"Cannot talk to the container engine at {base_url}{where}.", hint) from None
+    _sweep(client)
     return client
+
+
+def _sweep(client: Any) -> None:
+    """Every command that reaches the engine first removes the transient containers a killed
+    moatbridge left (adapters/containers.TRANSIENT_LABEL); best effort, never its failure."""
+    from moatbridge.adapters.containers import sweep_transient
+
+    try:
+        sweep_transient(client)
+    except Exception:  # noqa: BLE001 - the SDK raises many types; the command itself goes on
+        return
 
 
 def _bad_address(endpoint: Endpoint, exc: Exception) -> InputError:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any
 
+from moatbridge.adapters import faults
+from moatbridge.adapters.containers import transient_labels
 from moatbridge.core.scale_env import SEPARATOR, measured_env, split_dumps
 from moatbridge.core.textsafe import printable
 from moatbridge.core.toolkit_env import SCALE_TOOLS_DIR, ToolkitEnv, toolkit_env
@@ -49,8 +51,9 @@ def measure(client: Any, image: str, target: str) -> ToolkitEnv | None:
         container = client.create_container(
             image=image, entrypoint=["bash"], command=["--noprofile", "--norc", "-c", _SCRIPT, target],
             environment=["SCALE_LICENSE_ACCEPT=1"], network_disabled=True,
-            labels={"io.moatbridge.managed": "1"},
+            labels=transient_labels(),
         )  # fmt: skip
+        faults.point("engine.container-created", str(container["Id"]))
         client.start(container["Id"])
         status = client.wait(container["Id"], timeout=_TIMEOUT_S).get("StatusCode")
         output = bytes(client.logs(container["Id"], stdout=True, stderr=False))

@@ -34,8 +34,12 @@ class StateBusy(MoatbridgeError):
 
 
 class StateStore:
-    def __init__(self, path: Path, lock_timeout: float = 30.0, lock_path: Path | None = None) -> None:
+    def __init__(
+        self, path: Path, lock_timeout: float = 30.0, lock_path: Path | None = None,
+        on_written: Callable[[State], None] | None = None,
+    ) -> None:  # fmt: skip
         self.path = path
+        self.on_written = on_written  # told each state written (the per-account home registry)
         self.lock_timeout = lock_timeout
         # The lock file stays once made: unlinking it (even after release) would let a
         # waiter hold a lock on the unlinked file while a newcomer locks a new one.
@@ -85,6 +89,13 @@ class StateStore:
         faults.point("state.before-write", str(self.path))
         atomic_write_json(self.path, state.to_json())
         faults.point("state.written", str(self.path))
+        if self.on_written is not None:
+            self.on_written(state)
+
+    def load_quietly(self) -> State | None:
+        """The state as it is, for a look from elsewhere (another home's uninstall): None when
+        there is none or it cannot be used; nothing is written or said."""
+        return self._load()[0]
 
     @contextmanager
     def locked(self) -> Iterator[StateStore]:

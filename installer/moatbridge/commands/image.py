@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from argparse import Namespace
 from typing import Any
 
@@ -9,6 +10,7 @@ from moatbridge.adapters import docker_api
 from moatbridge.adapters.console import markup, print_json, safe, stdout_console
 from moatbridge.core.build_plan import LABEL_PREFIX, MANAGED_LABEL
 from moatbridge.errors import MoatbridgeError, UsageError
+from moatbridge.paths import Paths
 
 GB = 1_000_000_000
 
@@ -126,6 +128,9 @@ def remove_images(args: Namespace) -> int:
         )
     for ref in args.references:  # a name or ID ('sha256:...' reads as one): never a path into the API's URL
         parse_reference(ref)
+    from moatbridge.services.image_users import any_user
+
+    paths = Paths.from_environ(os.environ)
     client = docker_api.connect()
     targets: list[str] = list(args.references)
     if args.all_managed:
@@ -144,6 +149,10 @@ def remove_images(args: Namespace) -> int:
                 f"{ref} was not made by moatbridge; it is left alone.",
                 "remove it with docker, or pass --force",
             )
+        user = None if args.force else any_user(paths, client, str(image.get("Id") or ""), ref)
+        if user is not None:  # a toolchain of this home or another records it
+            raise MoatbridgeError(f"{ref} is still in use ({user}); it is left alone.",
+                                  "uninstall that toolchain first, or pass --force")  # fmt: skip
     removed = []
     for ref in targets:
         if not args.dry_run:

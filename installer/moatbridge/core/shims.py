@@ -8,7 +8,8 @@ Layout under MOATBRIDGE_HOME:
   libexec/moatbridge-exec       the runner: warm `docker exec`, or a one-shot `docker run`
   default                       the default toolchain's name
   consents/<licence>            the recorded consent; line 1 is the terms hash the runner checks
-  run/<name>.pid                host PID of the warm container's init (a free liveness check)
+  run/<name>.pid                host PID of the warm container's init and its start time
+                                (a free liveness check, true after a reboot too)
 
 Shims are POSIX sh so a call costs a shell start plus the docker CLI, not a Python start.
 Inside the container the activation is sourced by bash (dash would not pass it the
@@ -63,10 +64,11 @@ PASS_ENV = (
 )  # fmt: skip
 
 
-def warm_container_name(toolchain: str, uid: int) -> str:
-    """The warm container of ``toolchain`` for account ``uid``: per account, so two users of
-    one engine never share (or remove) each other's container."""
-    return f"moatbridge-{toolchain}-{uid}"
+def warm_container_name(toolchain: str, uid: int, home_key: str) -> str:
+    """The warm container of ``toolchain`` for account ``uid`` and the MOATBRIDGE_HOME whose
+    Paths.engine_key is ``home_key``: two users of one engine, or two homes of one user,
+    never share (or recreate under each other) a container."""
+    return f"moatbridge-{toolchain}-{uid}-{home_key}"
 
 
 @dataclass(frozen=True)
@@ -85,11 +87,13 @@ class ToolchainRuntime:
     licence: str | None  # a licence whose recorded consent the runner requires
     licence_records: str  # the shipped licence records (MOATBRIDGE_LICENSES overrides, as in Python)
     licence_env: tuple[str, ...]  # e.g. ("SCALE_LICENSE_ACCEPT=1",), passed only with consent
+    home_key: str  # Paths.engine_key of the MOATBRIDGE_HOME that owns the warm container
+    home: str  # that MOATBRIDGE_HOME, resolved (a label: which state a container belongs to)
     gpus: bool = False  # NVIDIA GPUs through docker's --gpus (SCALE's NVIDIA mode, sm_NN targets)
 
     @property
     def container(self) -> str:
-        return warm_container_name(self.name, self.uid)
+        return warm_container_name(self.name, self.uid, self.home_key)
 
     @property
     def config_digest(self) -> str:
@@ -269,10 +273,27 @@ $MB_ROOTS
 MB_ROOTS_END
 
 if [ -n "$inside" ]; then
-    pid=
-    if [ -r "$MOATBRIDGE_HOME/run/$name.pid" ]; then IFS= read -r pid < "$MOATBRIDGE_HOME/run/$name.pid" || true; fi
-    if [ -z "$pid" ] || [ ! -d "/proc/$pid" ]; then
+    # Alive when the recorded PID still is the process that started then (services/
+    # warm_containers.py): after a reboot or an engine restart the PID may be another's.
+    pid= started= now=
+    if [ -r "$MOATBRIDGE_HOME/run/$name.pid" ]; then read -r pid started < "$MOATBRIDGE_HOME/run/$name.pid" || true; fi
+    case $pid in ''|*[!0123456789]*) pid= ;; esac
+    if [ -n "$pid" ] && [ -r "/proc/$pid/stat" ]; then
+        stat=
+        IFS= read -r stat < "/proc/$pid/stat" || true
+        stat=${{stat##*) }}  # after the command's name, which may hold spaces and ')'
+        # Field 22, in a function so that "$@" stays the tool's arguments.
+        start_of() {{ if [ "$#" -ge 20 ]; then shift 19; now=$1; fi; }}
+        set -f
+        # shellcheck disable=SC2086  # split into fields on purpose
+        start_of $stat
+        set +f
+    fi
+    if [ -z "$pid" ] || [ -z "$now" ] || [ "$now" != "$started" ]; then
         {sh_quote(moatbridge)} toolchain-warm "$name" >&2 || fail "cannot start the warm container of '$name'." "see 'moatbridge doctor'"
+        # toolchain-warm brings an older configuration up to date (the container's name).
+        /bin/sh -n "$conf" 2>/dev/null || damaged
+        . "$conf"
     fi
     if [ -n "$tty" ]; then
         # On a terminal Ctrl-C travels through the TTY to the command itself.

@@ -54,6 +54,7 @@ class Facts:
     engine: EngineView
     gpus: tuple[GpuView, ...]
     uid: int
+    home_key: str  # Paths.engine_key: the warm containers are this home's
     nvcc: str | None  # what `nvcc` on PATH resolves to (None: nothing)
     notes: tuple[str, ...] = ()  # what the adapters could not find out (e.g. an unreadable pin file)
 
@@ -185,7 +186,7 @@ def overview(facts: Facts) -> Overview:
             image=t.image,
             default=t.name == state.default,
             active=t.name == active_name,
-            warm=_warm(facts.engine, warm_container_name(t.name, facts.uid)),
+            warm=_warm(facts.engine, warm_container_name(t.name, facts.uid, facts.home_key)),
         )
         for t in state.toolchains
     )

@@ -279,7 +279,7 @@ def _check_pinned(client: Any, distro: Distro, image_id: str, result: dict[str, 
 
 
 def _toolchain_images() -> set[str]:
-    from moatbridge.adapters.statestore import StateStore
+    """What every home of this account records (a rebuild must not take another home's image)."""
+    from moatbridge.services.image_users import recorded_image_ids
 
-    state = StateStore(Paths.from_environ(os.environ).state_file).read()
-    return {t.image_id for t in state.toolchains}
+    return recorded_image_ids(Paths.from_environ(os.environ))

@@ -71,5 +71,7 @@ def runtime_for(toolchain: Toolchain, paths: Paths, licence_required: bool) -> T
         licence=toolchain.licence if licence_required else None,
         licence_records=str(default_licences_dir()),
         licence_env=LICENCE_ENV.get(toolchain.flavour, ()),
+        home_key=paths.engine_key,
+        home=os.path.realpath(paths.home),
         gpus=nvidia and nvidia_gpu_access(),
     )

@@ -11,6 +11,7 @@ import os
 from typing import Any
 
 from moatbridge.adapters import proc
+from moatbridge.adapters.containers import transient_label_args
 from moatbridge.core.check import Check
 from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.toolchains import Toolchain
@@ -63,8 +64,8 @@ def verdicts(name: str, found: dict[str, tuple[str, list[str]]]) -> list[Check]:
 
 def run_tools(image: str, gpu_args: tuple[str, ...]) -> str:
     result = proc.run_captured(
-        ["docker", "run", "--rm", "--network", "host", *gpu_args, "--entrypoint", "bash", image,
-         "-c", _SCRIPT],
+        ["docker", "run", "--rm", *transient_label_args(), "--network", "host", *gpu_args,
+         "--entrypoint", "bash", image, "-c", _SCRIPT],
         timeout=300,
     )  # fmt: skip
     return result.stdout + result.stderr

@@ -53,6 +53,7 @@ def gather(open_host: Callable[[], Host]) -> Facts:
         engine=engine_view(os.environ, notes),
         gpus=_gpus(open_host()),
         uid=os.getuid(),
+        home_key=paths.engine_key,
         nvcc=shutil.which("nvcc"),
         notes=tuple(notes),
     )

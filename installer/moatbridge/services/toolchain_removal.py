@@ -15,13 +15,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from moatbridge.adapters import containers, faults
+from moatbridge.adapters import containers, faults, home_registry
+from moatbridge.adapters.containers import HOME_LABEL
 from moatbridge.adapters.toolchain_files import remove_empty_dirs
 from moatbridge.core.build_plan import MANAGED_LABEL
 from moatbridge.core.shims import warm_container_name
+from moatbridge.core.toolchains import Toolchain
 from moatbridge.errors import UsageError
 from moatbridge.paths import Paths
 from moatbridge.services.consent import consents
+from moatbridge.services.image_users import other_user
 from moatbridge.services.installation import (
     remove_shared_files,
     remove_toolchain_files,
@@ -88,7 +91,7 @@ def uninstall(
             removed += remove_toolchain_files(paths, name, request.dry_run)
             faults.point("uninstall.toolchain-files-removed", name)
             if remove_images and known is not None:
-                _remove_image(known.image, request.dry_run, removed, on_image_kept)
+                _remove_image(paths, known, request.dry_run, removed, on_image_kept)
             state = state.without_toolchain(name)
         if not state.toolchains:
             # Consents go with the last toolchain (accept again on a new setup), readable or not.
@@ -114,6 +117,7 @@ def uninstall(
                         removed.append(str(leftover))
                 # Where older versions kept the lock; the lock in use (paths.lock_file) stays.
                 paths.state_file.with_name("state.json.lock").unlink(missing_ok=True)
+                home_registry.unregister(paths.engine_key)
     if not request.dry_run and not state.toolchains:
         remove_empty_dirs(Path(paths.home), Path(paths.home).parent)
     return Removal(tuple(names), tuple(removed), tuple(problems))
@@ -126,10 +130,13 @@ def _stop_container(paths: Paths, name: str, dry_run: bool, removed: list[str]) 
         client = docker_api.connect()
     except Exception:  # noqa: BLE001 - no engine: nothing running to stop
         return
-    own = warm_container_name(name, os.getuid())
+    own = warm_container_name(name, os.getuid(), paths.engine_key)
+    unowned = f"moatbridge-{name}-{os.getuid()}"  # as named before homes had their own: no home label
     for container in containers.containers_with_label(client, f"io.moatbridge.toolchain={name}"):
         label = container["Names"][0].lstrip("/")
-        if label != own:  # another account's warm container of a toolchain named alike
+        home = (container.get("Labels") or {}).get(HOME_LABEL)
+        # Another account's warm container of a toolchain named alike, or another home's.
+        if label != own and not (label == unowned and home is None):
             continue
         if not dry_run:
             containers.remove_container(client, container["Id"])
@@ -137,14 +144,23 @@ def _stop_container(paths: Paths, name: str, dry_run: bool, removed: list[str]) 
 
 
 def _remove_image(
-    reference: str, dry_run: bool, removed: list[str], on_image_kept: Callable[[str, str], None]
+    paths: Paths,
+    toolchain: Toolchain,
+    dry_run: bool,
+    removed: list[str],
+    on_image_kept: Callable[[str, str], None],
 ) -> None:
     from moatbridge.adapters import docker_api
     from moatbridge.errors import MoatbridgeError
 
+    reference = toolchain.image
     client = docker_api.connect()
     image = docker_api.inspect_image(client, reference)
     if image is None:
+        return
+    user = other_user(paths, client, str(image.get("Id") or ""), reference)
+    if user is not None:
+        on_image_kept(reference, user)
         return
     for tag in (reference, *_moving_aliases(image, reference)):
         try:

@@ -84,7 +84,10 @@ def upgrade(
         os.unlink(pid_file)
     if toolchain.image_id not in {t.image_id for t in state.toolchains}:
         from moatbridge.adapters import docker_api
+        from moatbridge.services.image_users import other_user
 
-        docker_api.remove_unused_image(docker_api.connect(), toolchain.image_id)
-        faults.point("upgrade.old-image-removed", toolchain.image_id)
+        client = docker_api.connect()
+        if other_user(paths, client, toolchain.image_id) is None:  # another home's toolchain keeps it
+            docker_api.remove_unused_image(client, toolchain.image_id)
+            faults.point("upgrade.old-image-removed", toolchain.image_id)
     return Upgrade(image, state, upgraded=True)

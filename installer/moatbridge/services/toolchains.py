@@ -15,7 +15,20 @@ from moatbridge.paths import Paths
 
 
 def state_store(paths: Paths) -> StateStore:
-    return StateStore(paths.state_file, lock_path=paths.lock_file)
+    return StateStore(
+        paths.state_file, lock_path=paths.lock_file, on_written=lambda state: _registered(paths, state)
+    )
+
+
+def _registered(paths: Paths, state: State) -> None:
+    """Keep the per-account registry of homes in step with this home's toolchains (adapters/
+    home_registry: another home's uninstall reads it before removing an image)."""
+    from moatbridge.adapters import home_registry
+
+    if state.toolchains:
+        home_registry.register(os.path.realpath(paths.home), paths.engine_key)
+    else:
+        home_registry.unregister(paths.engine_key)
 
 
 def current_toolchain(explicit: str | None) -> tuple[State, Toolchain]:

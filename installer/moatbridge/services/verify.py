@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from moatbridge.adapters import proc
+from moatbridge.adapters.containers import transient_label_args
 from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.image_spec import ImageSpec
 from moatbridge.core.shims import candidate_tools, probe_script, probed_tools
@@ -28,8 +29,8 @@ def _in_image(
     reference: str, script: str, gpu_args: tuple[str, ...] = (), argv: tuple[str, ...] = ()
 ) -> tuple[int, str]:
     result = proc.run_captured(
-        ["docker", "run", "--rm", "--network", "host", *gpu_args, "--entrypoint", "bash",
-         "-e", "SCALE_LICENSE_ACCEPT=1", reference, "-c", script, *argv],
+        ["docker", "run", "--rm", *transient_label_args(), "--network", "host", *gpu_args,
+         "--entrypoint", "bash", "-e", "SCALE_LICENSE_ACCEPT=1", reference, "-c", script, *argv],
         timeout=600,
     )  # fmt: skip
     return result.returncode, result.stdout + result.stderr
