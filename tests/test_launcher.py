@@ -17,6 +17,7 @@ unprivileged user in the docker group: tests/test_launcher_engine.py.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -327,8 +328,7 @@ def _warm_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[dict[st
                    DOCKER_LOG=str(log))  # fmt: skip
     cwd = home / "project"
     cwd.mkdir()
-    (mbhome / "run").mkdir(parents=True, exist_ok=True)
-    (mbhome / "run" / f"{NAME}.pid").write_text(f"{os.getpid()}\n")
+    mark_warm(mbhome)
     return env, cwd, log
 
 

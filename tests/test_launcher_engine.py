@@ -13,8 +13,10 @@ from typing import Any
 import pytest
 
 from moatbridge import __version__
+from moatbridge.adapters.containers import process_start
 from moatbridge.core.launcher import RUN_HINT
 from moatbridge.core.sh_quote import sh_quote as _q
+from moatbridge.paths import Paths
 
 from support.docker_user import DockerUser
 from support.launcher_home import NAME, home_env, install_toolchain, on_pty, user_home
@@ -154,10 +156,11 @@ def test_a_tool_that_traps_term_exits_with_its_own_status(
     name = f"mbt-term-{os.getpid()}-{where}"
     mbhome, project = tmp_path / "mbhome", tmp_path / "project"
     project.mkdir()
+    paths = Paths.from_environ({"MOATBRIDGE_HOME": str(mbhome)})
     runtime = ToolchainRuntime(
         name=name, image=debian_base, target="gfx1030", activate=":", uid=os.getuid(), gid=os.getgid(),
         group_adds=(), devices=(), roots=(str(project),) if where == "warm" else (), licence=None,
-        licence_records="/nowhere", licence_env=(),
+        licence_records="/nowhere", licence_env=(), home_key=paths.engine_key, home=str(mbhome),
     )  # fmt: skip
     (mbhome / "libexec").mkdir(parents=True)
     (mbhome / "libexec" / "moatbridge-exec").write_text(render_runner(str(mbhome), "/bin/false"))
@@ -174,7 +177,7 @@ def test_a_tool_that_traps_term_exits_with_its_own_status(
             pid = subprocess.run(["docker", "inspect", "-f", "{{.State.Pid}}", runtime.container],
                                  capture_output=True, text=True).stdout.strip()  # fmt: skip
             (mbhome / "run").mkdir()
-            (mbhome / "run" / f"{name}.pid").write_text(pid + "\n")
+            (mbhome / "run" / f"{name}.pid").write_text(f"{pid} {process_start(int(pid))}\n")
         env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "MOATBRIDGE_HOME": str(mbhome),
                "MOATBRIDGE_TOOLCHAIN": name}  # fmt: skip
         script = 'trap "exit 9" TERM; echo ready; sleep 60 & wait'
