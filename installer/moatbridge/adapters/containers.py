@@ -9,7 +9,7 @@ import contextlib
 import time
 from typing import Any
 
-from moatbridge.errors import EngineUnavailable
+from moatbridge.errors import EngineUnavailable, ImageGone
 
 
 def inspect_container(client: Any, name: str) -> dict[str, Any] | None:
@@ -49,6 +49,8 @@ def create_warm_container(client: Any, runtime: Any) -> None:
         try:
             _create_warm(client, runtime, host_config)
             return
+        except docker.errors.ImageNotFound:
+            raise ImageGone(runtime.name, runtime.image) from None
         except docker.errors.APIError as exc:
             if exc.status_code != 409:
                 raise

@@ -24,7 +24,6 @@ from moatbridge.core import rc_block
 from moatbridge.core.activation import has_marker_header
 from moatbridge.errors import MoatbridgeError
 
-
 MAX_OWNED_BYTES = 1 << 20  # far more than any file moatbridge writes (env files, runners, shims)
 
 
