@@ -17,6 +17,7 @@ import hashlib
 import io
 import json
 import os
+import secrets
 import subprocess
 import sys
 import tarfile
@@ -40,6 +41,7 @@ LONG = "n" * 300  # a file name longer than any Linux file system's NAME_MAX (25
 OSC52 = "\x1b]52;c;ZXZpbA==\x07"  # a clipboard write
 CLEAR = "\x1b[2J"
 TERMINAL_CONTROLS = ("\x1b", "\x07", "\x9b")
+FAKE = secrets.token_hex(18)  # the random part of a token-shaped value, fresh each run
 TIMEOUT = int(os.environ.get("HOSTILE_TIMEOUT", "60"))
 
 TOOLCHAIN = {
@@ -387,6 +389,14 @@ CASES = [
     c("image-build-rdna4-on-trixie", "image", "build", "--target", "gfx1201", "--dry-run"),
     c("image-build-build-arg", "image", "build", "--build-arg", "NOT AN ARG", "--dry-run"),
     c("image-build-secret-build-arg", "image", "build", "--build-arg", "API_KEY=x", "--dry-run"),
+    # a secret by its value's shape, under a name that does not say so
+    *(c(f"{verb}-build-arg-{kind}", *args, "--build-arg", value, "--dry-run") for kind, value in (
+        ("github-token", f"GH_PAT=ghp_{FAKE}"), ("gitlab-token", f"EXTRA=glpat-{FAKE}"),
+        ("aws-key-id", f"EXTRA=AKIA{FAKE[:16].upper()}"), ("url-password", "MIRROR=https://u:hunter2@m.example/d"),
+        ("jwt", f"EXTRA=eyJhbGciOiJIUzI1NiJ9.eyJ{FAKE}.{FAKE}"), ("random-pat", f"GH_PAT={FAKE}"),
+    ) for verb, args in (
+        ("image-build", ("image", "build")), ("setup", ("setup", "--yes", "--flavour", "open", "--target", "gfx1030")),
+    )),
     c("setup-build-arg", "setup", "--yes", "--flavour", "open", "--target", "gfx1030",
       "--build-arg", "NOT AN ARG", "--dry-run"),
     c("image-build-apt-mirror", "image", "build", "--apt-mirror", "deb.example.org/debian", "--dry-run"),
