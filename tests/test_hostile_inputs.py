@@ -464,11 +464,12 @@ CASES = [
       for args in (
         ("run", "--", "true"), ("shell",), ("slurm", "--", "make"), ("k8s", "--", "make"),
         ("devcontainer", "--dry-run"), ("ci", "github", "--dry-run"), ("export", "apptainer"),
-        ("bundle", "save", "-o", "b.tar"), ("bundle", "inspect", "b.tar"), ("list",), ("status",),
+        ("bundle", "save", "-o", "b.tar"), ("bundle", "inspect", "b.tar"), ("list",),
         ("default", "open-gfx1030"), ("setup", "--yes", "--target", "gfx1030", "--dry-run"),
         ("uninstall", "--all", "--keep-images"), ("upgrade", "--dry-run"), ("image", "list"),
         ("license", "status"), ("toolchain-warm", "open-gfx1030"), ("detect",),
     )),
+    c("cwd-gone-status", "status", code=0, cwd_gone=True),  # the first look: a note, and the rest
     # paths the file system refuses: a name longer than NAME_MAX (or one that is not, until the
     # temp file beside it adds its suffix), a symlink loop on the way, a folder that takes no files
     *(c(f"{verb}-{kind}", *(path if a == "{p}" else a for a in args)) for kind, path in (

@@ -114,7 +114,7 @@ def _refuse_unusable_home() -> None:
 def _refuse_missing_working_directory() -> None:
     """A working directory deleted (or made unreachable) under the shell: the pin lookup, the
     project a command mounts or writes into, and every relative path would fail somewhere
-    inside the command. Refused once, here, for every command."""
+    inside the command. Refused once, here, for every command but the first look."""
     from moatbridge.core.textsafe import printable
 
     try:
@@ -146,7 +146,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _refuse_undecodable(words)
         args = parser.parse_args(words)
-        _refuse_missing_working_directory()
+        if args.command not in (None, "status"):  # status says so in a note, and shows the rest
+            _refuse_missing_working_directory()
         from moatbridge.adapters import faults
 
         faults.check_environment(os.environ)
