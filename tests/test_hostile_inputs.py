@@ -17,12 +17,13 @@ import hashlib
 import io
 import json
 import os
+import secrets
 import subprocess
 import sys
 import tarfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,7 @@ LONG = "n" * 300  # a file name longer than any Linux file system's NAME_MAX (25
 OSC52 = "\x1b]52;c;ZXZpbA==\x07"  # a clipboard write
 CLEAR = "\x1b[2J"
 TERMINAL_CONTROLS = ("\x1b", "\x07", "\x9b")
+FAKE = secrets.token_hex(18)  # the random part of a token-shaped value, fresh each run
 TIMEOUT = int(os.environ.get("HOSTILE_TIMEOUT", "60"))
 
 TOOLCHAIN = {
@@ -294,11 +296,12 @@ class Case:
     env: dict[str, str] = field(default_factory=dict)
     pin: bytes | str | None = None  # a .moatbridge-toolchain in cwd: bytes, "fifo", "zero", "dir" or "broken"
     tree: str | None = None  # a hostile --root tree, passed as {root}
+    cwd_gone: bool = False  # run from a working directory deleted under it
 
 
 def c(id: str, *args: str, code: int = 2, env: dict[str, str] | None = None,
-      pin: bytes | str | None = None, tree: str | None = None) -> Case:  # fmt: skip
-    return Case(id, args, code, env or {}, pin, tree)
+      pin: bytes | str | None = None, tree: str | None = None, cwd_gone: bool = False) -> Case:  # fmt: skip
+    return Case(id, args, code, env or {}, pin, tree, cwd_gone)
 
 
 SETUP = ("setup", "--yes", "--target", "gfx1030")
@@ -449,6 +452,16 @@ CASES = [
     c("image-pull-upper", "image", "pull", "Reg/X:1"),
     c("image-pull-escape", "image", "pull", f"reg/x:{CLEAR}"),
     c("image-pull-retries-superscript", "image", "pull", "reg/x:1", "--retries", "\u00b2"),
+    # numbers out of range or not plain ASCII digits: refused by the parser, before any engine
+    *(c(f"{verb}-{option[2:]}-{label}", *args, option, value) for verb, args, option in (
+        ("image-pull", ("image", "pull", "reg/x:1"), "--retries"),
+        ("image-push", ("image", "push", "reg/x:1"), "--retries"),
+        ("image-pull", ("image", "pull", "reg/x:1"), "--stall-timeout"),
+        ("image-push", ("image", "push", "reg/x:1"), "--stall-timeout"),
+    ) for label, value in (("zero", "0"), ("negative", "-3"), ("underscore", "1_0"), ("huge", "9" * 40))),
+    c("k8s-gpus-underscore", "k8s", "--gpus", "1_0", "--", "make"),
+    c("k8s-gpus-huge", "k8s", "--gpus", "9" * 40, "--", "make"),
+    c("k8s-gpus-space", "k8s", "--gpus", " 1", "--", "make"),
     c("image-push-bad", "image", "push", "reg/x:1 2"),
     c("image-remove-none", "image", "remove", "--dry-run"),
     c("image-remove-path", "image", "remove", "../../containers/x", "--dry-run"),
@@ -463,6 +476,14 @@ CASES = [
     c("image-build-rdna4-on-trixie", "image", "build", "--target", "gfx1201", "--dry-run"),
     c("image-build-build-arg", "image", "build", "--build-arg", "NOT AN ARG", "--dry-run"),
     c("image-build-secret-build-arg", "image", "build", "--build-arg", "API_KEY=x", "--dry-run"),
+    # a secret by its value's shape, under a name that does not say so
+    *(c(f"{verb}-build-arg-{kind}", *args, "--build-arg", value, "--dry-run") for kind, value in (
+        ("github-token", f"GH_PAT=ghp_{FAKE}"), ("gitlab-token", f"EXTRA=glpat-{FAKE}"),
+        ("aws-key-id", f"EXTRA=AKIA{FAKE[:16].upper()}"), ("url-password", "MIRROR=https://u:hunter2@m.example/d"),
+        ("jwt", f"EXTRA=eyJhbGciOiJIUzI1NiJ9.eyJ{FAKE}.{FAKE}"), ("random-pat", f"GH_PAT={FAKE}"),
+    ) for verb, args in (
+        ("image-build", ("image", "build")), ("setup", ("setup", "--yes", "--flavour", "open", "--target", "gfx1030")),
+    )),
     c("setup-build-arg", "setup", "--yes", "--flavour", "open", "--target", "gfx1030",
       "--build-arg", "NOT AN ARG", "--dry-run"),
     c("image-build-apt-mirror", "image", "build", "--apt-mirror", "deb.example.org/debian", "--dry-run"),
@@ -524,6 +545,24 @@ CASES = [
     c("licences-fifo", "license", "status", env={"MOATBRIDGE_LICENSES": "{w}/in/licences"}),
     c("toolchain-env-escape", "k8s", "--", "make", env={"MOATBRIDGE_TOOLCHAIN": f"x{OSC52}"}),
     c("toolchain-env-unknown", "run", "--", "true", env={"MOATBRIDGE_TOOLCHAIN": "nosuch"}),
+    # a malformed fault setting is refused before the command starts, not met half way
+    *(c(f"fault-at-{label}", "default", "open-gfx1030", env={"MOATBRIDGE_FAULT_AT": value}) for label, value in (
+        ("word-count", "state.locked:abc"), ("zero-count", "state.locked:0"), ("no-name", ":1"),
+        ("superscript", "state.locked:\u00b2"), ("newline", "state.locked\n"), ("escape", f"state{CLEAR}"),
+    )),
+    c("fault-action-unknown", "default", "open-gfx1030",
+      env={"MOATBRIDGE_FAULT_AT": "state.locked", "MOATBRIDGE_FAULT_ACTION": "pause"}),
+    # the working directory deleted under the shell: one sentence for every command
+    *(c(f"cwd-gone-{args[0]}{'-' + args[1] if args[0] in ('bundle', 'image') else ''}", *args, cwd_gone=True)
+      for args in (
+        ("run", "--", "true"), ("shell",), ("slurm", "--", "make"), ("k8s", "--", "make"),
+        ("devcontainer", "--dry-run"), ("ci", "github", "--dry-run"), ("export", "apptainer"),
+        ("bundle", "save", "-o", "b.tar"), ("bundle", "inspect", "b.tar"), ("list",),
+        ("default", "open-gfx1030"), ("setup", "--yes", "--target", "gfx1030", "--dry-run"),
+        ("uninstall", "--all", "--keep-images"), ("upgrade", "--dry-run"), ("image", "list"),
+        ("license", "status"), ("toolchain-warm", "open-gfx1030"), ("detect",),
+    )),
+    c("cwd-gone-status", "status", code=0, cwd_gone=True),  # the first look: a note, and the rest
     # paths the file system refuses: a name longer than NAME_MAX (or one that is not, until the
     # temp file beside it adds its suffix), a symlink loop on the way, a folder that takes no files
     *(c(f"{verb}-{kind}", *(path if a == "{p}" else a for a in args)) for kind, path in (
@@ -597,9 +636,11 @@ def run_case(case: Case, world: Path, root: Path | None) -> subprocess.Completed
     env.update(HOME=str(world / "home"), MOATBRIDGE_HOME=str(world / "mbh"),
                DOCKER_HOST="unix:///nonexistent/docker.sock", COLUMNS="200")  # fmt: skip
     env.update({k: fill(v) for k, v in case.env.items()})
+    command = [sys.executable, "-m", "moatbridge", *(fill(a) for a in case.args)]
+    if case.cwd_gone:  # made and removed by the shell that then runs moatbridge in it
+        command = ["sh", "-c", 'mkdir gone && cd gone && rmdir ../gone && exec "$@"', "sh", *command]
     return subprocess.run(
-        [sys.executable, "-m", "moatbridge", *(fill(a) for a in case.args)],
-        capture_output=True, env=env, cwd=world / "cwd", stdin=subprocess.DEVNULL, timeout=TIMEOUT,
+        command, capture_output=True, env=env, cwd=world / "cwd", stdin=subprocess.DEVNULL, timeout=TIMEOUT,
     )  # fmt: skip
 
 
@@ -628,6 +669,27 @@ def test_hostile_input_is_a_clean_refusal(case: Case, tmp_path: Path) -> None:
         assert control not in stdout and control not in stderr, repr(stdout + stderr)
     assert not list(world.rglob("crash-*.log"))
     assert snapshot(world) == before
+
+
+# The toolchain's image (TOOLCHAIN's image_id, which no engine holds) removed behind moatbridge's
+# back: the engine is asked, so these rows need the real one.
+IMAGE_GONE = [
+    c("image-gone-warm", "toolchain-warm", "open-gfx1030"),  # what the first shim call runs
+    c("image-gone-bundle-save", "bundle", "save", "-o", "{w}/out/b.tar"),
+]
+
+
+@pytest.mark.parametrize("case", IMAGE_GONE, ids=[case.id for case in IMAGE_GONE])
+def test_a_toolchain_image_removed_outside_is_a_clean_refusal(
+    case: Case, tmp_path: Path, engine_version: str
+) -> None:
+    with_engine = replace(
+        case, env={"DOCKER_HOST": os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")}
+    )
+    test_hostile_input_is_a_clean_refusal(with_engine, tmp_path / "first")
+    make_world(tmp_path / "second")
+    said = run_case(with_engine, tmp_path / "second", None).stderr.decode()
+    assert "is gone from the container engine" in said and "moatbridge upgrade open-gfx1030" in said, said
 
 
 # --- markup and terminal controls from sysfs and bundles (defect 6) ------------------------------

@@ -321,6 +321,120 @@ def test_ordinary_build_args_pass() -> None:
     )  # fmt: skip
 
 
+# --- secrets recognised by their value's shape, whatever their name ----------------------------
+
+
+def _shaped_tokens() -> dict[str, str]:
+    """One fresh value of each shape (random, so no test data is a real credential)."""
+    alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+    def pick(n: int, alphabet: str = alnum) -> str:
+        return "".join(secrets.choice(alphabet) for _ in range(n)) + "7"
+
+    upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+    return {
+        "github-classic": "ghp_" + pick(36), "github-oauth": "gho_" + pick(36), "github-user": "ghu_" + pick(36),
+        "github-server": "ghs_" + pick(36), "github-refresh": "ghr_" + pick(36),
+        "github-fine-grained": "github_pat_" + pick(22) + "_" + pick(59), "gitlab": "glpat-" + pick(20),
+        "slack-bot": "xoxb-" + pick(12, "0123456789") + "-" + pick(24), "slack-user": "xoxp-" + pick(30),
+        "aws-key-id": "AKIA" + pick(15, upper), "aws-session-key-id": "ASIA" + pick(15, upper),
+        "sk-key": "sk-proj-" + pick(40), "hugging-face": "hf_" + pick(34), "npm": "npm_" + pick(36),
+        "pypi": "pypi-AgEIcHlwaS5vcmc" + pick(40),
+        "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiI" + pick(20) + "." + pick(43),
+    }  # fmt: skip
+
+
+TOKENS = _shaped_tokens()
+
+
+@pytest.mark.parametrize("kind", TOKENS)
+def test_tokens_are_masked_by_their_shape(kind: str) -> None:
+    token = TOKENS[kind]
+    for text in (f"GH_PAT={token}", f"pushing with {token} failed", f"'{token}'", f"--flag={token}"):
+        masked = redact_text(text)
+        assert token not in masked and MASK in masked, masked
+    assert token not in " ".join(redact_argv(["moatbridge", "setup", "--build-arg", f"GH_PAT={token}"]))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sha256:" + "0f3a9c2b7d1e4f5a" * 4, "SCALE_SHA256=0f3a9c2b7d1e4f5a6b8c9d0e1f2a3b4c",
+        "PATH=/usr/local/bin:/usr/bin", "SCALE_VERSION=1.7.2", "task-runner-something-long-name",
+        "disk-0123456789abcdefghijkl", "moatbridge/open:12.4-devel-trixie-gfx1030", "SESSION_NAME=nightly-build",
+        "https://deb.debian.org/debian", "eyJ alone", "AKIA", "hf_short",
+    ],
+)  # fmt: skip
+def test_ordinary_values_keep_their_shape(text: str) -> None:
+    assert redact_text(text) == text
+
+
+def test_a_random_value_under_a_name_hinting_at_a_secret_is_masked() -> None:
+    value = secrets.token_hex(20)
+    for text in (f"GH_PAT={value}", f"db_pwd: {value}", f"SESSION_COOKIE={value}"):
+        assert value not in redact_text(text), text
+    assert redact_argv(["x", "--pat", value, "--pat", "short"]) == ["x", "--pat", MASK, "--pat", "short"]
+    assert redact_text("GH_PAT=my-team") == "GH_PAT=my-team"  # not random: a name, not a key
+
+
+SECRET_BUILD_ARGS = {
+    **{f"{kind}-under-gh-pat": f"GH_PAT={token}" for kind, token in TOKENS.items()},
+    **{f"{kind}-under-extra": f"EXTRA={TOKENS[kind]}" for kind in ("gitlab", "aws-key-id", "jwt")},
+    "url-password": "MIRROR=https://user:hunter2@mirror.example/debian",
+    "bearer": "HEADER=Bearer abcdefgh12345678",
+    "random-hex-under-gh-pat": f"GH_PAT={secrets.token_hex(20)}",
+    "random-under-db-pwd": f"DB_PWD={secrets.token_urlsafe(24)}7",
+}
+
+
+@pytest.mark.parametrize("argument", SECRET_BUILD_ARGS.values(), ids=SECRET_BUILD_ARGS)
+def test_build_args_holding_a_secret_by_value_are_refused(argument: str) -> None:
+    from moatbridge.core.scale_recipes import extra_build_args as _extra_build_args
+
+    with pytest.raises(InputError) as caught:
+        _extra_build_args((argument,))
+    assert "looks like a secret" in caught.value.message
+    value = argument.partition("=")[2]
+    assert value not in caught.value.message + (caught.value.hint or "")
+
+
+def test_build_args_that_only_resemble_a_secret_pass() -> None:
+    from moatbridge.core.scale_recipes import extra_build_args as _extra_build_args
+
+    digest = "0f3a9c2b7d1e4f5a6b8c9d0e1f2a3b4c"
+    assert _extra_build_args((f"SCALE_SHA256={digest}", "GH_PAT_OWNER=my-team", "MIRROR=https://h/d")) == (
+        ("SCALE_SHA256", digest), ("GH_PAT_OWNER", "my-team"), ("MIRROR", "https://h/d")
+    )  # fmt: skip
+
+
+def test_a_crash_report_masks_a_token_under_an_ordinary_name(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    token = TOKENS["github-classic"]
+    words = ["setup", "--yes", "--build-arg", f"GH_PAT={token}"]
+    assert _crash_in_process(monkeypatch, words, f"build arg GH_PAT={token} and {TOKENS['aws-key-id']}") == 70
+    assert token not in capsys.readouterr().err
+    (report,) = (tmp_path / "moatbridge-home" / "state").glob("crash-*.log")
+    text = report.read_text()
+    assert token not in text and TOKENS["aws-key-id"] not in text
+    assert "GH_PAT=***" in text and "RuntimeError" in text
+
+
+def test_build_output_shown_masks_tokens(capsys: pytest.CaptureFixture[str]) -> None:
+    from moatbridge.adapters.docker_api import StreamEvent
+    from moatbridge.adapters.progress import BuildView, TransferView
+
+    token = TOKENS["gitlab"]
+    with BuildView("Building", verbose=True) as view:
+        view(StreamEvent("step", f"Step 3/9 : RUN curl -H 'PRIVATE-TOKEN: {token}' https://x"))
+        view(StreamEvent("log", f"fetching https://ci:{token}@git.example/repo"))
+    with TransferView("Pulling") as transfer:
+        transfer(StreamEvent("status", f"auth {TOKENS['jwt']}"))
+    out = capsys.readouterr()
+    assert "Step 3/9" in out.out + out.err
+    assert token not in out.out + out.err and TOKENS["jwt"] not in out.out + out.err
+
+
 # --- the proxy carries a URL's query token ------------------------------------------------------
 
 

@@ -65,3 +65,52 @@ def test_generators_refuse_an_image_that_would_inject_yaml(tmp_path: Path, comma
     assert list(tmp_path.iterdir()) == [] or not any(
         p.suffix in (".yml", ".yaml") for p in tmp_path.rglob("*")
     )
+
+
+# Numbers on the command line: ASCII digits, whole string, in the option's range. `int()` alone
+# takes "1_0", " 7", "\u0661" (Arabic-Indic one); "0" retries ended in a crash.
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--retries", v) for v in ("0", "-1", "101", "1_0", " 4", "4 ", "\u0661", "\u00b2", "4\n", "0x4")]
+    + [("--stall-timeout", v) for v in ("0", "86401", "1e3", "+5")],
+)
+def test_a_count_option_is_ascii_digits_in_range(option: str, value: str) -> None:
+    from moatbridge.errors import UsageError
+    from moatbridge.parser import build_parser
+
+    parser = build_parser()
+    assert (
+        getattr(parser.parse_args(["image", "pull", "reg/x:1", option, "7"]), option[2:].replace("-", "_"))
+        == 7
+    )
+    with pytest.raises(UsageError) as caught:
+        parser.parse_args(["image", "pull", "reg/x:1", option, value])
+    assert "is not a whole number from" in caught.value.message
+
+
+@pytest.mark.parametrize("value", ["0", "65", "-1", "1_0", "\u0661"])
+def test_k8s_gpus_is_a_small_count(value: str) -> None:
+    from moatbridge.errors import UsageError
+    from moatbridge.parser import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["k8s", "--gpus", "0", "--", "make"]).gpus == 0
+    if value == "0":
+        return
+    with pytest.raises(UsageError):
+        parser.parse_args(["k8s", "--gpus", value, "--", "make"])
+
+
+@pytest.mark.parametrize(
+    "wanted", ["x:y", "x:0", ":1", "x:", "x:\u00b2", "x:\u0661", "state.locked\n", "a b", "x:1:2", "X"]
+)
+def test_a_malformed_fault_setting_is_refused_before_the_command(wanted: str) -> None:
+    from moatbridge.adapters import faults
+    from moatbridge.errors import UsageError
+
+    faults.check_environment({"MOATBRIDGE_FAULT_AT": "state.locked:2"})
+    faults.check_environment({})
+    with pytest.raises(UsageError):
+        faults.check_environment({"MOATBRIDGE_FAULT_AT": wanted})
+    with pytest.raises(UsageError):
+        faults.check_environment({"MOATBRIDGE_FAULT_AT": "state.locked", "MOATBRIDGE_FAULT_ACTION": wanted})

@@ -111,6 +111,23 @@ def _refuse_unusable_home() -> None:
         )
 
 
+def _refuse_missing_working_directory() -> None:
+    """A working directory deleted (or made unreachable) under the shell: the pin lookup, the
+    project a command mounts or writes into, and every relative path would fail somewhere
+    inside the command. Refused once, here, for every command but the first look."""
+    from moatbridge.core.textsafe import printable
+
+    try:
+        os.getcwd()
+    except OSError as exc:
+        where = os.environ.get("PWD", "")  # the shell's idea of it: the only name left
+        named = f" ({printable(where, newlines=False)})" if os.path.isabs(where) else ""
+        raise UsageError(
+            f"The working directory{named} is gone or cannot be read ({exc.strerror or exc}).",
+            "cd to an existing directory (e.g. cd ~) and run the command again",
+        ) from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     if words == ["--version"]:
@@ -129,6 +146,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _refuse_undecodable(words)
         args = parser.parse_args(words)
+        if args.command not in (None, "status"):  # status says so in a note, and shows the rest
+            _refuse_missing_working_directory()
+        from moatbridge.adapters import faults
+
+        faults.check_environment(os.environ)
         if args.command not in ("detect", "doctor"):  # read-only: they keep no files
             _refuse_unusable_home()
         if args.command is None:

@@ -31,3 +31,17 @@ class EngineUnavailable(MoatbridgeError):
     """The container engine cannot be reached or used."""
 
     exit_code = 3
+
+
+class ImageGone(MoatbridgeError):
+    """A toolchain's recorded image was removed from the engine behind moatbridge's back
+    (`docker rmi`, a prune, another engine): the toolchain is unusable until it is made again."""
+
+    exit_code = 2
+
+    def __init__(self, toolchain: str, image: str) -> None:
+        super().__init__(
+            f"The image of toolchain {toolchain} ({image[:19]}) is gone from the container engine "
+            "(removed outside moatbridge).",
+            f"run 'moatbridge upgrade {toolchain}' to build or pull it again (or load its bundle again)",
+        )

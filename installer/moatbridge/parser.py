@@ -13,6 +13,7 @@ from moatbridge import __version__
 from moatbridge.errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import NoReturn
 
 
@@ -34,6 +35,21 @@ def _image_reference(value: str) -> str:
     except InputError as error:
         raise argparse.ArgumentTypeError(f"{value!r} is not an image reference") from error
     return value
+
+
+def _count(low: int, high: int) -> Callable[[str], int]:
+    """An option's whole number from ``low`` to ``high``: ASCII digits only (``int()`` takes
+    '1_0', ' 7' and other scripts' digits), refused by argparse as one usage error."""
+
+    def parse(value: str) -> int:
+        from moatbridge.core.textsafe import parse_uint
+
+        number = parse_uint(value) if value == value.strip() else None
+        if number is None or not low <= number <= high:
+            raise argparse.ArgumentTypeError(f"{value!r} is not a whole number from {low} to {high}")
+        return number
+
+    return parse
 
 
 def _base_default() -> str:
@@ -162,7 +178,9 @@ def _add_beyond_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     k8s = verbs.add_parser("k8s", help="a Kubernetes Job manifest that runs CMD in the toolchain")
     _toolchain_option(k8s)
     k8s.add_argument("-o", "--output", metavar="FILE", help="write the manifest here (default: print it)")
-    k8s.add_argument("--gpus", type=int, default=1, metavar="N", help="amd.com/gpu to request (0: none)")
+    k8s.add_argument(
+        "--gpus", type=_count(0, 64), default=1, metavar="N", help="amd.com/gpu to request (0: none)"
+    )
     k8s.add_argument("--namespace", metavar="NS")
     k8s.add_argument("--name", metavar="NAME", help="Job name (default: from the toolchain)")
     k8s.add_argument(
@@ -350,10 +368,12 @@ def _add_image_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     ):
         transfer = actions.add_parser(verb, help=helptext)
         transfer.add_argument("reference", metavar="REF")
-        transfer.add_argument("--retries", type=int, default=4, help="attempts for transient failures")
+        transfer.add_argument(
+            "--retries", type=_count(1, 100), default=4, help="attempts for transient failures"
+        )
         transfer.add_argument(
             "--stall-timeout",
-            type=int,
+            type=_count(1, 86400),
             default=60,
             metavar="S",
             help="give up an attempt after S s without progress",

@@ -11,7 +11,7 @@ import socket
 import time
 from typing import Any
 
-from moatbridge.errors import EngineUnavailable
+from moatbridge.errors import EngineUnavailable, ImageGone
 
 # A container that lives only as long as the moatbridge process that made it (a look into an
 # image, a probe, a check run): OWNER_LABEL names that process, HOST/BOOT_ID/PID/START, and a
@@ -60,6 +60,8 @@ def create_warm_container(client: Any, runtime: Any) -> None:
         try:
             _create_warm(client, runtime, host_config)
             return
+        except docker.errors.ImageNotFound:
+            raise ImageGone(runtime.name, runtime.image) from None
         except docker.errors.APIError as exc:
             if exc.status_code != 409:
                 raise

@@ -12,6 +12,7 @@ from typing import Any
 
 from moatbridge.adapters.console import markup, safe
 from moatbridge.adapters.docker_api import StreamEvent
+from moatbridge.core.redact import redact_text
 
 _DONE = (
     "Pull complete",
@@ -55,13 +56,14 @@ class BuildView:
             print(safe(text), file=self.out, flush=True)
 
     def __call__(self, event: StreamEvent) -> None:
+        text = redact_text(event.text)  # a build's own output may echo a URL or a token
         if event.kind == "step":
             if self.live:
-                self._progress.update(self._task, description=markup(f"{self.title}: {event.text[:90]}"))
+                self._progress.update(self._task, description=markup(f"{self.title}: {text[:90]}"))
             else:
-                print(safe(f"  {event.text}"), file=self.out, flush=True)
+                print(safe(f"  {text}"), file=self.out, flush=True)
         elif event.kind == "log" and self.verbose:
-            self.message(f"    {event.text}")
+            self.message(f"    {text}")
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -97,7 +99,7 @@ class TransferView:
     def __call__(self, event: StreamEvent) -> None:
         if event.kind != "layer" or event.layer is None:
             if event.kind == "status" and not self.live:
-                print(safe(f"  {event.text}"), flush=True)
+                print(safe(f"  {redact_text(event.text)}"), flush=True)
             return
         layer = event.layer
         if layer not in self._tasks:

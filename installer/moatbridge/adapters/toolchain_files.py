@@ -24,6 +24,8 @@ from moatbridge.core import rc_block
 from moatbridge.core.activation import has_marker_header
 from moatbridge.errors import MoatbridgeError
 
+MAX_OWNED_BYTES = 1 << 20  # far more than any file moatbridge writes (env files, runners, shims)
+
 
 class ForeignFileConflict(MoatbridgeError):
     exit_code = 2
@@ -59,8 +61,9 @@ def write_owned(path: Path, text: str, kind: str, mode: int = 0o644, dry_run: bo
             f"{path} exists and was not written by moatbridge; it is left untouched.",
             "move it aside (or remove it) and run again",
         )
-    current = path.read_text(encoding="utf-8") if exists and path.is_file() else None
-    changed = current != text or (exists and (path.stat().st_mode & 0o777) != mode)
+    # Bytes, not text: a file of ours damaged into bytes that are not UTF-8 is rewritten, not a crash.
+    current = read_head(path, MAX_OWNED_BYTES + 1, follow_links=False) if exists and path.is_file() else None
+    changed = current != text.encode("utf-8") or (exists and (path.stat().st_mode & 0o777) != mode)
     if changed and not dry_run:
         atomic_write_text(path, text, mode)
     return Written(str(path), kind, created=not exists, changed=changed)

@@ -25,8 +25,6 @@ def run(args: Namespace) -> int:
     command = command_after_separator(args.command_args)
     if not command:
         raise UsageError("Name the command the Job runs.", "moatbridge k8s -- make -j8")
-    if args.gpus < 0:
-        raise InputError("--gpus cannot be negative.", "use 0 for a Job without GPUs")
     _, toolchain = current_toolchain(args.toolchain)
     name = args.name or job_name(f"moatbridge-{toolchain.name}")
     if args.namespace is not None and not valid_name(args.namespace):

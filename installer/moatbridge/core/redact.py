@@ -1,9 +1,12 @@
 """Credentials out of everything moatbridge shows, logs or records (pure).
 
-Secrets travel in three shapes: a URL's userinfo (``https://user:pass@host``) or
+Secrets travel in these shapes: a URL's userinfo (``https://user:pass@host``) or
 query (``?token=...``, signed URLs), a ``NAME=value`` pair whose name says it is
-a secret (``API_KEY=...``, ``--password=...``), and the word after an option whose
-name says so (``--token abc``). ``redact_text`` and ``redact_argv`` replace the
+a secret (``API_KEY=...``, ``--password=...``), the word after an option whose
+name says so (``--token abc``), and a value whose own shape says so whatever its
+name: a token with a vendor's prefix (``ghp_...``, ``glpat-...``, ``AKIA...``), a
+JWT, an HTTP authorization value, or a random-looking value under a name that
+hints at one (``GH_PAT=...``). ``redact_text`` and ``redact_argv`` replace the
 secret parts with ``***`` and keep the rest readable (scheme, host, path, option
 and parameter names), so a crash report or a log line still says what was used.
 """
@@ -29,6 +32,29 @@ _ASSIGNMENT = re.compile(r"(?<![\w-])(-{0,2}[A-Za-z_][\w.-]*)(\s*[=:]\s*)")
 _VALUE = re.compile(r"[^\s'\"]+")
 # An HTTP authorization value, wherever it shows up.
 _AUTH_SCHEME = re.compile(r"\b(Basic|Bearer|Token)(\s+)[A-Za-z0-9+/=._~-]{8,}")
+# Tokens that say what they are by their prefix, as their issuers document them: GitHub
+# (classic, OAuth, user-to-server, server-to-server, refresh; fine-grained), GitLab, Slack,
+# AWS access key IDs, OpenAI/Anthropic-style "sk-" keys, Hugging Face, npm, PyPI; and JWTs.
+_TOKEN = re.compile(
+    r"(?<![A-Za-z0-9_-])(?:"
+    r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}"
+    r"|xox[abprs]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[A-Z0-9]{16}|sk-[A-Za-z0-9_-]{20,}"
+    r"|hf_[A-Za-z0-9]{20,}|npm_[A-Za-z0-9]{20,}|pypi-[A-Za-z0-9_-]{16,}"
+    r"|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*"
+    r")(?![A-Za-z0-9_-])",
+    re.ASCII,
+)
+# A password in a URL's userinfo: scheme://user:password@host.
+_URL_PASSWORD = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s/@:]*:[^\s/@]+@", re.ASCII)
+# Name parts that hint at a secret without saying so (GH_PAT, DB_PWD, SESSION_ID): a value
+# under one is a secret when it looks random. Whole parts only: PATH is no PAT.
+_HINT_PARTS = frozenset(
+    ("PAT", "PWD", "PASSPHRASE", "PRIVATE", "SIG", "SIGNATURE", "SESSION", "COOKIE", "CERT", "DSN",
+     "WEBHOOK", "SALT", "HMAC", "OTP", "NONCE", "JWT", "BEARER", "APIKEY")
+)  # fmt: skip
+_NAME_PARTS = re.compile(r"[A-Z0-9]+")
+_RANDOM_MIN_LENGTH = 16
+_RANDOM_MIN_BITS = 3.0  # Shannon entropy per character: hex is 4, English words about 2.5-3
 
 
 def is_secret_name(name: str) -> bool:
@@ -37,6 +63,36 @@ def is_secret_name(name: str) -> bool:
     if not any(word in upper for word in SECRET_WORDS):
         return False
     return not upper.endswith(_REFERENCE_SUFFIXES)
+
+
+def looks_random(value: str) -> bool:
+    """A value long, varied and unspaced enough to be a generated key rather than a word."""
+    import math
+
+    if len(value) < _RANDOM_MIN_LENGTH or any(c.isspace() for c in value):
+        return False
+    counts = [value.count(c) for c in set(value)]
+    bits = -sum(n / len(value) * math.log2(n / len(value)) for n in counts)
+    return bits >= _RANDOM_MIN_BITS and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def hints_at_secret(name: str) -> bool:
+    """Whether ``name`` has a part that hints at a secret (``GH_PAT``, ``db-pwd``)."""
+    return bool(_HINT_PARTS.intersection(_NAME_PARTS.findall(name.upper())))
+
+
+def secret_in_value(value: str) -> bool:
+    """Whether ``value`` holds a secret by its own shape: a prefixed token, a JWT, an HTTP
+    authorization value, or a URL with a password."""
+    return bool(_TOKEN.search(value) or _AUTH_SCHEME.search(value) or _URL_PASSWORD.search(value))
+
+
+def is_secret(name: str, value: str) -> bool:
+    """Whether ``NAME=value`` carries a secret: by its name, by its value's shape, or by a
+    random-looking value under a name that hints at one."""
+    if is_secret_name(name) or secret_in_value(value):
+        return True
+    return hints_at_secret(name) and looks_random(value)
 
 
 def has_secret(url: str) -> bool:
@@ -83,12 +139,14 @@ def _redact_assignments(text: str) -> str:
     # Names only, so "was: token=x" still finds "token" after the harmless "was".
     for match in _ASSIGNMENT.finditer(text):
         name, sep = match.group(1), match.group(2)
-        if match.start() < done or not is_secret_name(name):
+        if match.start() < done:
             continue
         if ":" in sep and name.endswith(("Error", "Exception", "Warning")):
             continue  # "KeyError: 'username'" names a key, it is no assignment
         value = _VALUE.match(text, match.end())
         if value is None or value.group(0) == MASK:
+            continue
+        if not (is_secret_name(name) or (hints_at_secret(name) and looks_random(value.group(0)))):
             continue
         pieces += [text[done : match.end()], MASK]
         done = value.end()
@@ -100,21 +158,23 @@ def redact_text(text: str) -> str:
     """``text`` with every URL's secrets and every ``SECRET_NAME=value`` masked."""
     text = _URL.sub(lambda match: redact_url(match.group(0)), text)
     text = _AUTH_SCHEME.sub(lambda match: f"{match.group(1)}{match.group(2)}{MASK}", text)
+    text = _TOKEN.sub(MASK, text)
     return _redact_assignments(text)
 
 
 def redact_argv(argv: Iterable[str]) -> list[str]:
-    """A command line safe to show: URLs and secret assignments masked, and the value
-    after a secret-named option (``--password VALUE``) replaced."""
+    """A command line safe to show: URLs, tokens and secret assignments masked, the value
+    after a secret-named option (``--password VALUE``) replaced, and a random-looking one
+    after an option whose name hints at a secret (``--pat VALUE``)."""
     redacted: list[str] = []
-    mask_next = False
+    option = ""  # the option the previous word was, if it takes a value to judge
     for word in argv:
-        if mask_next:
+        if option and (is_secret_name(option) or looks_random(word)):
             redacted.append(MASK)
-            mask_next = False
+            option = ""
             continue
-        if word.startswith("-") and "=" not in word and is_secret_name(word):
-            mask_next = True
+        secretish = word.startswith("-") and "=" not in word
+        option = word if secretish and (is_secret_name(word) or hints_at_secret(word)) else ""
         redacted.append(redact_text(word))
     return redacted
 

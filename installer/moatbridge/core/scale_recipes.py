@@ -29,7 +29,7 @@ from moatbridge.core.build_plan import (
 from moatbridge.core.catalog import Catalog, CatalogError, Distro, Flavour, Variant
 from moatbridge.core.gfx import is_gfx_name
 from moatbridge.core.image_spec import ALL_TARGETS, ImageSpec
-from moatbridge.core.redact import is_secret_name
+from moatbridge.core.redact import is_secret, redact_text
 from moatbridge.errors import InputError
 
 # A SCALE release as the vendor numbers it (1.7.2); it reaches a tag and `scale=<version>`.
@@ -66,16 +66,17 @@ def check_request(flavour: Flavour, spec: ImageSpec, source: str) -> tuple[Varia
 
 
 def extra_build_args(values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    """``--build-arg NAME=VALUE`` as pairs; a name that looks like a secret is refused (build
-    args are kept in the image history)."""
+    """``--build-arg NAME=VALUE`` as pairs; one that looks like a secret, by its name or by its
+    value's shape, is refused (build args are kept in the image history)."""
     pairs = []
     for value in values:
         name, sep, content = value.partition("=")
         if not sep or not name.isidentifier():
             raise InputError(
-                f"--build-arg {value!r} is not NAME=VALUE.", "e.g. --build-arg SCALE_VERSION=1.7.2"
+                f"--build-arg {redact_text(value)!r} is not NAME=VALUE.",
+                "e.g. --build-arg SCALE_VERSION=1.7.2",
             )
-        if is_secret_name(name):
+        if is_secret(name, content):  # by its name, or by its value's shape (GH_PAT=ghp_...)
             raise InputError(
                 f"--build-arg {name} looks like a secret; build args are stored in the image history.",
                 "put repository credentials in a file and pass --credentials-file",

@@ -15,7 +15,7 @@ from moatbridge.adapters.filesystem import output_exists
 from moatbridge.adapters.records import load_licences
 from moatbridge.core.bundle import IMAGE, Manifest, build_manifest
 from moatbridge.core.toolchains import Toolchain
-from moatbridge.errors import InputError, MoatbridgeError
+from moatbridge.errors import ImageGone, InputError
 from moatbridge.paths import Paths
 from moatbridge.services.bundle_progress import OpenProgress
 from moatbridge.services.consent import require_for
@@ -72,10 +72,7 @@ def plan_save(
     client = docker_api.connect(timeout=image_archive.SAVE_LOAD_TIMEOUT_S)
     image = docker_api.inspect_image(client, toolchain.image_id)
     if image is None:
-        raise MoatbridgeError(
-            f"The image of toolchain {toolchain.name} ({toolchain.image_id[:19]}) is not in the engine.",
-            f"run 'moatbridge upgrade {toolchain.name}' to build or pull it again, then save",
-        )
+        raise ImageGone(toolchain.name, toolchain.image_id)
     return SavePlan(toolchain, output, force, manifest, int(image.get("Size") or 0) or None, client)
 
 

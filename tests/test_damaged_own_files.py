@@ -1,0 +1,86 @@
+"""moatbridge's own files damaged into bytes that are not UTF-8 (a disk error, an editor
+saving Latin-1, a half-written copy): every command reads past them or refuses them in one
+sentence, and those it rewrites anyway come back whole. Never a crash (exit 70)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from moatbridge.core.activation import MARKER
+
+TOOLCHAIN = {
+    "name": "open-gfx1030", "flavour": "open", "variant": "devel", "targets": ["gfx1030"],
+    "cuda_version": "12.4", "image": "ghcr.io/moatbridge/open:12.4-devel",
+    "image_id": "sha256:" + "0" * 64, "licence": "open-components", "digest": None,
+    "created": "2026-01-01T00:00:00+00:00",
+}  # fmt: skip
+OURS_DAMAGED = f"{MARKER}\n\xff\xfe caf\xe9\n".encode("latin-1")
+
+# Each file of moatbridge's, as damage leaves it (the marker still there, the rest not UTF-8).
+DAMAGED = {
+    "state.json": b'{"version": 1, "default": "\xff"}',
+    "default": b"open-gfx1030\n" + OURS_DAMAGED,
+    "env": OURS_DAMAGED,
+    "env.fish": OURS_DAMAGED,
+    "toolchains/open-gfx1030/toolchain.env": OURS_DAMAGED,
+    "libexec/moatbridge-exec": b"#!/bin/sh\n" + OURS_DAMAGED,
+    "answers.yaml": b"flavour: \xe9t\xe9\n",
+    "consents/scale-free": b"\xff\xfe\n",
+    "run/open-gfx1030.pid": b"\xff\n",
+    "state/images.json": b'{"\xff": 1}',
+}
+COMMANDS = [
+    ("list",),
+    ("status",),
+    ("default", "open-gfx1030"),
+    ("license", "status"),
+    ("k8s", "--", "make"),
+    ("devcontainer", "--dry-run", "--dir", "proj"),
+    ("uninstall", "--all", "--keep-images"),
+]
+
+
+def _world(root: Path, damaged: str) -> dict[str, str]:
+    home, mbh = root / "home", root / "mbh"
+    for directory in (home, mbh, root / "cwd" / "proj"):
+        directory.mkdir(parents=True)
+    state = {"version": 1, "default": "open-gfx1030", "toolchains": [TOOLCHAIN], "consents": [], "files": []}
+    (mbh / "state.json").write_text(json.dumps(state))
+    path = mbh / damaged
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(DAMAGED[damaged])
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
+    env.update(HOME=str(home), MOATBRIDGE_HOME=str(mbh), DOCKER_HOST="unix:///nonexistent/docker.sock")
+    return env
+
+
+def _run(root: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "moatbridge", *args], capture_output=True, text=True, env=env,
+        cwd=root / "cwd", stdin=subprocess.DEVNULL, timeout=60,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("damaged", DAMAGED)
+@pytest.mark.parametrize("args", COMMANDS, ids=[" ".join(a) for a in COMMANDS])
+def test_a_damaged_file_of_ours_is_never_a_crash(tmp_path: Path, damaged: str, args: tuple[str, ...]) -> None:
+    env = _world(tmp_path, damaged)
+    result = _run(tmp_path, env, *args)
+    assert result.returncode != 70, result.stderr
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr, result.stderr
+    assert not list(tmp_path.rglob("crash-*.log"))
+
+
+@pytest.mark.parametrize("damaged", ["default", "env", "env.fish"])
+def test_a_damaged_file_of_ours_is_rewritten_whole(tmp_path: Path, damaged: str) -> None:
+    env = _world(tmp_path, damaged)
+    result = _run(tmp_path, env, "default", "open-gfx1030")
+    assert result.returncode == 0, result.stderr
+    text = (tmp_path / "mbh" / damaged).read_bytes().decode("utf-8")  # UTF-8 again
+    assert MARKER in text and "\ufffd" not in text
