@@ -7,6 +7,7 @@ its work."""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from moatbridge.adapters.filesystem import DiskFull, RewriteFailed
 from moatbridge.adapters.toolchain_files import RcFileError, edit_rc, unedit_rc
 from moatbridge.core import rc_block
 from moatbridge.core.activation import rc_block as block_for
@@ -188,3 +190,121 @@ def test_links_and_special_files_are_never_ours(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     assert not is_ours(link) and not is_ours(fifo) and not is_ours(tmp_path)  # and no hang on the FIFO
+
+
+# --- a disk that refuses the write: all or nothing ----------------------------------------------
+
+OLD_RC = b"# my bashrc\nexport A=1\nalias ll='ls -l'\n"
+
+
+def _linked_rc(tmp_path: Path, data: bytes = OLD_RC) -> tuple[Path, Path]:
+    rc = tmp_path / ".bashrc"
+    rc.write_bytes(data)
+    twin = tmp_path / "dotfiles-bashrc"
+    os.link(rc, twin)
+    return rc, twin
+
+
+def _refusing_pwrite(monkeypatch: pytest.MonkeyPatch, code: int, failures: int = 1) -> None:
+    """The disk takes half of the first write, then refuses (`failures` times in a row)."""
+    real = os.pwrite
+    left = [failures]
+
+    def pwrite(fd: int, data: bytes | memoryview, offset: int) -> int:
+        if left[0] <= 0:
+            return real(fd, data, offset)
+        left[0] -= 1
+        real(fd, bytes(data)[: max(1, len(data) // 2)], offset)
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(os, "pwrite", pwrite)
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EDQUOT, errno.EIO], ids=errno.errorcode.get)
+@pytest.mark.parametrize("action", ["edit", "unedit"])
+def test_a_refused_in_place_rewrite_restores_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: int, action: str
+) -> None:
+    rc, twin = _linked_rc(tmp_path)
+    if action == "unedit":
+        edit_rc(rc, BLOCK)
+    before = rc.read_bytes()
+    monkeypatch.setenv("HOME", str(tmp_path))
+    _refusing_pwrite(monkeypatch, code)
+    with pytest.raises(RewriteFailed) as raised:
+        edit_rc(rc, BLOCK) if action == "edit" else unedit_rc(rc, created=False)
+    assert raised.value.exit_code == 74 and raised.value.hint
+    assert raised.value.message.endswith("; ~/.bashrc was restored."), raised.value.message
+    if code == errno.ENOSPC:
+        assert raised.value.message.startswith("The disk is full;")
+    assert rc.read_bytes() == before and twin.read_bytes() == before
+    assert rc.stat().st_ino == twin.stat().st_ino
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".bashrc", "dotfiles-bashrc"]  # no journal
+
+
+def test_a_rewrite_that_cannot_be_put_back_keeps_the_journal_for_the_next_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rc, twin = _linked_rc(tmp_path)
+    with monkeypatch.context() as patched:
+        _refusing_pwrite(patched, errno.ENOSPC, failures=2)  # the write and the putting back
+        with pytest.raises(RewriteFailed) as raised:
+            edit_rc(rc, BLOCK)
+    assert raised.value.exit_code == 74 and "could not be restored" in raised.value.message
+    assert rc.read_bytes() != OLD_RC and (tmp_path / "..bashrc.moatbridge-rewrite").exists()
+    # Space again: the next run puts the old bytes back first, then does its own edit.
+    assert edit_rc(rc, BLOCK).changed
+    assert rc_block.remove(rc.read_bytes(), str(rc)) == OLD_RC and twin.read_bytes() == rc.read_bytes()
+    assert not (tmp_path / "..bashrc.moatbridge-rewrite").exists()
+
+
+def test_an_atomic_write_the_disk_refuses_leaves_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rc = tmp_path / ".bashrc"
+    rc.write_bytes(OLD_RC)
+
+    def fsync(fd: int) -> None:
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    with pytest.raises(DiskFull) as raised:
+        edit_rc(rc, BLOCK)
+    assert raised.value.exit_code == 74 and "left as it was" in raised.value.message
+    assert rc.read_bytes() == OLD_RC and [p.name for p in tmp_path.iterdir()] == [".bashrc"]
+
+
+def _cut_rewrites(old: bytes, new: bytes) -> dict[str, bytes]:
+    """What a rewrite from `old` to `new` in place leaves when cut at each stage."""
+    reserved = old + bytes(max(0, len(new) - len(old)))
+    half = len(new) // 2
+    return {
+        "reserved-only": reserved,
+        "half-written-over-old": new[:half] + reserved[half:],
+        "cut-mid-line": new[: len(new) - 7],  # `if [ -`: the rest of the file lost
+        "written-not-truncated": new + reserved[len(new) :],
+        "first-byte": new[:1] + old[1:],
+    }
+
+
+@pytest.mark.parametrize("growing", [True, False], ids=["setup", "uninstall"])
+def test_the_next_run_repairs_a_rewrite_cut_anywhere(tmp_path: Path, growing: bool) -> None:
+    rc, twin = _linked_rc(tmp_path)
+    with_block = rc_block.insert(OLD_RC, BLOCK, str(rc))
+    old, new = (OLD_RC, with_block) if growing else (with_block, OLD_RC)
+    for stage, current in _cut_rewrites(old, new).items():
+        rc.write_bytes(current)
+        (tmp_path / "..bashrc.moatbridge-rewrite").write_bytes(len(old).to_bytes(8, "big") + old + new)
+        edit_rc(rc, BLOCK)
+        assert rc.read_bytes() == with_block, stage
+        assert twin.read_bytes() == with_block and not (tmp_path / "..bashrc.moatbridge-rewrite").exists()
+        unedit_rc(rc, created=False)
+        assert rc.read_bytes() == OLD_RC, stage
+
+
+def test_a_file_edited_since_the_cut_is_left_alone(tmp_path: Path) -> None:
+    rc, _ = _linked_rc(tmp_path)
+    new = rc_block.insert(OLD_RC, BLOCK, str(rc))
+    (tmp_path / "..bashrc.moatbridge-rewrite").write_bytes(len(OLD_RC).to_bytes(8, "big") + OLD_RC + new)
+    edited = b"# rewritten by hand\n"
+    rc.write_bytes(edited)
+    edit_rc(rc, BLOCK)
+    assert rc_block.remove(rc.read_bytes(), str(rc)) == edited
