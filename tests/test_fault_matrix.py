@@ -747,6 +747,46 @@ def test_disk_full_under_the_data_directory(world: World) -> None:
     assert not failures, "\n".join(failures)
 
 
+def test_disk_full_mid_rewrite_of_a_hard_linked_rc_file(world: World, tmp_path: Path) -> None:
+    """HOME on a tmpfs with room for the rewrite's journal but not for the rc file's growth:
+    setup says the disk is full and the rc file (and its other link) holds its old bytes."""
+    from moatbridge.core.activation import rc_block as block_for
+
+    world.data = tmp_path / "mbh"  # moatbridge's own files elsewhere: only the rc edit meets the full disk
+    world.state_dir = world.data / "state"
+    world.env["MOATBRIDGE_HOME"] = str(world.data)
+    bashrc = b"# my bashrc, a page long\n" + b"export A=1\n" * 360  # the block makes it two pages
+    with tmpfs(world.home, "1m"):
+        world.rcs = {world.home / ".bashrc": bashrc, world.home / ".zshrc": ZSHRC}
+        for path, data in world.rcs.items():
+            path.write_bytes(data)
+        world.work.mkdir()
+        link = world.work / "dotfiles-bashrc"
+        os.link(world.home / ".bashrc", link)
+        new = rc_block.insert(bashrc, block_for(str(world.data / "env"), False), "rc")
+        page = os.statvfs(world.home).f_frsize
+        journal_pages = -(-(8 + len(bashrc) + len(new)) // page)
+        filler = world.home / "filler"
+        filler.write_bytes(bytes((os.statvfs(world.home).f_bavail - journal_pages) * page))
+        assert os.statvfs(world.home).f_bavail == journal_pages
+        result = world.mb(*world.setup_args())
+        problems = clean(result, "setup with a full HOME", (74,))
+        if "The disk is full; ~/.bashrc was restored." not in result.stderr:
+            problems.append(f"not the disk-full sentence: {result.stderr[-400:]}")
+        if (world.home / ".bashrc").read_bytes() != bashrc or link.read_bytes() != bashrc:
+            problems.append("~/.bashrc (or its other link) was not restored")
+        problems += [f"journal left: {p}" for p in world.home.glob("*.moatbridge-rewrite")]
+        problems += world.invariants()
+        filler.unlink()
+        problems += world.set_up()
+        problems += world.uninstalled()
+        if link.read_bytes() != bashrc or (world.home / ".bashrc").stat().st_nlink != 2:
+            problems.append("the hard link was split or left different")
+        link.unlink()
+    failures = record("disk full", "ENOSPC mid-rewrite of a hard-linked ~/.bashrc: setup", problems)
+    assert not failures, "\n".join(failures)
+
+
 # --- damaged files -------------------------------------------------------------------------------------
 
 DAMAGE = {

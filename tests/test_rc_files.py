@@ -258,7 +258,9 @@ def test_a_rewrite_that_cannot_be_put_back_keeps_the_journal_for_the_next_run(
     assert not (tmp_path / "..bashrc.moatbridge-rewrite").exists()
 
 
-def test_an_atomic_write_the_disk_refuses_leaves_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_atomic_write_the_disk_refuses_leaves_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rc = tmp_path / ".bashrc"
     rc.write_bytes(OLD_RC)
 

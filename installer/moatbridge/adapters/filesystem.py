@@ -179,9 +179,7 @@ def interrupted_rewrite(current: bytes, old: bytes, new: bytes) -> bool:
     if current in (old, new) or len(current) > max(len(old), len(new)):
         return False
     reserved = old + bytes(max(0, len(new) - len(old)))
-    return all(
-        have == reserved[i] or (i < len(new) and have == new[i]) for i, have in enumerate(current)
-    )
+    return all(have == reserved[i] or (i < len(new) and have == new[i]) for i, have in enumerate(current))
 
 
 def finish_interrupted_rewrite(path: Path) -> bool:
