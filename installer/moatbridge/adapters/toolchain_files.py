@@ -9,6 +9,7 @@ hard links, and the original bytes come back when the block is removed.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from moatbridge.adapters.hostfs import read_head
 from moatbridge.core import rc_block
 from moatbridge.core.activation import has_marker_header
 from moatbridge.errors import MoatbridgeError
+from moatbridge.paths import xdg_dir
 
 
 class ForeignFileConflict(MoatbridgeError):
@@ -140,15 +142,14 @@ def remove_empty_dirs(root: Path, below: Path) -> None:
         current = current.parent
 
 
-def rc_files_for(shells: tuple[str, ...], home: str) -> dict[str, Path]:
-    """The rc file each shell reads for interactive sessions."""
+def rc_files_for(shells: tuple[str, ...], home: str, environ: Mapping[str, str]) -> dict[str, Path]:
+    """The rc file each shell reads for interactive sessions (a relative XDG_CONFIG_HOME is
+    ignored, as the XDG spec says; a relative ZDOTDIR is refused before any command runs)."""
+    config = xdg_dir(environ, "XDG_CONFIG_HOME") or f"{home}/.config"
     candidates = {
         "bash": Path(home) / ".bashrc",
-        "zsh": Path(os.environ.get("ZDOTDIR") or home) / ".zshrc",
-        "fish": Path(os.environ.get("XDG_CONFIG_HOME") or f"{home}/.config")
-        / "fish"
-        / "conf.d"
-        / "moatbridge.fish",
+        "zsh": Path(environ.get("ZDOTDIR") or home) / ".zshrc",
+        "fish": Path(config) / "fish" / "conf.d" / "moatbridge.fish",
         "dash": Path(home) / ".profile",
     }
     return {shell: candidates[shell] for shell in shells if shell in candidates}

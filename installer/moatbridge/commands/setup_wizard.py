@@ -123,7 +123,7 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
         )
     if not args.shell and not args.no_modify_rc:
         home = os.path.expanduser("~")
-        existing = {s: p.exists() for s, p in rc_files_for(("bash", "zsh", "fish"), home).items()}
+        existing = {s: p.exists() for s, p in rc_files_for(("bash", "zsh", "fish"), home, os.environ).items()}
         preselected = default_shells(dict(os.environ), existing)
         picked = ask_prompt(
             q.checkbox(

@@ -47,9 +47,8 @@ def gather(flags: Answers, answers_file: str | None, paths: Paths, report: HostR
     if saved.exists():
         with contextlib.suppress(MoatbridgeError):
             layers.append(parse_answers(_load_yaml(saved, "saved answers"), str(saved)))
-    existing = {
-        s: p.exists() for s, p in rc_files_for(("bash", "zsh", "fish"), os.path.expanduser("~")).items()
-    }
+    rc_files = rc_files_for(("bash", "zsh", "fish"), os.path.expanduser("~"), os.environ)
+    existing = {s: p.exists() for s, p in rc_files.items()}
     layers.append(defaults(report, dict(os.environ), existing))
     merged = merge(*layers)
     credentials = merged.image.source.credentials_file

@@ -142,7 +142,7 @@ def write_default(paths: Paths, name: str, dry_run: bool = False) -> Written:
 def edit_shell_rcs(paths: Paths, shells: tuple[str, ...], dry_run: bool) -> list[Written]:
     home = os.path.expanduser("~")
     written = []
-    for shell, rc in rc_files_for(shells, home).items():
+    for shell, rc in rc_files_for(shells, home, os.environ).items():
         env = Path(paths.home) / ("env.fish" if shell == "fish" else "env")
         written.append(edit_rc(rc, rc_block(str(env), shell == "fish"), dry_run))
     return written
@@ -174,7 +174,8 @@ def remove_shared_files(paths: Paths, state: State, dry_run: bool, problems: lis
     """
     home = Path(paths.home)
     recorded = {(item["path"], item["kind"]): bool(item["created"]) for item in state.files}
-    for shell, rc in rc_files_for(("bash", "zsh", "fish", "dash"), os.path.expanduser("~")).items():
+    rc_files = rc_files_for(("bash", "zsh", "fish", "dash"), os.path.expanduser("~"), os.environ)
+    for shell, rc in rc_files.items():
         recorded.setdefault((str(rc), "rc-block"), shell == "fish")
     for path in [home / "env", home / "env.fish", home / "default", home / "libexec" / "moatbridge-exec",
                  *sorted((home / "cuda" / "bin").glob("*")),
