@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from moatbridge.adapters.toolchain_files import (
+    RcFileError,
     Written,
     edit_rc,
     rc_files_for,
@@ -171,9 +172,12 @@ def remove_shared_files(paths: Paths, state: State, dry_run: bool, problems: lis
     killed setup wrote before it could record them are found and removed as well
     (only ones carrying moatbridge's marker or block). An rc file that cannot be edited
     (a directory, an ambiguous block) is reported in `problems`; everything else goes on.
+    A usual place the state never recorded a block in that is not a file at all (a
+    ~/.zshrc directory) holds no block of ours: nothing to report.
     """
     home = Path(paths.home)
     recorded = {(item["path"], item["kind"]): bool(item["created"]) for item in state.files}
+    in_state = set(recorded)
     rc_files = rc_files_for(("bash", "zsh", "fish", "dash"), os.path.expanduser("~"), os.environ)
     for shell, rc in rc_files.items():
         recorded.setdefault((str(rc), "rc-block"), shell == "fish")
@@ -188,6 +192,9 @@ def remove_shared_files(paths: Paths, state: State, dry_run: bool, problems: lis
             try:
                 if unedit_rc(path, created, dry_run):
                     removed.append(f"{path} (moatbridge block)")
+            except RcFileError as error:
+                if (path_text, kind) in in_state:  # a block was written there: the user fixes this one
+                    problems.append(error.message)
             except MoatbridgeError as error:  # the rest is still removed; the user fixes this one
                 problems.append(error.message)
         elif path.suffix == ".pid" and path.parent == home / "run":
