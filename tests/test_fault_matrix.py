@@ -210,11 +210,15 @@ class World:
             crash.unlink()
         return problems
 
-    def uninstalled(self, codes: tuple[int, ...] = (0,)) -> list[str]:
-        """The next uninstall completes and leaves nothing of moatbridge's behind."""
+    def uninstalled(self, codes: tuple[int, ...] = (0,), backups: int = 0) -> list[str]:
+        """The next uninstall completes and leaves nothing of moatbridge's behind but the
+        `backups` copies of an unusable state file it promised to keep."""
         problems = clean(self.mb("uninstall", "--all", "--keep-images"), "uninstall", codes)
         problems += self.rc_problems(block_allowed=False)
-        kept = {*self.rcs, self.state_dir / "state.lock"}  # the lock file stays, by design
+        kept_backups = sorted(self.data.glob("state.json.unreadable-*"))
+        if len(kept_backups) != backups:
+            problems.append(f"{len(kept_backups)} backups of the state kept, not {backups}")
+        kept = {*self.rcs, self.state_dir / "state.lock", *kept_backups}  # the lock file stays, by design
         left = [
             p for p in self.home.rglob("*") if not p.is_dir() and p not in kept and self.work not in p.parents
         ]
@@ -222,6 +226,8 @@ class World:
         if self.containers():
             problems.append(f"container {self.container} left after uninstall")
             docker("rm", "-f", self.container)
+        for backup in kept_backups:
+            backup.unlink()
         return problems
 
     def set_up(self) -> list[str]:
@@ -846,7 +852,7 @@ def test_damaged_state_answers_and_toolchain_files(world: World) -> None:
             failures += record("damaged files", f"{kind} {label}", problems)
     # One more: a damaged state at uninstall time (the files on disk are found anyway).
     files["state.json"].write_bytes(b"{\x00")
-    problems = world.uninstalled()
+    problems = world.uninstalled(backups=1)  # the unusable state kept, as every warning said
     failures += record("damaged files", "garbage state.json, then uninstall --all", problems)
     assert not failures, "\n".join(failures)
 

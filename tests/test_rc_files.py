@@ -317,3 +317,23 @@ def test_a_file_edited_since_the_cut_is_left_alone(tmp_path: Path) -> None:
     rc.write_bytes(edited)
     edit_rc(rc, BLOCK)
     assert rc_block.remove(rc.read_bytes(), str(rc)) == edited
+
+
+def test_uninstall_all_keeps_an_unusable_state_as_the_backup_it_promised(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    shared = home / "mbh"
+    shared.mkdir()
+    damaged = b'{"version": 1, "toolchains": 3'
+    (shared / "state.json").write_bytes(damaged)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_", "ZDOTDIR"))}
+    env.update(HOME=str(home), MOATBRIDGE_HOME=str(shared), DOCKER_HOST="unix:///nonexistent/docker.sock")
+    result = subprocess.run(
+        [sys.executable, "-m", "moatbridge", "uninstall", "--all", "--keep-images"],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "keeps it as a backup" in result.stderr  # the promise ...
+    backups = list(shared.glob("state.json.unreadable-*"))
+    assert [b.read_bytes() for b in backups] == [damaged], result.stderr  # ... kept
+    assert backups[0].name in result.stderr and not (shared / "state.json").exists()

@@ -86,6 +86,21 @@ class StateStore:
         atomic_write_json(self.path, state.to_json())
         faults.point("state.written", str(self.path))
 
+    def discard(self) -> Path | None:
+        """No state any more (the last toolchain went): the file goes, except an unusable
+        one, which is kept as the backup `read` promised; returns what went, if anything."""
+        if self._load()[1] is not None:
+            backup = self._set_aside()
+            sys.stderr.write(
+                f"moatbridge: warning: kept the unusable state file as {printable(str(backup))}.\n"
+            )
+            return None
+        if not (self.path.exists() or self.path.is_symlink()):
+            return None
+        faults.point("uninstall.before-unlink", str(self.path))
+        self.path.unlink()
+        return self.path
+
     @contextmanager
     def locked(self) -> Iterator[StateStore]:
         from filelock import FileLock, Timeout
