@@ -10,9 +10,11 @@ from __future__ import annotations
 import errno
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,7 @@ from moatbridge.adapters.filesystem import DiskFull, RewriteFailed
 from moatbridge.adapters.toolchain_files import RcFileError, edit_rc, unedit_rc
 from moatbridge.core import rc_block
 from moatbridge.core.activation import rc_block as block_for
+from moatbridge.errors import MoatbridgeError
 
 BLOCK = block_for("/home/u/.local/share/moatbridge/env", False)
 
@@ -337,3 +340,51 @@ def test_uninstall_all_keeps_an_unusable_state_as_the_backup_it_promised(tmp_pat
     backups = list(shared.glob("state.json.unreadable-*"))
     assert [b.read_bytes() for b in backups] == [damaged], result.stderr  # ... kept
     assert backups[0].name in result.stderr and not (shared / "state.json").exists()
+
+
+def _edit_as(uid: int, rc: Path) -> tuple[int, str]:
+    """edit_rc in a child process running as `uid` (the exit status, and what it said)."""
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child's outcome is reported through the pipe
+        code, said = 0, ""
+        try:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+            edit_rc(rc, BLOCK)
+        except MoatbridgeError as error:
+            code, said = error.exit_code, error.message
+        except BaseException as error:  # noqa: BLE001 - anything else is the finding
+            code, said = 99, repr(error)
+        os.write(write, said.encode())
+        os._exit(code)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        said = pipe.read().decode()
+    return os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]), said
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="files of two accounts need root to set up")
+@pytest.mark.parametrize("mode", [0o644, 0o666], ids=["read-only-for-the-user", "writable-for-the-user"])
+def test_a_root_owned_rc_file_keeps_its_owner_or_is_refused(mode: int) -> None:
+    base = Path(tempfile.mkdtemp(prefix="moatbridge-owner-"))  # not under root's private tmp_path
+    try:
+        base.chmod(0o755)
+        home = base / "home"
+        home.mkdir()
+        os.chown(home, 4321, 4321)  # the user's own folder: a rename there would succeed
+        rc = home / ".bashrc"
+        rc.write_bytes(OLD_RC)
+        rc.chmod(mode)  # root's, as a provisioning tool left it
+        code, said = _edit_as(4321, rc)
+        assert (rc.stat().st_uid, rc.stat().st_gid, stat.S_IMODE(rc.stat().st_mode)) == (0, 0, mode), said
+        if mode == 0o644:
+            assert code == 2 and "belongs to another account" in said, said
+            assert rc.read_bytes() == OLD_RC
+        else:  # rewritten in place: the file is still root's
+            assert code == 0, said
+            assert rc_block.remove(rc.read_bytes(), str(rc)) == OLD_RC
+        assert sorted(p.name for p in home.iterdir()) == [".bashrc"]
+    finally:
+        shutil.rmtree(base)

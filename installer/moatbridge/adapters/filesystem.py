@@ -87,6 +87,20 @@ class RewriteFailed(DiskFull):
         )
 
 
+class OwnerNotKept(MoatbridgeError):
+    """A user's file another account owns and this one may not write: replacing it (the
+    folder allows that) would hand it to this account, so it is refused, untouched."""
+
+    exit_code = 2
+
+    def __init__(self, path: Path, uid: int) -> None:
+        super().__init__(
+            f"{shown(path)} belongs to another account (uid {uid}) and this one cannot write it; "
+            "it was left as it was.",
+            "make the file yours (or writable for you), or let its owner run this",
+        )
+
+
 def atomic_write_text(path: Path, text: str, mode: int = 0o644) -> None:
     """Write via a temp file in the same directory + rename: readers see old or new, never half."""
     atomic_write_bytes(path, text.encode("utf-8"), mode)
@@ -95,15 +109,19 @@ def atomic_write_text(path: Path, text: str, mode: int = 0o644) -> None:
 def rewrite_preserving(path: Path, data: bytes) -> None:
     """Replace a user's file's bytes, keeping what makes it theirs: mode, owner and, for a
     file with other hard links, its inode (rewritten in place: a rename would split the
-    links). Otherwise atomically, via a temp file in the same directory and a rename.
-    All or nothing either way: a disk that refuses the write (full, over quota, failing)
-    leaves the old bytes."""
+    links) and for a file another account owns (a rename would hand it to this one; one
+    this account cannot write is refused). Otherwise atomically, via a temp file in the
+    same directory and a rename. All or nothing either way: a disk that refuses the write
+    (full, over quota, failing) leaves the old bytes."""
     try:
         info = path.stat()
     except FileNotFoundError:
         atomic_write_bytes(path, data, 0o644)
         return
-    if info.st_nlink > 1:
+    foreign = os.geteuid() != 0 and info.st_uid != os.geteuid()  # a rename would make it ours
+    if foreign and not os.access(path, os.W_OK):
+        raise OwnerNotKept(path, info.st_uid)
+    if info.st_nlink > 1 or foreign:
         _rewrite_in_place(path, path.read_bytes(), data)
         return
     atomic_write_bytes(path, data, info.st_mode & 0o7777, (info.st_uid, info.st_gid))
