@@ -80,6 +80,26 @@ def test_a_symlinked_rc_file_is_edited_at_its_target(tmp_path: Path) -> None:
     assert rc.is_symlink() and target.read_bytes() == b"export A=1\n"
 
 
+def test_a_dangling_symlink_gets_its_target_and_uninstall_takes_it_back(tmp_path: Path) -> None:
+    dotfiles = tmp_path / "dotfiles"
+    dotfiles.mkdir()
+    rc = tmp_path / ".bashrc"
+    rc.symlink_to(dotfiles / "bashrc")  # the checkout has no bashrc (yet)
+    written = edit_rc(rc, BLOCK)
+    assert written.created and rc_block.contains((dotfiles / "bashrc").read_bytes(), "rc")
+    assert unedit_rc(rc, written.created)
+    assert rc.is_symlink() and not rc.exists() and list(dotfiles.iterdir()) == []
+
+
+def test_a_dangling_symlink_into_a_missing_folder_is_refused(tmp_path: Path) -> None:
+    rc = tmp_path / ".bashrc"
+    rc.symlink_to(tmp_path / "dotfiles" / "shell" / "bashrc")
+    with pytest.raises(RcFileError) as raised:
+        edit_rc(rc, BLOCK)
+    assert raised.value.exit_code == 2 and "does not exist" in raised.value.message
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".bashrc"]  # no folders made
+
+
 def test_a_hard_linked_rc_file_stays_linked(tmp_path: Path) -> None:
     rc = tmp_path / ".bashrc"
     rc.write_bytes(b"export A=1\n")

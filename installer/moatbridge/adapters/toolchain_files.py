@@ -80,8 +80,13 @@ def remove_owned(path: Path, dry_run: bool = False) -> bool:
 
 def _rc_target(path: Path) -> Path:
     """Where an rc file's bytes live: through a symlink (a dotfiles repository) to its target.
-    Anything but a regular file (or none yet) is refused."""
+    Anything but a regular file (or none yet, in a folder that exists) is refused."""
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    if path.is_symlink() and not target.exists() and not target.parent.is_dir():
+        # A dangling link into a folder that is not there (a dotfiles checkout not made yet):
+        # making the folders would leave what no uninstall can tell from the user's own.
+        raise RcFileError(f"{path} is a link to {target}, in a folder that does not exist; it is left alone.",
+                          "create that folder (or remove the link), then run again")  # fmt: skip
     if target.exists() and not target.is_file():
         raise RcFileError(f"{path} is not a regular file; its moatbridge block is left alone.",
                           f"make {path} a file (or remove it) and run again")  # fmt: skip
@@ -123,7 +128,8 @@ def unedit_rc(path: Path, created: bool, dry_run: bool = False) -> bool:
         return False
     if dry_run:
         return True
-    if created and restored == b"" and not path.is_symlink():
+    if created and restored == b"":
+        # Created by setup (for a dangling link: the link's target): it goes, the link stays.
         faults.point("remove.before-unlink", str(target))
         target.unlink()
     else:
