@@ -372,6 +372,7 @@ def _edit_as(uid: int, rc: Path) -> tuple[int, str]:
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)
+            edit_rc(rc, BLOCK, dry_run=True)  # setup's look ahead refuses too, before anything is written
             edit_rc(rc, BLOCK)
         except MoatbridgeError as error:
             code, said = error.exit_code, error.message

@@ -118,13 +118,21 @@ def rewrite_preserving(path: Path, data: bytes) -> None:
     except FileNotFoundError:
         atomic_write_bytes(path, data, 0o644)
         return
-    foreign = os.geteuid() != 0 and info.st_uid != os.geteuid()  # a rename would make it ours
-    if foreign and not os.access(path, os.W_OK):
-        raise OwnerNotKept(path, info.st_uid)
+    foreign = refuse_unkeepable_owner(path, info)
     if info.st_nlink > 1 or foreign:
         _rewrite_in_place(path, path.read_bytes(), data)
         return
     atomic_write_bytes(path, data, info.st_mode & 0o7777, (info.st_uid, info.st_gid))
+
+
+def refuse_unkeepable_owner(path: Path, info: os.stat_result) -> bool:
+    """Whether another account owns the file (then only an in-place rewrite keeps its owner:
+    a rename would hand it to this one); raises OwnerNotKept when this account may not
+    write it either. Callers planning a rewrite check it first, before writing anything."""
+    foreign = os.geteuid() != 0 and info.st_uid != os.geteuid()
+    if foreign and not os.access(path, os.W_OK):
+        raise OwnerNotKept(path, info.st_uid)
+    return foreign
 
 
 def _journal(path: Path) -> Path:

@@ -17,6 +17,7 @@ from moatbridge.adapters import faults
 from moatbridge.adapters.filesystem import (
     atomic_write_text,
     finish_interrupted_rewrite,
+    refuse_unkeepable_owner,
     rewrite_preserving,
     sweep_stale_temps,
 )
@@ -111,6 +112,8 @@ def edit_rc(path: Path, block: list[bytes], dry_run: bool = False) -> Written:
     original = _read_rc(target)
     updated = rc_block.insert(original, block, str(path))
     changed = updated != original
+    if changed and existed:
+        refuse_unkeepable_owner(target, target.stat())  # on setup's dry run too: before anything is written
     if changed and not dry_run:
         rewrite_preserving(target, updated)
     return Written(str(path), "rc-block", created=not existed, changed=changed)
@@ -126,6 +129,7 @@ def unedit_rc(path: Path, created: bool, dry_run: bool = False) -> bool:
     restored = rc_block.remove(original, str(path))  # parses (and checks) the block once
     if not target.exists() or restored == original:  # no block: nothing was taken out
         return False
+    refuse_unkeepable_owner(target, target.stat())
     if dry_run:
         return True
     if created and restored == b"":
