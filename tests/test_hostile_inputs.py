@@ -774,14 +774,16 @@ def test_paths_and_engine_output_are_shown_escaped(
     assert "job\\x1b[2J.yaml" in result.stdout and output.exists()
 
 
-def test_a_warning_quoting_moatbridge_home_escapes_it(tmp_path: Path) -> None:
+def test_a_moatbridge_home_with_terminal_controls_is_refused_without_them(tmp_path: Path) -> None:
+    """Even a read-only command: the path would go into every warning that quotes it."""
     home = tmp_path / f"home{CLEAR}"
     home.mkdir()
     (home / "state.json").write_text("{damaged")
     result = _cli("list", env={"MOATBRIDGE_HOME": str(home)})
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 2, result.stderr
     _no_controls(result)
-    assert "home\\x1b[2J/state.json cannot be used" in result.stderr
+    assert "MOATBRIDGE_HOME holds a control character" in result.stderr
+    assert (home / "state.json").read_text() == "{damaged"
 
 
 # --- a state file whose fields are not of moatbridge's form --------------------------------------
