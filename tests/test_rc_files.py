@@ -409,3 +409,24 @@ def test_a_root_owned_rc_file_keeps_its_owner_or_is_refused(mode: int) -> None:
         assert sorted(p.name for p in home.iterdir()) == [".bashrc"]
     finally:
         shutil.rmtree(base)
+
+
+def test_uninstall_on_a_disk_that_refuses_ends_74_with_the_file_restored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from moatbridge import cli
+
+    home = tmp_path / "home"
+    home.mkdir()
+    rc, twin = _linked_rc(home)
+    edit_rc(rc, BLOCK)
+    before = rc.read_bytes()
+    for key in [k for k in os.environ if k.startswith(("MOATBRIDGE_", "XDG_", "ZDOTDIR"))]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    _refusing_pwrite(monkeypatch, errno.ENOSPC)
+    assert cli.main(["uninstall", "--all", "--keep-images"]) == 74
+    said = capsys.readouterr().err
+    assert "moatbridge: The disk is full; ~/.bashrc was restored." in said, said
+    assert rc.read_bytes() == before and twin.read_bytes() == before

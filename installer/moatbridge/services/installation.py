@@ -8,6 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from moatbridge.adapters.filesystem import DiskFull
 from moatbridge.adapters.toolchain_files import (
     RcFileError,
     Written,
@@ -192,6 +193,8 @@ def remove_shared_files(paths: Paths, state: State, dry_run: bool, problems: lis
             try:
                 if unedit_rc(path, created, dry_run):
                     removed.append(f"{path} (moatbridge block)")
+            except DiskFull:  # the disk, not this file: the rest would fail too (exit 74)
+                raise
             except RcFileError as error:
                 if (path_text, kind) in in_state:  # a block was written there: the user fixes this one
                     problems.append(error.message)
