@@ -7,6 +7,7 @@ first), damaged and truncated copies, dry run and inspect.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
@@ -219,6 +220,25 @@ def test_existing_file_needs_force_and_failed_writes_leave_nothing(written: tupl
     assert path.read_bytes() == before and [p.name for p in path.parent.iterdir()] == ["b.tar"]
     bundle_archive.write_bundle(path, manifest_for().to_bytes(), chunks(b"small"), force=True)
     assert bundle_archive.verify(path).member(IMAGE).size == 5
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EDQUOT, errno.EIO], ids=errno.errorcode.get)
+def test_a_disk_that_refuses_the_bundle_leaves_the_old_one(
+    written: tuple[Path, bytes], monkeypatch: pytest.MonkeyPatch, code: int
+) -> None:
+    from moatbridge.adapters.filesystem import DiskFull
+
+    path, _ = written
+    before = path.read_bytes()
+
+    def fsync(fd: int) -> None:
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    with pytest.raises(DiskFull) as raised:
+        bundle_archive.write_bundle(path, manifest_for().to_bytes(), chunks(b"small"), force=True)
+    assert raised.value.exit_code == 74 and "left as it was" in raised.value.message
+    assert path.read_bytes() == before and [p.name for p in path.parent.iterdir()] == ["b.tar"]
 
 
 def flip_byte(path: Path, offset: int) -> None:

@@ -220,11 +220,15 @@ class World:
             crash.unlink()
         return problems
 
-    def uninstalled(self, codes: tuple[int, ...] = (0,)) -> list[str]:
-        """The next uninstall completes and leaves nothing of moatbridge's behind."""
+    def uninstalled(self, codes: tuple[int, ...] = (0,), backups: int = 0) -> list[str]:
+        """The next uninstall completes and leaves nothing of moatbridge's behind but the
+        `backups` copies of an unusable state file it promised to keep."""
         problems = clean(self.mb("uninstall", "--all", "--keep-images"), "uninstall", codes)
         problems += self.rc_problems(block_allowed=False)
-        kept = {*self.rcs, self.state_dir / "state.lock"}  # the lock file stays, by design
+        kept_backups = sorted(self.data.glob("state.json.unreadable-*"))
+        if len(kept_backups) != backups:
+            problems.append(f"{len(kept_backups)} backups of the state kept, not {backups}")
+        kept = {*self.rcs, self.state_dir / "state.lock", *kept_backups}  # the lock file stays, by design
         left = [
             p for p in self.home.rglob("*") if not p.is_dir() and p not in kept and self.work not in p.parents
         ]
@@ -232,6 +236,8 @@ class World:
         if self.containers():
             problems.append(f"container {self.container} left after uninstall")
             docker("rm", "-f", self.container)
+        for backup in kept_backups:
+            backup.unlink()
         return problems
 
     def set_up(self) -> list[str]:
@@ -865,6 +871,46 @@ def test_disk_full_under_the_data_directory(world: World) -> None:
     assert not failures, "\n".join(failures)
 
 
+def test_disk_full_mid_rewrite_of_a_hard_linked_rc_file(world: World, tmp_path: Path) -> None:
+    """HOME on a tmpfs with room for the rewrite's journal but not for the rc file's growth:
+    setup says the disk is full and the rc file (and its other link) holds its old bytes."""
+    from moatbridge.core.activation import rc_block as block_for
+
+    world.data = tmp_path / "mbh"  # moatbridge's own files elsewhere: only the rc edit meets the full disk
+    world.state_dir = world.data / "state"
+    world.env["MOATBRIDGE_HOME"] = str(world.data)
+    bashrc = b"# my bashrc, a page long\n" + b"export A=1\n" * 360  # the block makes it two pages
+    with tmpfs(world.home, "1m"):
+        world.rcs = {world.home / ".bashrc": bashrc, world.home / ".zshrc": ZSHRC}
+        for path, data in world.rcs.items():
+            path.write_bytes(data)
+        world.work.mkdir()
+        link = world.work / "dotfiles-bashrc"
+        os.link(world.home / ".bashrc", link)
+        new = rc_block.insert(bashrc, block_for(str(world.data / "env"), False), "rc")
+        page = os.statvfs(world.home).f_frsize
+        journal_pages = -(-(8 + len(bashrc) + len(new)) // page)
+        filler = world.home / "filler"
+        filler.write_bytes(bytes((os.statvfs(world.home).f_bavail - journal_pages) * page))
+        assert os.statvfs(world.home).f_bavail == journal_pages
+        result = world.mb(*world.setup_args())
+        problems = clean(result, "setup with a full HOME", (74,))
+        if "The disk is full; ~/.bashrc was restored." not in result.stderr:
+            problems.append(f"not the disk-full sentence: {result.stderr[-400:]}")
+        if (world.home / ".bashrc").read_bytes() != bashrc or link.read_bytes() != bashrc:
+            problems.append("~/.bashrc (or its other link) was not restored")
+        problems += [f"journal left: {p}" for p in world.home.glob("*.moatbridge-rewrite")]
+        problems += world.invariants()
+        filler.unlink()
+        problems += world.set_up()
+        problems += world.uninstalled()
+        if link.read_bytes() != bashrc or (world.home / ".bashrc").stat().st_nlink != 2:
+            problems.append("the hard link was split or left different")
+        link.unlink()
+    failures = record("disk full", "ENOSPC mid-rewrite of a hard-linked ~/.bashrc: setup", problems)
+    assert not failures, "\n".join(failures)
+
+
 # --- damaged files -------------------------------------------------------------------------------------
 
 DAMAGE = {
@@ -924,7 +970,7 @@ def test_damaged_state_answers_and_toolchain_files(world: World) -> None:
             failures += record("damaged files", f"{kind} {label}", problems)
     # One more: a damaged state at uninstall time (the files on disk are found anyway).
     files["state.json"].write_bytes(b"{\x00")
-    problems = world.uninstalled()
+    problems = world.uninstalled(backups=1)  # the unusable state kept, as every warning said
     failures += record("damaged files", "garbage state.json, then uninstall --all", problems)
     assert not failures, "\n".join(failures)
 

@@ -586,6 +586,23 @@ CASES = [
         ("setup", (*SETUP, "--dry-run")), ("uninstall", ("uninstall", "--all", "--keep-images")), ("status", ("status",)),
     )),
     c("licences-name-too-long", "license", "status", env={"MOATBRIDGE_LICENSES": f"{{w}}/{LONG}"}),
+    # a control character in a path-like variable: an rc block with a newline in its path is
+    # one moatbridge can no longer recognise (or remove); refused before anything is written
+    *(c(f"env-control-{key.lower().replace('_', '-')}-{kind}-{verb}", *args,
+        env={key: value.replace("{v}", control)} | ({"MOATBRIDGE_HOME": ""} if key.startswith("XDG") else {}))
+      for key, value in (
+        ("MOATBRIDGE_HOME", "{w}/mb{v}h"), ("HOME", "{w}/home{v}x"), ("ZDOTDIR", "{w}/home{v}z"),
+        ("XDG_CONFIG_HOME", "{w}/home/.config{v}x"), ("XDG_DATA_HOME", "{w}/data{v}x"),
+        ("XDG_STATE_HOME", "{w}/state{v}x"), ("XDG_CACHE_HOME", "{w}/cache{v}x"),
+      ) for kind, control in (("newline", "\n"), ("escape", CLEAR))
+      for verb, args in (
+        ("accept", ("license", "accept", "scale-free", "--use", "non-commercial", "--yes")),
+        ("uninstall", ("uninstall", "--all", "--keep-images")),
+      )),
+    # a relative ZDOTDIR: zsh reads it from whatever directory a shell starts in
+    *(c(f"zdotdir-relative-{verb}", *args, env={"ZDOTDIR": "rel"}) for verb, args in (
+        ("setup", (*SETUP, "--dry-run")), ("uninstall", ("uninstall", "--all", "--keep-images")),
+    )),
     # the command line itself
     c("unknown-command", "frobnicate"),
     c("unknown-option", "--frobnicate"),
@@ -914,14 +931,16 @@ def test_paths_and_engine_output_are_shown_escaped(
     assert "job\\x1b[2J.yaml" in result.stdout and output.exists()
 
 
-def test_a_warning_quoting_moatbridge_home_escapes_it(tmp_path: Path) -> None:
+def test_a_moatbridge_home_with_terminal_controls_is_refused_without_them(tmp_path: Path) -> None:
+    """Even a read-only command: the path would go into every warning that quotes it."""
     home = tmp_path / f"home{CLEAR}"
     home.mkdir()
     (home / "state.json").write_text("{damaged")
     result = _cli("list", env={"MOATBRIDGE_HOME": str(home)})
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 2, result.stderr
     _no_controls(result)
-    assert "home\\x1b[2J/state.json cannot be used" in result.stderr
+    assert "MOATBRIDGE_HOME holds a control character" in result.stderr
+    assert (home / "state.json").read_text() == "{damaged"
 
 
 # --- a state file whose fields are not of moatbridge's form --------------------------------------

@@ -254,15 +254,14 @@ def test_a_crash_without_anywhere_to_report_is_still_one_line(
 ) -> None:
     """No home for the report (no HOME, no MOATBRIDGE_HOME, a uid without a passwd entry, as
     in some containers): the crash is still the one line, not a traceback from the writer."""
-    import platformdirs
+    import pwd
 
-    def no_home(*args: Any, **kwargs: Any) -> str:
-        raise RuntimeError("Could not determine home directory.")  # what expanduser does then
+    def no_entry(uid: int) -> Any:
+        raise KeyError(f"getpwuid(): uid not found: {uid}")
 
     monkeypatch.delenv("MOATBRIDGE_HOME", raising=False)
     monkeypatch.delenv("HOME", raising=False)
-    monkeypatch.setattr(platformdirs, "user_data_dir", no_home)
-    monkeypatch.setattr(platformdirs, "user_state_dir", no_home)
+    monkeypatch.setattr(pwd, "getpwuid", no_entry)
     import moatbridge.commands.detect as detect_command  # detect runs without a usable home
 
     def explode(args: Any) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pwd
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,27 +49,58 @@ class Paths:
         if home:
             home = os.path.abspath(os.path.expanduser(home))
             return cls(home=home, state=os.path.join(home, "state"))
-        import platformdirs  # only needed on this path; keeps --version light
+        data = xdg_dir(environ, "XDG_DATA_HOME") or os.path.join(user_home(environ), ".local", "share")
+        state = xdg_dir(environ, "XDG_STATE_HOME") or os.path.join(user_home(environ), ".local", "state")
+        return cls(home=os.path.join(data, "moatbridge"), state=os.path.join(state, "moatbridge"))
 
-        try:
-            return cls(
-                home=platformdirs.user_data_dir("moatbridge", appauthor=False),
-                state=platformdirs.user_state_dir("moatbridge", appauthor=False),
-            )
-        except RuntimeError:  # no HOME, and a uid without a passwd entry (containers)
-            from moatbridge.errors import InputError
 
-            raise InputError(
-                f"There is no home directory to keep moatbridge's files in (HOME is not set and "
-                f"uid {os.getuid()} has no passwd entry).",
-                "set HOME, or MOATBRIDGE_HOME to a directory you can write",
-            ) from None
+# The XDG base directories moatbridge reads (its data and state, fish's conf.d, the engine's
+# socket) and the cache one, and every other variable a path of moatbridge's comes from.
+XDG_DIRS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR")
+PATH_VARIABLES = ("MOATBRIDGE_HOME", "HOME", "ZDOTDIR", *XDG_DIRS)
+
+
+def xdg_dir(environ: Mapping[str, str], key: str) -> str | None:
+    """An XDG base directory from the environment, or None for the default. Only an absolute
+    path counts: the XDG Base Directory spec says a relative one is invalid and to be ignored
+    (recorded as is, it named a different place from every working directory)."""
+    value = environ.get(key, "")
+    return value if os.path.isabs(value) and not has_control(value) else None
+
+
+def has_control(value: str) -> bool:
+    """Whether a value holds a C0 or C1 control character (a newline, ESC ...), which no
+    path moatbridge writes into rc blocks, env files and state may carry."""
+    return any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in value)
+
+
+def user_home(environ: Mapping[str, str]) -> str:
+    """$HOME, else the passwd entry's home (containers often set neither)."""
+    home = environ.get("HOME")
+    if home:
+        return home
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        from moatbridge.errors import InputError
+
+        raise InputError(
+            f"There is no home directory to keep moatbridge's files in (HOME is not set and "
+            f"uid {os.getuid()} has no passwd entry).",
+            "set HOME, or MOATBRIDGE_HOME to a directory you can write",
+        ) from None
 
 
 def home_problem(environ: Mapping[str, str]) -> str | None:
     """Why $MOATBRIDGE_HOME cannot hold moatbridge's files (it, or the nearest existing
-    folder above it, is a file; it, or the HOME it derives from, is not UTF-8), or None.
-    Checked once, before a command that keeps files runs."""
+    folder above it, is a file; it, or the HOME it derives from, is not UTF-8; a path-like
+    variable carries a control character; HOME or ZDOTDIR, where rc files are, is not
+    absolute), or None. Checked once, before a command that keeps files runs."""
+    for key in PATH_VARIABLES:
+        if has_control(environ.get(key, "")):
+            # A newline in a path ends the rc block's line early: a block moatbridge can no
+            # longer recognise, so never remove.
+            return f"{key} holds a control character (a newline or the like)"
     for key in (
         ("MOATBRIDGE_HOME",)
         if environ.get("MOATBRIDGE_HOME")
@@ -80,9 +112,13 @@ def home_problem(environ: Mapping[str, str]) -> str | None:
     user_home = environ.get("HOME")
     if user_home is not None and not os.path.isabs(user_home):
         # `~` is then the working directory (or / for an empty HOME) for rc files, while
-        # platformdirs falls back to the passwd entry: rc blocks and the files they source
-        # would be written to different places.
+        # moatbridge's files fall back to the passwd entry: rc blocks and the files they
+        # source would be written to different places.
         return f"HOME is set to {user_home!r}, which is not an absolute path"
+    zdotdir = environ.get("ZDOTDIR")
+    if zdotdir and not os.path.isabs(zdotdir):
+        # zsh reads it from the directory each shell starts in: no one .zshrc to keep a block in.
+        return f"ZDOTDIR is set to {zdotdir!r}, which is not an absolute path"
     home = environ.get("MOATBRIDGE_HOME")
     if not home:
         return None

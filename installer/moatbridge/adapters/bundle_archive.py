@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from moatbridge.adapters import faults
-from moatbridge.adapters.filesystem import output_exists
+from moatbridge.adapters.filesystem import WRITE_FAILURES, DiskFull, output_exists
 from moatbridge.core.bundle import (
     IMAGE,
     MANIFEST,
@@ -171,6 +171,8 @@ def write_bundle(
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(temp)
+        if isinstance(exc, OSError) and exc.errno in WRITE_FAILURES:  # exit 74, as for every write
+            raise DiskFull(path, exc.errno) from None
         if isinstance(exc, OSError):
             raise MoatbridgeError(
                 f"Writing the bundle {path} failed: {exc.strerror or exc}.",

@@ -23,6 +23,7 @@ from moatbridge.adapters.engine_endpoint import (
 from moatbridge.core.engine_checks import START_SYSTEM_DAEMON
 from moatbridge.core.model import EngineFacts
 from moatbridge.errors import InputError
+from moatbridge.paths import xdg_dir
 
 PROBE_TIMEOUT_S = 5
 
@@ -34,7 +35,7 @@ def candidate_endpoints(environ: Mapping[str, str]) -> tuple[list[str], Endpoint
     if chosen.chosen:
         return [chosen.host], chosen
     endpoints = [DEFAULT_SOCKET]
-    runtime = environ.get("XDG_RUNTIME_DIR")
+    runtime = xdg_dir(environ, "XDG_RUNTIME_DIR")  # a relative one is ignored, as XDG says
     if runtime:
         endpoints += [f"unix://{runtime}/docker.sock", f"unix://{runtime}/podman/podman.sock"]
     endpoints.append("unix:///run/podman/podman.sock")

@@ -21,10 +21,32 @@ from moatbridge.errors import InputError, MoatbridgeError
 _TEMP = re.compile(r"\..*\.moatbridge-tmp-([0-9]+)-[^/]*")
 
 
+# Write failures that are the disk's, not the path's: each ends a command with exit 74
+# (EX_IOERR) and one sentence saying what became of the file.
+WRITE_FAILURES = {
+    errno.ENOSPC: "The disk is full",
+    errno.EDQUOT: "The disk quota is used up",
+    errno.EIO: "The disk reported an input/output error",
+}
+
+
+def _remedy(code: int, where: str) -> str:
+    if code == errno.EIO:
+        return f"check the disk holding {where} (dmesg says more), then run this again"
+    return f"free some space on the file system holding {where}, then run this again"
+
+
+def shown(path: Path | str) -> str:
+    """A path as the user knows it: under their home directory as ``~/...``."""
+    text, home = str(path), os.path.expanduser("~")
+    return "~" + text[len(home) :] if home not in ("", "/") and text.startswith(home + "/") else text
+
+
 class DiskFull(MoatbridgeError):
     exit_code = 74  # EX_IOERR
 
-    def __init__(self, path: Path | str | None) -> None:
+    def __init__(self, path: Path | str | None, code: int = errno.ENOSPC) -> None:
+        self.code = code
         if path is None:  # the output itself (stdout to a full disk, or to /dev/full)
             super().__init__(
                 "There is no space left to write the output.",
@@ -32,9 +54,51 @@ class DiskFull(MoatbridgeError):
             )
             return
         path = Path(path)
+        if code == errno.EIO:
+            super().__init__(
+                f"{WRITE_FAILURES[code]} writing {path}; the file was left as it was.",
+                _remedy(code, str(path.parent)),
+            )
+            return
         super().__init__(
             f"There is no space left to write {path}; the file was left as it was.",
-            f"free some space on the file system holding {path.parent}, then run this again",
+            _remedy(code, str(path.parent)),
+        )
+
+
+class RewriteFailed(DiskFull):
+    """An in-place rewrite of a user's file the disk refused: the file holds its old bytes
+    again (restored), or, when even that failed, the journal keeps them for the next run."""
+
+    def __init__(self, path: Path, code: int, restored: bool) -> None:
+        self.code = code
+        cause = WRITE_FAILURES.get(code, "The disk refused the write")
+        if restored:
+            MoatbridgeError.__init__(
+                self,
+                f"{cause}; {shown(path)} was restored.",
+                _remedy(code, shown(path.parent)),
+            )
+            return
+        MoatbridgeError.__init__(
+            self,
+            f"{cause} and {shown(path)} could not be restored yet; "
+            f"its old bytes are kept in {shown(_journal(path))}.",
+            _remedy(code, shown(path.parent)) + " (the next setup or uninstall puts them back)",
+        )
+
+
+class OwnerNotKept(MoatbridgeError):
+    """A user's file another account owns and this one may not write: replacing it (the
+    folder allows that) would hand it to this account, so it is refused, untouched."""
+
+    exit_code = 2
+
+    def __init__(self, path: Path, uid: int) -> None:
+        super().__init__(
+            f"{shown(path)} belongs to another account (uid {uid}) and this one cannot write it; "
+            "it was left as it was.",
+            "make the file yours (or writable for you), or let its owner run this",
         )
 
 
@@ -65,41 +129,110 @@ def atomic_write_text(path: Path, text: str, mode: int = 0o644) -> None:
 def rewrite_preserving(path: Path, data: bytes) -> None:
     """Replace a user's file's bytes, keeping what makes it theirs: mode, owner and, for a
     file with other hard links, its inode (rewritten in place: a rename would split the
-    links). Otherwise atomically, via a temp file in the same directory and a rename."""
+    links) and for a file another account owns (a rename would hand it to this one; one
+    this account cannot write is refused). Otherwise atomically, via a temp file in the
+    same directory and a rename. All or nothing either way: a disk that refuses the write
+    (full, over quota, failing) leaves the old bytes."""
     try:
         info = path.stat()
     except FileNotFoundError:
         atomic_write_bytes(path, data, 0o644)
         return
-    if info.st_nlink > 1:
-        # In place, so not atomic: a journal beside it holds the bytes before and after
-        # until the rewrite is done; finish_interrupted_rewrite() repairs a killed one.
-        old = path.read_bytes()
-        atomic_write_bytes(_journal(path), len(old).to_bytes(8, "big") + old + data, 0o600)
-        _write_in_place(path, data)
-        _journal(path).unlink()
+    foreign = refuse_unkeepable_owner(path, info)
+    if info.st_nlink > 1 or foreign:
+        _rewrite_in_place(path, path.read_bytes(), data)
         return
     atomic_write_bytes(path, data, info.st_mode & 0o7777, (info.st_uid, info.st_gid))
+
+
+def refuse_unkeepable_owner(path: Path, info: os.stat_result) -> bool:
+    """Whether another account owns the file (then only an in-place rewrite keeps its owner:
+    a rename would hand it to this one); raises OwnerNotKept when this account may not
+    write it either. Callers planning a rewrite check it first, before writing anything."""
+    foreign = os.geteuid() != 0 and info.st_uid != os.geteuid()
+    if foreign and not os.access(path, os.W_OK):
+        raise OwnerNotKept(path, info.st_uid)
+    return foreign
 
 
 def _journal(path: Path) -> Path:
     return path.with_name(f".{path.name}.moatbridge-rewrite")
 
 
-def _write_in_place(path: Path, data: bytes) -> None:
-    with path.open("r+b") as handle:
-        handle.write(data)
-        handle.flush()
+def _rewrite_in_place(path: Path, old: bytes, data: bytes) -> None:
+    """In place, so not atomic by itself: a journal beside the file holds the bytes before
+    and after until the rewrite is done and read back; on any failure (or a mismatch read
+    back) the old bytes are put back here, and after a kill by the next run
+    (finish_interrupted_rewrite)."""
+    journal = _journal(path)
+    try:
+        atomic_write_bytes(journal, len(old).to_bytes(8, "big") + old + data, 0o600)
+    except DiskFull as error:  # nothing of the file touched yet
+        raise DiskFull(path, error.code) from None
+    try:
+        _write_in_place(path, data, reserve=max(len(old), len(data)))
+        if path.read_bytes() != data:
+            raise OSError(errno.EIO, "the bytes read back differ from those written", str(path))
+    except OSError as error:
+        restored = _put_back(path, old)
+        if restored:
+            journal.unlink(missing_ok=True)
+        if error.errno in WRITE_FAILURES or restored:
+            raise RewriteFailed(path, error.errno or errno.EIO, restored) from None
+        raise
+    journal.unlink()
+
+
+def _put_back(path: Path, old: bytes) -> bool:
+    """Write `old` over a rewrite that failed; True when the file reads back as `old`."""
+    try:
+        _write_in_place(path, old, reserve=0)
+        return path.read_bytes() == old
+    except OSError:
+        return False
+
+
+def _write_in_place(path: Path, data: bytes, reserve: int) -> None:
+    """Overwrite the file's bytes through its own inode. The space the result needs is
+    reserved first (`reserve` bytes), so a full disk refuses before a byte is changed
+    instead of cutting the file mid-line; every short write is carried on, every error raised."""
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC | os.O_NOCTTY)
+    try:
+        if reserve > os.fstat(fd).st_size:
+            try:
+                os.posix_fallocate(fd, 0, reserve)
+            except OSError as error:
+                if error.errno in WRITE_FAILURES:
+                    raise
+                # A file system that cannot reserve (EOPNOTSUPP, EINVAL): the read-back catches the rest.
+            faults.point("write.in-place-reserved", str(path))
+        view, offset = memoryview(data), 0
+        while offset < len(data):
+            offset += os.pwrite(fd, view[offset:], offset)
         faults.point("write.in-place-written", str(path))
-        handle.truncate()
-        handle.flush()
-        os.fsync(handle.fileno())
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def interrupted_rewrite(current: bytes, old: bytes, new: bytes) -> bool:
+    """Whether `current` is what in-place rewrites from `old` to `new` (and back, when the
+    old bytes were being put back) can leave when cut anywhere: every byte is the one
+    `new` or `old` has there, or a zero of the space reserved for `new`, and the file may
+    be cut short anywhere (`if [ -`). The whole of `old` or of `new` is not interrupted
+    (nothing to repair); anything else was edited since."""
+    if current in (old, new) or len(current) > max(len(old), len(new)):
+        return False
+    reserved = old + bytes(max(0, len(new) - len(old)))
+    return all(have == reserved[i] or (i < len(new) and have == new[i]) for i, have in enumerate(current))
 
 
 def finish_interrupted_rewrite(path: Path) -> bool:
-    """After a kill between an in-place rewrite's write and its truncate (the new bytes,
-    then the tail of the old), put the old bytes back; True when it did. A file that is
-    neither (edited since) is left as it is. The journal goes either way."""
+    """After a kill during an in-place rewrite (or a rewrite whose old bytes could not be
+    put back at once), put the old bytes back; True when it did. A file that is neither
+    the old, the new nor a cut mixture of the two (edited since) is left as it is. The
+    journal goes once the file is settled; it stays while the old bytes cannot be written."""
     journal = _journal(path)
     try:
         record = journal.read_bytes()
@@ -109,9 +242,9 @@ def finish_interrupted_rewrite(path: Path) -> bool:
     old, new = record[8 : 8 + size], record[8 + size :]
     restored = False
     with contextlib.suppress(FileNotFoundError):
-        current = path.read_bytes()
-        if current not in (old, new) and current == new + old[len(new) :]:
-            _write_in_place(path, old)
+        if len(record) >= 8 + size and interrupted_rewrite(path.read_bytes(), old, new):
+            if not _put_back(path, old):
+                raise RewriteFailed(path, errno.ENOSPC, restored=False)
             restored = True
     journal.unlink(missing_ok=True)
     return restored
@@ -124,8 +257,8 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int, owner: tuple[int, int
         sweep_stale_temps(path.parent, path.name)
         fd, temp = tempfile.mkstemp(prefix=f".{path.name}.moatbridge-tmp-{os.getpid()}-", dir=path.parent)
     except OSError as error:
-        if error.errno in (errno.ENOSPC, errno.EDQUOT):
-            raise DiskFull(path) from None
+        if error.errno in WRITE_FAILURES:
+            raise DiskFull(path, error.errno) from None
         raise
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -141,8 +274,8 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int, owner: tuple[int, int
     except BaseException as error:
         with contextlib.suppress(OSError):
             os.unlink(temp)
-        if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
-            raise DiskFull(path) from None
+        if isinstance(error, OSError) and error.errno in WRITE_FAILURES:
+            raise DiskFull(path, error.errno) from None
         raise
     faults.point("write.renamed", str(path))
 

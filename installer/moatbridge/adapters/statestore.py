@@ -97,6 +97,21 @@ class StateStore:
         there is none or it cannot be used; nothing is written or said."""
         return self._load()[0]
 
+    def discard(self) -> Path | None:
+        """No state any more (the last toolchain went): the file goes, except an unusable
+        one, which is kept as the backup `read` promised; returns what went, if anything."""
+        if self._load()[1] is not None:
+            backup = self._set_aside()
+            sys.stderr.write(
+                f"moatbridge: warning: kept the unusable state file as {printable(str(backup))}.\n"
+            )
+            return None
+        if not (self.path.exists() or self.path.is_symlink()):
+            return None
+        faults.point("uninstall.before-unlink", str(self.path))
+        self.path.unlink()
+        return self.path
+
     @contextmanager
     def locked(self) -> Iterator[StateStore]:
         from filelock import FileLock, Timeout

@@ -9,6 +9,7 @@ hard links, and the original bytes come back when the block is removed.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from moatbridge.adapters import faults
 from moatbridge.adapters.filesystem import (
     atomic_write_text,
     finish_interrupted_rewrite,
+    refuse_unkeepable_owner,
     rewrite_preserving,
     sweep_stale_temps,
 )
@@ -23,6 +25,7 @@ from moatbridge.adapters.hostfs import read_head
 from moatbridge.core import rc_block
 from moatbridge.core.activation import has_marker_header
 from moatbridge.errors import MoatbridgeError
+from moatbridge.paths import xdg_dir
 
 MAX_OWNED_BYTES = 1 << 20  # far more than any file moatbridge writes (env files, runners, shims)
 
@@ -81,8 +84,13 @@ def remove_owned(path: Path, dry_run: bool = False) -> bool:
 
 def _rc_target(path: Path) -> Path:
     """Where an rc file's bytes live: through a symlink (a dotfiles repository) to its target.
-    Anything but a regular file (or none yet) is refused."""
+    Anything but a regular file (or none yet, in a folder that exists) is refused."""
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
+    if path.is_symlink() and not target.exists() and not target.parent.is_dir():
+        # A dangling link into a folder that is not there (a dotfiles checkout not made yet):
+        # making the folders would leave what no uninstall can tell from the user's own.
+        raise RcFileError(f"{path} is a link to {target}, in a folder that does not exist; it is left alone.",
+                          "create that folder (or remove the link), then run again")  # fmt: skip
     if target.exists() and not target.is_file():
         raise RcFileError(f"{path} is not a regular file; its moatbridge block is left alone.",
                           f"make {path} a file (or remove it) and run again")  # fmt: skip
@@ -107,6 +115,8 @@ def edit_rc(path: Path, block: list[bytes], dry_run: bool = False) -> Written:
     original = _read_rc(target)
     updated = rc_block.insert(original, block, str(path))
     changed = updated != original
+    if changed and existed:
+        refuse_unkeepable_owner(target, target.stat())  # on setup's dry run too: before anything is written
     if changed and not dry_run:
         rewrite_preserving(target, updated)
     return Written(str(path), "rc-block", created=not existed, changed=changed)
@@ -122,9 +132,11 @@ def unedit_rc(path: Path, created: bool, dry_run: bool = False) -> bool:
     restored = rc_block.remove(original, str(path))  # parses (and checks) the block once
     if not target.exists() or restored == original:  # no block: nothing was taken out
         return False
+    refuse_unkeepable_owner(target, target.stat())
     if dry_run:
         return True
-    if created and restored == b"" and not path.is_symlink():
+    if created and restored == b"":
+        # Created by setup (for a dangling link: the link's target): it goes, the link stays.
         faults.point("remove.before-unlink", str(target))
         target.unlink()
     else:
@@ -143,15 +155,14 @@ def remove_empty_dirs(root: Path, below: Path) -> None:
         current = current.parent
 
 
-def rc_files_for(shells: tuple[str, ...], home: str) -> dict[str, Path]:
-    """The rc file each shell reads for interactive sessions."""
+def rc_files_for(shells: tuple[str, ...], home: str, environ: Mapping[str, str]) -> dict[str, Path]:
+    """The rc file each shell reads for interactive sessions (a relative XDG_CONFIG_HOME is
+    ignored, as the XDG spec says; a relative ZDOTDIR is refused before any command runs)."""
+    config = xdg_dir(environ, "XDG_CONFIG_HOME") or f"{home}/.config"
     candidates = {
         "bash": Path(home) / ".bashrc",
-        "zsh": Path(os.environ.get("ZDOTDIR") or home) / ".zshrc",
-        "fish": Path(os.environ.get("XDG_CONFIG_HOME") or f"{home}/.config")
-        / "fish"
-        / "conf.d"
-        / "moatbridge.fish",
+        "zsh": Path(environ.get("ZDOTDIR") or home) / ".zshrc",
+        "fish": Path(config) / "fish" / "conf.d" / "moatbridge.fish",
         "dash": Path(home) / ".profile",
     }
     return {shell: candidates[shell] for shell in shells if shell in candidates}

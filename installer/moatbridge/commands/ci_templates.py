@@ -22,6 +22,7 @@ def run(args: Namespace) -> int:
         flavour=toolchain.flavour,
         target=toolchain.target,
         image=args.image or toolchain.image,
+        local_image=toolchain.image,
         build=(args.build,) if args.build else DEFAULT_BUILD,
         test=(args.test,) if args.test else DEFAULT_TEST,
         gpu_runner=args.gpu_runner,

@@ -155,7 +155,7 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
         _chose(args, "cuda_version")
     if not args.shell and not args.no_modify_rc:
         home = os.path.expanduser("~")
-        existing = {s: p.exists() for s, p in rc_files_for(("bash", "zsh", "fish"), home).items()}
+        existing = {s: p.exists() for s, p in rc_files_for(("bash", "zsh", "fish"), home, os.environ).items()}
         shells = default_shells(dict(os.environ), existing)
         if last.shells and set(last.shells) != set(shells):
             shells = last.shells

@@ -50,9 +50,8 @@ def gather(given: list[Layer], answers_file: str | None, report: HostReport) -> 
     if answers_file:
         from_file = parse_answers(_load_yaml(Path(answers_file), "answers file"), answers_file)
         layers.append(Layer(from_file, Origin("file", answers_file)))
-    existing = {
-        s: p.exists() for s, p in rc_files_for(("bash", "zsh", "fish"), os.path.expanduser("~")).items()
-    }
+    rc_files = rc_files_for(("bash", "zsh", "fish"), os.path.expanduser("~"), os.environ)
+    existing = {s: p.exists() for s, p in rc_files.items()}
     layers.append(Layer(defaults(report, dict(os.environ), existing), DEFAULT))
     return [replace(layer, answers=_absolute_credentials(layer.answers)) for layer in layers]
 

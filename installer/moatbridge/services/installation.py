@@ -8,7 +8,9 @@ import shutil
 import sys
 from pathlib import Path
 
+from moatbridge.adapters.filesystem import DiskFull
 from moatbridge.adapters.toolchain_files import (
+    RcFileError,
     Written,
     edit_rc,
     rc_files_for,
@@ -142,7 +144,7 @@ def write_default(paths: Paths, name: str, dry_run: bool = False) -> Written:
 def edit_shell_rcs(paths: Paths, shells: tuple[str, ...], dry_run: bool) -> list[Written]:
     home = os.path.expanduser("~")
     written = []
-    for shell, rc in rc_files_for(shells, home).items():
+    for shell, rc in rc_files_for(shells, home, os.environ).items():
         env = Path(paths.home) / ("env.fish" if shell == "fish" else "env")
         written.append(edit_rc(rc, rc_block(str(env), shell == "fish"), dry_run))
     return written
@@ -171,10 +173,14 @@ def remove_shared_files(paths: Paths, state: State, dry_run: bool, problems: lis
     killed setup wrote before it could record them are found and removed as well
     (only ones carrying moatbridge's marker or block). An rc file that cannot be edited
     (a directory, an ambiguous block) is reported in `problems`; everything else goes on.
+    A usual place the state never recorded a block in that is not a file at all (a
+    ~/.zshrc directory) holds no block of ours: nothing to report.
     """
     home = Path(paths.home)
     recorded = {(item["path"], item["kind"]): bool(item["created"]) for item in state.files}
-    for shell, rc in rc_files_for(("bash", "zsh", "fish", "dash"), os.path.expanduser("~")).items():
+    in_state = set(recorded)
+    rc_files = rc_files_for(("bash", "zsh", "fish", "dash"), os.path.expanduser("~"), os.environ)
+    for shell, rc in rc_files.items():
         recorded.setdefault((str(rc), "rc-block"), shell == "fish")
     for path in [home / "env", home / "env.fish", home / "default", home / "libexec" / "moatbridge-exec",
                  *sorted((home / "cuda" / "bin").glob("*")),
@@ -187,6 +193,11 @@ def remove_shared_files(paths: Paths, state: State, dry_run: bool, problems: lis
             try:
                 if unedit_rc(path, created, dry_run):
                     removed.append(f"{path} (moatbridge block)")
+            except DiskFull:  # the disk, not this file: the rest would fail too (exit 74)
+                raise
+            except RcFileError as error:
+                if (path_text, kind) in in_state:  # a block was written there: the user fixes this one
+                    problems.append(error.message)
             except MoatbridgeError as error:  # the rest is still removed; the user fixes this one
                 problems.append(error.message)
         elif path.suffix == ".pid" and path.parent == home / "run":

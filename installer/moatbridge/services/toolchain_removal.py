@@ -109,12 +109,15 @@ def uninstall(
             if state.toolchains:
                 store.write(state)
             else:
-                # Nothing left: no state either (consents go with it; accept again on a new setup).
-                for leftover in (paths.state_file, paths.state_file.with_name("answers.yaml")):
-                    if leftover.exists():
-                        faults.point("uninstall.before-unlink", str(leftover))
-                        leftover.unlink()
-                        removed.append(str(leftover))
+                # Nothing left: no state either (consents go with it; accept again on a new setup),
+                # but an unusable state file stays, set aside as the backup every command promised.
+                gone = store.discard()
+                removed += [str(gone)] if gone is not None else []
+                answers = paths.state_file.with_name("answers.yaml")
+                if answers.exists():
+                    faults.point("uninstall.before-unlink", str(answers))
+                    answers.unlink()
+                    removed.append(str(answers))
                 # Where older versions kept the lock; the lock in use (paths.lock_file) stays.
                 paths.state_file.with_name("state.json.lock").unlink(missing_ok=True)
                 home_registry.unregister(paths.engine_key)
