@@ -31,10 +31,6 @@ def ensure_warm(paths: Paths, name: str) -> None:
     toolchain = state.toolchain(name)
     licence = require_for(paths, toolchain, f"Toolchain {toolchain.name}")
     runtime = runtime_for(toolchain, paths, licence.acceptance_required)
-    # The runner reads the container's name from toolchain.env: one written before the name
-    # carried the home (or before a device appeared) is brought up to date first.
-    configuration = toolchain_dir(paths, name) / "toolchain.env"
-    write_owned(configuration, render_toolchain_env(runtime), "toolchain", 0o644)
     client = docker_api.connect()
     current = containers.inspect_container(client, runtime.container)
     labels = ((current or {}).get("Config") or {}).get("Labels") or {}
@@ -55,5 +51,10 @@ def ensure_warm(paths: Paths, name: str) -> None:
         containers.create_warm_container(client, runtime)
         pid = containers.start_container(client, runtime.container)
     faults.point("warm.started", runtime.container)
+    # The runner reads the container's name from toolchain.env: one written before the name
+    # carried the home (or before a device appeared) is brought up to date once the container
+    # runs (a refusal, such as the image being gone, writes nothing).
+    configuration = toolchain_dir(paths, name) / "toolchain.env"
+    write_owned(configuration, render_toolchain_env(runtime), "toolchain", 0o644)
     started = containers.process_start(pid) or "0"  # an engine elsewhere: never matches, warm each call
     atomic_write_text(Path(paths.home) / "run" / f"{name}.pid", f"{pid} {started}\n")
