@@ -362,6 +362,7 @@ def test_tokens_are_masked_by_their_shape(kind: str) -> None:
         "PATH=/usr/local/bin:/usr/bin", "SCALE_VERSION=1.7.2", "task-runner-something-long-name",
         "disk-0123456789abcdefghijkl", "moatbridge/open:12.4-devel-trixie-gfx1030", "SESSION_NAME=nightly-build",
         "https://deb.debian.org/debian", "eyJ alone", "AKIA", "hf_short",
+        "PWD=/srv/build/7f3a9c2e41b84d0c9a1e5b6d", "OLDPWD=/tmp/pytest-of-root/pytest-3/test_x0",
     ],
 )  # fmt: skip
 def test_ordinary_values_keep_their_shape(text: str) -> None:

@@ -76,9 +76,14 @@ def looks_random(value: str) -> bool:
     return bits >= _RANDOM_MIN_BITS and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
+# The shell's own working-directory variables: a path, however random its directory names.
+_SHELL_DIRECTORIES = frozenset(("PWD", "OLDPWD"))
+
+
 def hints_at_secret(name: str) -> bool:
     """Whether ``name`` has a part that hints at a secret (``GH_PAT``, ``db-pwd``)."""
-    return bool(_HINT_PARTS.intersection(_NAME_PARTS.findall(name.upper())))
+    upper = name.upper()
+    return upper not in _SHELL_DIRECTORIES and bool(_HINT_PARTS.intersection(_NAME_PARTS.findall(upper)))
 
 
 def secret_in_value(value: str) -> bool:
