@@ -60,6 +60,9 @@ def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     for key in SCRUBBED:
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("MOATBRIDGE_HOME", str(tmp_path / "moatbridge-home"))
+    # Every test's homes meet in a registry of its own, not in the account's: another test's
+    # home, still on disk, must not keep this test's images (adapters/home_registry).
+    monkeypatch.setenv("MOATBRIDGE_HOMES_DIR", str(tmp_path / "account-homes"))
 
 
 @pytest.fixture

@@ -126,6 +126,8 @@ class World:
         self.env.pop("ZDOTDIR", None)
         self.env.pop("DOCKER_HOST", None)
         self.env.update(HOME=str(self.home), SHELL="/bin/bash", COLUMNS="120")
+        # The worlds of one test are homes of one account: they meet in one registry of homes.
+        self.env["MOATBRIDGE_HOMES_DIR"] = str(root.parent / "account-homes")
 
     @property
     def container(self) -> str:

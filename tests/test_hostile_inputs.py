@@ -592,7 +592,7 @@ CASES = [
         env={key: value.replace("{v}", control)} | ({"MOATBRIDGE_HOME": ""} if key.startswith("XDG") else {}))
       for key, value in (
         ("MOATBRIDGE_HOME", "{w}/mb{v}h"), ("HOME", "{w}/home{v}x"), ("ZDOTDIR", "{w}/home{v}z"),
-        ("XDG_CONFIG_HOME", "{w}/home/.config{v}x"), ("XDG_DATA_HOME", "{w}/data{v}x"),
+        ("MOATBRIDGE_HOMES_DIR", "{w}/homes{v}x"), ("XDG_CONFIG_HOME", "{w}/home/.config{v}x"), ("XDG_DATA_HOME", "{w}/data{v}x"),
         ("XDG_STATE_HOME", "{w}/state{v}x"), ("XDG_CACHE_HOME", "{w}/cache{v}x"),
       ) for kind, control in (("newline", "\n"), ("escape", CLEAR))
       for verb, args in (
@@ -601,6 +601,10 @@ CASES = [
       )),
     # a relative ZDOTDIR: zsh reads it from whatever directory a shell starts in
     *(c(f"zdotdir-relative-{verb}", *args, env={"ZDOTDIR": "rel"}) for verb, args in (
+        ("setup", (*SETUP, "--dry-run")), ("uninstall", ("uninstall", "--all", "--keep-images")),
+    )),
+    # a relative registry of homes: each working directory would be another account's
+    *(c(f"homes-dir-relative-{verb}", *args, env={"MOATBRIDGE_HOMES_DIR": "rel"}) for verb, args in (
         ("setup", (*SETUP, "--dry-run")), ("uninstall", ("uninstall", "--all", "--keep-images")),
     )),
     # the command line itself

@@ -14,6 +14,8 @@ from pathlib import Path
 class Paths:
     home: str  # MOATBRIDGE_HOME: env files, shims, state
     state: str  # logs and crash reports
+    # This account's registry of homes (adapters/home_registry); None: none is kept.
+    homes_registry: str | None = None
 
     @property
     def state_file(self) -> Path:
@@ -45,19 +47,37 @@ class Paths:
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Paths:
+        registry = homes_registry(environ)
         home = environ.get("MOATBRIDGE_HOME")
         if home:
             home = os.path.abspath(os.path.expanduser(home))
-            return cls(home=home, state=os.path.join(home, "state"))
+            return cls(home=home, state=os.path.join(home, "state"), homes_registry=registry)
         data = xdg_dir(environ, "XDG_DATA_HOME") or os.path.join(user_home(environ), ".local", "share")
         state = xdg_dir(environ, "XDG_STATE_HOME") or os.path.join(user_home(environ), ".local", "state")
-        return cls(home=os.path.join(data, "moatbridge"), state=os.path.join(state, "moatbridge"))
+        return cls(
+            home=os.path.join(data, "moatbridge"), state=os.path.join(state, "moatbridge"),
+            homes_registry=registry,
+        )  # fmt: skip
+
+
+def homes_registry(environ: Mapping[str, str]) -> str | None:
+    """Where this account's homes meet: $MOATBRIDGE_HOMES_DIR (absolute), else under the
+    passwd entry's home, not $HOME, so that homes made under different HOMEs of one account
+    (CI jobs, `sudo -H`) find each other; None without a passwd entry (some containers)."""
+    given = environ.get("MOATBRIDGE_HOMES_DIR", "")
+    if given:
+        return given if os.path.isabs(given) and not has_control(given) else None
+    try:
+        account_home = pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        return None
+    return os.path.join(account_home, ".local", "state", "moatbridge", "homes") if account_home else None
 
 
 # The XDG base directories moatbridge reads (its data and state, fish's conf.d, the engine's
 # socket) and the cache one, and every other variable a path of moatbridge's comes from.
 XDG_DIRS = ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR")
-PATH_VARIABLES = ("MOATBRIDGE_HOME", "HOME", "ZDOTDIR", *XDG_DIRS)
+PATH_VARIABLES = ("MOATBRIDGE_HOME", "MOATBRIDGE_HOMES_DIR", "HOME", "ZDOTDIR", *XDG_DIRS)
 
 
 def xdg_dir(environ: Mapping[str, str], key: str) -> str | None:
@@ -115,6 +135,9 @@ def home_problem(environ: Mapping[str, str]) -> str | None:
         # moatbridge's files fall back to the passwd entry: rc blocks and the files they
         # source would be written to different places.
         return f"HOME is set to {user_home!r}, which is not an absolute path"
+    homes = environ.get("MOATBRIDGE_HOMES_DIR")
+    if homes and not os.path.isabs(homes):
+        return f"MOATBRIDGE_HOMES_DIR is set to {homes!r}, which is not an absolute path"
     zdotdir = environ.get("ZDOTDIR")
     if zdotdir and not os.path.isabs(zdotdir):
         # zsh reads it from the directory each shell starts in: no one .zshrc to keep a block in.

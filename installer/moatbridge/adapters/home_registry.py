@@ -3,10 +3,11 @@ keeps one home's uninstall from removing an image another home's toolchain still
 
 State is per MOATBRIDGE_HOME while the engine, and so every image, is per account (CI jobs,
 two checkouts with their own MOATBRIDGE_HOME). Each home that records a toolchain has one
-entry, <passwd home>/.local/state/moatbridge/homes/<Paths.engine_key>, holding its resolved
-path; the entry goes with the home's last toolchain. The passwd entry, not $HOME, places it,
-so homes made under another HOME of the same account meet there. Before an image is removed
-the other homes' states are read: one that records it (or cannot be read) keeps it.
+entry, <Paths.homes_registry>/<Paths.engine_key>, holding its resolved path; the entry goes
+with the home's last toolchain. The registry is under the passwd entry's home, not $HOME
+(or where $MOATBRIDGE_HOMES_DIR says), so homes made under another HOME of the account meet.
+Before an image is removed the other homes' states are read: one that records it (or
+cannot be read) keeps it.
 
 Accounts do not see each other's registry (`sudo -H` is root's account): what another
 account's warm containers use is asked of the engine instead (services/toolchain_removal).
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pwd
 from pathlib import Path
 
 from moatbridge.adapters.filesystem import atomic_write_bytes
@@ -27,20 +27,11 @@ from moatbridge.adapters.hostfs import read_limited
 ENTRY_MAX_BYTES = 8192
 
 
-def registry_dir() -> Path | None:
-    """This account's registry directory; None without a passwd entry (some containers)."""
-    try:
-        account_home = pwd.getpwuid(os.getuid()).pw_dir
-    except KeyError:
-        return None
-    return Path(account_home) / ".local" / "state" / "moatbridge" / "homes" if account_home else None
-
-
-def register(home: str, key: str) -> None:
+def register(registry: str | None, home: str, key: str) -> None:
     """Record that the home (resolved) keeps toolchains; quietly nothing when it cannot."""
-    where = registry_dir()
-    if where is None:
+    if registry is None:
         return
+    where = Path(registry)
     entry, line = where / key, os.fsencode(home) + b"\n"
     with contextlib.suppress(OSError):
         if entry.is_file() and read_limited(entry, ENTRY_MAX_BYTES) == line:
@@ -49,23 +40,24 @@ def register(home: str, key: str) -> None:
         atomic_write_bytes(entry, line, 0o644)
 
 
-def unregister(key: str) -> None:
+def unregister(registry: str | None, key: str) -> None:
     """The home keeps no toolchain any more; the registry's directories go when empty."""
-    where = registry_dir()
-    if where is None:
+    if registry is None:
         return
+    where = Path(registry)
     with contextlib.suppress(OSError):
         (where / key).unlink(missing_ok=True)
-        for directory in (where, where.parent):  # homes/, then moatbridge/ (the lock file keeps it)
-            directory.rmdir()
+        where.rmdir()
+        if where.parent.name == "moatbridge":  # the default's moatbridge/ (a lock file keeps it)
+            where.parent.rmdir()
 
 
-def other_homes(key: str) -> list[Path]:
+def other_homes(registry: str | None, key: str) -> list[Path]:
     """The other registered homes that still exist (entries of vanished homes are dropped)."""
-    where = registry_dir()
     found: list[Path] = []
-    if where is None or not where.is_dir():
+    if registry is None or not Path(registry).is_dir():
         return found
+    where = Path(registry)
     for entry in sorted(where.iterdir()):
         if entry.name == key or not entry.is_file():
             continue

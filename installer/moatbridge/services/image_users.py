@@ -14,7 +14,7 @@ from moatbridge.paths import Paths
 def other_user(paths: Paths, client: Any, image_id: str, reference: str | None = None) -> str | None:
     """Why another state still uses the image ``image_id`` (or the tag ``reference``), in a
     few words; None: no other home, and no container of another home or account, uses it."""
-    for home in home_registry.other_homes(paths.engine_key):
+    for home in home_registry.other_homes(paths.homes_registry, paths.engine_key):
         state = StateStore(home / "state.json").load_quietly()
         if state is None:
             if (home / "state.json").exists():  # damaged or unreadable: it may record it
@@ -54,7 +54,7 @@ def any_user(paths: Paths, client: Any, image_id: str, reference: str) -> str | 
 def recorded_image_ids(paths: Paths) -> set[str]:
     """The image IDs every home of this account records, this one's included."""
     found: set[str] = set()
-    for home in (paths.state_file.parent, *home_registry.other_homes(paths.engine_key)):
+    for home in (paths.state_file.parent, *home_registry.other_homes(paths.homes_registry, paths.engine_key)):
         state = StateStore(home / "state.json").load_quietly()
         found |= {t.image_id for t in state.toolchains} if state is not None else set()
     return found

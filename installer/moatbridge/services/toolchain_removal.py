@@ -120,7 +120,7 @@ def uninstall(
                     removed.append(str(answers))
                 # Where older versions kept the lock; the lock in use (paths.lock_file) stays.
                 paths.state_file.with_name("state.json.lock").unlink(missing_ok=True)
-                home_registry.unregister(paths.engine_key)
+                home_registry.unregister(paths.homes_registry, paths.engine_key)
     if not request.dry_run and not state.toolchains:
         remove_empty_dirs(Path(paths.home), Path(paths.home).parent)
     return Removal(tuple(names), tuple(removed), tuple(problems))

@@ -26,9 +26,9 @@ def _registered(paths: Paths, state: State) -> None:
     from moatbridge.adapters import home_registry
 
     if state.toolchains:
-        home_registry.register(os.path.realpath(paths.home), paths.engine_key)
+        home_registry.register(paths.homes_registry, os.path.realpath(paths.home), paths.engine_key)
     else:
-        home_registry.unregister(paths.engine_key)
+        home_registry.unregister(paths.homes_registry, paths.engine_key)
 
 
 def current_toolchain(explicit: str | None) -> tuple[State, Toolchain]:
