@@ -22,10 +22,12 @@ def _start_time(pid: int) -> str:
 
 
 def _nvcc(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, record: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, record: str, installed: tuple[Path, Path] | None = None
 ) -> tuple[subprocess.CompletedProcess[str], str]:
-    home, mbhome = user_home(tmp_path, monkeypatch)
-    install_toolchain(home, mbhome)
+    if installed is None:
+        installed = user_home(tmp_path, monkeypatch)
+        install_toolchain(*installed)
+    home, mbhome = installed
     (mbhome / "run").mkdir(parents=True, exist_ok=True)
     (mbhome / "run" / f"{NAME}.pid").write_text(record)
     log = tmp_path / "docker.args"
@@ -63,3 +65,17 @@ def test_the_live_warm_container_is_used_without_a_warm_start(
     result, asked = _nvcc(tmp_path, monkeypatch, f"{os.getpid()} {_start_time(os.getpid())}\n")
     assert result.returncode == 0, result.stderr
     assert asked.startswith("exec\0"), asked
+
+
+def test_a_refused_warm_start_is_said_once_with_its_own_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """toolchain-warm refusing (here: the state no longer records the toolchain) has said why
+    in one sentence: the shim adds no second one and keeps its status, 2."""
+    home, mbhome = user_home(tmp_path, monkeypatch)
+    install_toolchain(home, mbhome)
+    (mbhome / "state.json").unlink()
+    result, asked = _nvcc(tmp_path, monkeypatch, "1\n", installed=(home, mbhome))
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("moatbridge:") == 1, result.stderr
+    assert "cannot start the warm container" not in result.stderr and asked == ""

@@ -290,7 +290,12 @@ if [ -n "$inside" ]; then
         set +f
     fi
     if [ -z "$pid" ] || [ -z "$now" ] || [ "$now" != "$started" ]; then
-        {sh_quote(moatbridge)} toolchain-warm "$name" >&2 || fail "cannot start the warm container of '$name'." "see 'moatbridge doctor'"
+        # Status 2: toolchain-warm refused and said why (the image gone, no consent): that
+        # one sentence is the shim's; any other failure gets the runner's own.
+        {sh_quote(moatbridge)} toolchain-warm "$name" >&2 || {{
+            [ $? -eq 2 ] && exit 2
+            fail "cannot start the warm container of '$name'." "see 'moatbridge doctor'"
+        }}
         # toolchain-warm brings an older configuration up to date (the container's name).
         /bin/sh -n "$conf" 2>/dev/null || damaged
         . "$conf"
