@@ -84,3 +84,28 @@ def test_a_damaged_file_of_ours_is_rewritten_whole(tmp_path: Path, damaged: str)
     assert result.returncode == 0, result.stderr
     text = (tmp_path / "mbh" / damaged).read_bytes().decode("utf-8")  # UTF-8 again
     assert MARKER in text and "\ufffd" not in text
+
+
+ACTING = [  # commands that act on one toolchain: a state they cannot read is their one sentence
+    ("k8s", "--", "make"),
+    ("devcontainer", "--dry-run", "--dir", "proj"),
+    ("run", "--", "true"),
+    ("shell",),
+    ("toolchain-warm", "open-gfx1030"),
+    ("bundle", "save", "-o", "b.tar"),
+    ("slurm", "--", "make"),
+    ("ci", "github", "--dry-run"),
+    ("export", "apptainer"),
+]
+
+
+@pytest.mark.parametrize("args", ACTING, ids=[" ".join(a) for a in ACTING])
+def test_a_damaged_state_is_the_one_sentence_of_a_command_acting_on_a_toolchain(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    env = _world(tmp_path, "state.json")
+    result = _run(tmp_path, env, *args)
+    assert result.returncode == 2, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("moatbridge:")]
+    assert len(lines) == 1 and "cannot be used" in lines[0], result.stderr
+    assert (tmp_path / "mbh" / "state.json").read_bytes() == DAMAGED["state.json"]

@@ -70,6 +70,19 @@ class StateStore:
             )
         return state or State()
 
+    def read_required(self) -> State:
+        """The state, for a command that acts on one of its toolchains: one that cannot be used
+        is refused (StateUnusable) rather than read as empty, whose only toolchain sentence
+        would be the wrong one ("none is installed"). The file is left as it is."""
+        state, problem = self._load()
+        if problem is not None:
+            where = printable(str(self.path))
+            raise StateUnusable(
+                f"The state file {where} cannot be used ({problem}), so its toolchains are unknown.",
+                "'moatbridge setup' keeps it as a backup and records toolchains anew",
+            )
+        return state or State()
+
     def _set_aside(self) -> Path:
         """Rename the unusable file to a backup name no earlier backup has."""
         stamp = time.strftime("%Y%m%dT%H%M%S")

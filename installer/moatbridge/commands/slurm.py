@@ -25,7 +25,7 @@ from moatbridge.services.toolchains import resolve_toolchain, state_store
 
 
 def build_job(args: Namespace, command: list[str]) -> SlurmJob:
-    state = state_store(Paths.from_environ(os.environ)).read()
+    state = state_store(Paths.from_environ(os.environ)).read_required()
     toolchain = resolve_toolchain(state, args.toolchain, os.environ)
     note = licence_note(toolchain, "A Slurm job for this toolchain")
     return SlurmJob(

@@ -62,7 +62,7 @@ def plan_save(
     and the engine's word that it still has the recorded image."""
     from moatbridge.adapters.records import load_catalog
 
-    toolchain = resolve_toolchain(state_store(paths).read(), toolchain_name, os.environ)
+    toolchain = resolve_toolchain(state_store(paths).read_required(), toolchain_name, os.environ)
     # A bundle hands the toolchain on: the one consent rule, as for every other path.
     require_for(paths, toolchain, "Saving this toolchain as a bundle")
     output = _output(output_name, force, to_terminal)

@@ -15,7 +15,7 @@ from moatbridge.services.toolchains import resolve_toolchain, state_store
 
 def exec_in_toolchain(toolchain_name: str | None, argv: list[str]) -> NoReturn:
     paths = Paths.from_environ(os.environ)
-    state = state_store(paths).read()
+    state = state_store(paths).read_required()
     toolchain = resolve_toolchain(state, toolchain_name, os.environ)
     # The runner checks the same rule again; asking here first gives the fuller message.
     require_for(paths, toolchain, f"Toolchain {toolchain.name}")

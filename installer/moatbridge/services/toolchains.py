@@ -33,7 +33,7 @@ def _registered(paths: Paths, state: State) -> None:
 
 def current_toolchain(explicit: str | None) -> tuple[State, Toolchain]:
     """The state and the toolchain a command acts on (-t NAME, pin, env, default)."""
-    state = state_store(Paths.from_environ(os.environ)).read()
+    state = state_store(Paths.from_environ(os.environ)).read_required()
     return state, resolve_toolchain(state, explicit, os.environ)
 
 

@@ -27,7 +27,7 @@ def ensure_warm(paths: Paths, name: str) -> None:
     shims look for it."""
     import docker
 
-    state = state_store(paths).read()
+    state = state_store(paths).read_required()
     toolchain = state.toolchain(name)
     licence = require_for(paths, toolchain, f"Toolchain {toolchain.name}")
     runtime = runtime_for(toolchain, paths, licence.acceptance_required)
