@@ -49,7 +49,9 @@ def tiny_image(tmp_path: Path, engine_version: str) -> Iterator[tuple[str, str]]
 
 
 def _home(tmp_path: Path, label: str, reference: str, image_id: str, name: str) -> Paths:
-    paths = Paths.from_environ({"MOATBRIDGE_HOME": str(tmp_path / label)})
+    paths = Paths.from_environ(
+        {"MOATBRIDGE_HOME": str(tmp_path / label), "MOATBRIDGE_HOMES_DIR": os.environ["MOATBRIDGE_HOMES_DIR"]}
+    )
     toolchain = make_toolchain(
         name, "open", "devel", ("gfx1030",), "12.4", reference, image_id, "open-components"
     )
@@ -59,7 +61,7 @@ def _home(tmp_path: Path, label: str, reference: str, image_id: str, name: str) 
 
 def _mb(paths: Paths, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "DOCKER_"))}
-    environ.update(MOATBRIDGE_HOME=paths.home, **env)
+    environ.update(MOATBRIDGE_HOME=paths.home, MOATBRIDGE_HOMES_DIR=os.environ["MOATBRIDGE_HOMES_DIR"], **env)
     return subprocess.run([sys.executable, "-m", "moatbridge", *args], capture_output=True, text=True,
                           env=environ, timeout=300, stdin=subprocess.DEVNULL)  # fmt: skip
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -180,9 +181,33 @@ def test_uninstall_removes_the_launcher_and_mbrun(tmp_path: Path, monkeypatch: p
 
 
 def _docker_argv(log: Path) -> list[str]:
-    """The arguments docker was given; the runner's per-call PID-file token made constant."""
+    """The arguments docker was given; the runner's per-call PID-file token and the one-shot
+    container's owner (the calling process) made constant."""
     words = [word.decode() for word in log.read_bytes().split(b"\0")[:-1]]
-    return [re.sub(r"/tmp/\.moatbridge-[0-9]+\.pid", "/tmp/.moatbridge-TOKEN.pid", w) for w in words]
+    words = [re.sub(r"/tmp/\.moatbridge-[0-9]+\.pid", "/tmp/.moatbridge-TOKEN.pid", w) for w in words]
+    return [re.sub(r"^(io\.moatbridge\.owner=).*", r"\1OWNER", w) for w in words]
+
+
+def test_a_one_shot_container_is_owned_by_the_process_that_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Labelled transient with its owner (this host, this boot, the shim's PID and start time,
+    which the exec'd docker CLI keeps): after a kill -9 the next command sweeps it."""
+    home, mbhome = user_home(tmp_path, monkeypatch)
+    install_toolchain(home, mbhome)
+    log = tmp_path / "docker.args"
+    env = home_env(home, mbhome, PATH=f"{mbhome}/cuda/bin:{fake_docker(tmp_path)}:{BASE_PATH}",
+                   DOCKER_LOG=str(log))  # fmt: skip
+    (tmp_path / "elsewhere").mkdir()
+    shim = subprocess.Popen(["nvcc", "--version"], env=env, cwd=tmp_path / "elsewhere")
+    assert shim.wait(timeout=60) == 0
+    words = [word.decode() for word in log.read_bytes().split(b"\0")[:-1]]
+    assert "io.moatbridge.transient=1" in words and "io.moatbridge.managed=1" in words, words
+    (owner,) = [w.split("=", 1)[1] for w in words if w.startswith("io.moatbridge.owner=")]
+    boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    host, booted, pid, start = owner.split("/")
+    assert (host, booted, pid) == (socket.gethostname(), boot, str(shim.pid)), owner
+    assert start.isdigit() and int(start) > 0, owner
 
 
 @pytest.mark.parametrize("where", ["one-shot", "warm"])

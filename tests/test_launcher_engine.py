@@ -6,6 +6,7 @@ uninstall leaves another's warm container alone. The live engine, the real image
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -191,3 +192,63 @@ def test_a_tool_that_traps_term_exits_with_its_own_status(
         assert shim.wait(timeout=60) == 9
     finally:
         subprocess.run(["docker", "rm", "-f", runtime.container], capture_output=True, check=False)
+
+
+@pytest.mark.engine
+def test_a_one_shot_container_left_by_a_killed_shim_is_swept(tmp_path: Path, debian_base: str) -> None:
+    """kill -9 of a shim running a tool in a one-shot container leaves the container running
+    (the engine never hears of the kill); the next moatbridge command that reaches the engine
+    removes it. A real engine and container."""
+    import signal
+    import sys
+
+    from moatbridge.core.shims import ToolchainRuntime, render_runner, render_toolchain_env
+
+    name = f"mbt-sweep-{os.getpid()}"
+    mbhome, project = tmp_path / "mbhome", tmp_path / "project"
+    project.mkdir()
+    paths = Paths.from_environ({"MOATBRIDGE_HOME": str(mbhome)})
+    runtime = ToolchainRuntime(
+        name=name, image=debian_base, target="gfx1030", activate=":", uid=os.getuid(), gid=os.getgid(),
+        group_adds=(), devices=(), roots=(), licence=None, licence_records="/nowhere", licence_env=(),
+        home_key=paths.engine_key, home=str(mbhome),
+    )  # fmt: skip
+    (mbhome / "libexec").mkdir(parents=True)
+    (mbhome / "libexec" / "moatbridge-exec").write_text(render_runner(str(mbhome), "/bin/false"))
+    (mbhome / "toolchains" / name).mkdir(parents=True)
+    (mbhome / "toolchains" / name / "toolchain.env").write_text(render_toolchain_env(runtime))
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "MOATBRIDGE_HOME": str(mbhome),
+           "MOATBRIDGE_TOOLCHAIN": name}  # fmt: skip
+    shim = subprocess.Popen(
+        ["/bin/sh", str(mbhome / "libexec" / "moatbridge-exec"), "bash", "-c", "echo ready; sleep 120"],
+        env=env, cwd=project, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    )  # fmt: skip
+    owner = f"label=io.moatbridge.owner={socket.gethostname()}/"
+    try:
+        assert shim.stdout is not None and shim.stdout.readline() == b"ready\n"
+        listed = subprocess.run(["docker", "ps", "-q", "--filter", "label=io.moatbridge.transient=1",
+                                 "--filter", f"ancestor={debian_base}"],
+                                capture_output=True, text=True).stdout.split()  # fmt: skip
+        mine = [c for c in listed if f"/{shim.pid}/" in subprocess.run(
+            ["docker", "inspect", "-f", '{{index .Config.Labels "io.moatbridge.owner"}}', c],
+            capture_output=True, text=True).stdout]  # fmt: skip
+        assert len(mine) == 1, (listed, owner)
+        shim.send_signal(signal.SIGKILL)
+        shim.wait(timeout=30)
+        running = subprocess.run(["docker", "inspect", "-f", "{{.State.Running}}", mine[0]],
+                                 capture_output=True, text=True)  # fmt: skip
+        assert running.stdout.strip() == "true", "the kill stopped the container: nothing to sweep"
+        swept = subprocess.run([sys.executable, "-m", "moatbridge", "image", "list", "--json"],
+                               env={**os.environ, "MOATBRIDGE_HOME": str(tmp_path / "other")},
+                               capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert swept.returncode == 0, swept.stderr
+        gone = subprocess.run(["docker", "inspect", mine[0]], capture_output=True, text=True)
+        assert gone.returncode != 0, "the killed shim's container outlived the next command"
+    finally:
+        shim.kill()
+        for container in subprocess.run(["docker", "ps", "-aq", "--filter", f"ancestor={debian_base}",
+                                         "--filter", "label=io.moatbridge.transient=1"],
+                                        capture_output=True, text=True).stdout.split():  # fmt: skip
+            if f"/{shim.pid}/" in subprocess.run(["docker", "inspect", "-f", "{{json .Config.Labels}}",
+                                                  container], capture_output=True, text=True).stdout:  # fmt: skip
+                subprocess.run(["docker", "rm", "-f", container], capture_output=True)

@@ -11,14 +11,9 @@ import socket
 import time
 from typing import Any
 
+from moatbridge.core.build_plan import OWNER_LABEL, TRANSIENT_LABEL
 from moatbridge.errors import EngineUnavailable, ImageGone
 
-# A container that lives only as long as the moatbridge process that made it (a look into an
-# image, a probe, a check run): OWNER_LABEL names that process, HOST/BOOT_ID/PID/START, and a
-# container whose owner is gone is swept by the next command that reaches the engine
-# (engine_client.connect), so a kill -9 between create and remove leaves nothing for long.
-TRANSIENT_LABEL = "io.moatbridge.transient"
-OWNER_LABEL = "io.moatbridge.owner"
 HOME_LABEL = "io.moatbridge.home"  # Paths.engine_key of the MOATBRIDGE_HOME owning the object
 HOME_PATH_LABEL = "io.moatbridge.home-path"  # that home itself, resolved (for people and doctor)
 

@@ -263,7 +263,7 @@ def connect(environ: Mapping[str, str] = os.environ, timeout: int = DEFAULT_TIME
 
 def _sweep(client: Any) -> None:
     """Every command that reaches the engine first removes the transient containers a killed
-    moatbridge left (adapters/containers.TRANSIENT_LABEL); best effort, never its failure."""
+    moatbridge left (core/build_plan.TRANSIENT_LABEL); best effort, never its failure."""
     from moatbridge.adapters.containers import sweep_transient
 
     try:

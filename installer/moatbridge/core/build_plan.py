@@ -13,6 +13,12 @@ from moatbridge.core.catalog import Distro, Flavour, Variant
 LABEL_PREFIX = "io.moatbridge."
 MANAGED_LABEL = f"{LABEL_PREFIX}managed"
 DIGEST_LABEL = f"{LABEL_PREFIX}recipe-digest"
+# A container that lives only as long as the process that made it (a look into an image, a
+# check run, a shim's one-shot container): OWNER_LABEL names that process, HOST/BOOT_ID/PID/
+# START, and one whose owner is gone is swept by the next command that reaches the engine
+# (adapters/containers.sweep_transient), so a kill -9 leaves nothing for long.
+TRANSIENT_LABEL = f"{LABEL_PREFIX}transient"
+OWNER_LABEL = f"{LABEL_PREFIX}owner"
 
 
 @dataclass(frozen=True)

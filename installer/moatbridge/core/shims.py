@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from moatbridge.core.activation import MARKER
+from moatbridge.core.build_plan import MANAGED_LABEL, OWNER_LABEL, TRANSIENT_LABEL
 from moatbridge.core.in_image import AFTER_ACTIVATION
 from moatbridge.core.in_image import SHELL_NAME as IN_IMAGE_NAME
 from moatbridge.core.launcher import RUN_HINT
@@ -265,6 +266,20 @@ if [ -t 0 ] && [ -t 1 ]; then tty=-t; fi
 # What bash runs in the image: the toolchain's activation, then the command (core/in_image.py).
 in_image="$MB_ACTIVATE"{sh_quote(AFTER_ACTIVATION)}
 
+# started_at PID: that process's start time (field 22 of /proc/PID/stat) in $now, empty
+# when unknown; a function, so that "$@" stays the tool's arguments.
+started_at() {{
+    now= stat=
+    [ -r "/proc/$1/stat" ] || return 0
+    IFS= read -r stat < "/proc/$1/stat" || true
+    stat=${{stat##*) }}  # after the command's name, which may hold spaces and ')'
+    set -f
+    # shellcheck disable=SC2086  # split into fields on purpose
+    set -- $stat
+    set +f
+    if [ "$#" -ge 20 ]; then shift 19; now=$1; fi
+}}
+
 inside=
 while IFS= read -r root; do
     if [ -n "$root" ]; then case "$PWD/" in "$root"/*) inside=yes ;; esac; fi
@@ -278,17 +293,7 @@ if [ -n "$inside" ]; then
     pid= started= now=
     if [ -r "$MOATBRIDGE_HOME/run/$name.pid" ]; then read -r pid started < "$MOATBRIDGE_HOME/run/$name.pid" || true; fi
     case $pid in ''|*[!0123456789]*) pid= ;; esac
-    if [ -n "$pid" ] && [ -r "/proc/$pid/stat" ]; then
-        stat=
-        IFS= read -r stat < "/proc/$pid/stat" || true
-        stat=${{stat##*) }}  # after the command's name, which may hold spaces and ')'
-        # Field 22, in a function so that "$@" stays the tool's arguments.
-        start_of() {{ if [ "$#" -ge 20 ]; then shift 19; now=$1; fi; }}
-        set -f
-        # shellcheck disable=SC2086  # split into fields on purpose
-        start_of $stat
-        set +f
-    fi
+    if [ -n "$pid" ]; then started_at "$pid"; fi
     if [ -z "$pid" ] || [ -z "$now" ] || [ "$now" != "$started" ]; then
         # Status 2: toolchain-warm refused and said why (the image gone, no consent): that
         # one sentence is the shim's; any other failure gets the runner's own.
@@ -346,8 +351,16 @@ fi
 # not -v, so a ':' or ',' in the directory's name stays part of it (CSV-quoted fields).
 here=$PWD
 case $here in *'"'*) here=$(printf '%s\\n' "$here" | sed 's/"/""/g') ;; esac
+# Labelled transient with this process as its owner (the docker CLI, once exec'd, keeps the
+# PID and start time): killed with -9, its container is swept by the next moatbridge command
+# instead of running on (adapters/containers.sweep_transient).
+host= boot=
+IFS= read -r host 2>/dev/null < /proc/sys/kernel/hostname || host=$(uname -n)
+IFS= read -r boot 2>/dev/null < /proc/sys/kernel/random/boot_id || true
+started_at $$
 # shellcheck disable=SC2086
 exec docker run --rm -i $tty --network host -u "$MB_USER" $MB_RUN_ARGS \\
+    --label {MANAGED_LABEL}=1 --label {TRANSIENT_LABEL}=1 --label "{OWNER_LABEL}=$host/$boot/$$/$now" \\
     --mount "type=bind,\\"source=$here\\",\\"target=$here\\"" -w "$PWD" \\
     $MB_PASS_ENV $licence_args --entrypoint bash "$MB_IMAGE" \\
     -c "$in_image" {IN_IMAGE_NAME} "$MB_TARGET" "$tool" "$@"

@@ -8,6 +8,7 @@ from typing import Any
 
 from moatbridge.adapters import containers, home_registry
 from moatbridge.adapters.statestore import StateStore
+from moatbridge.core.build_plan import TRANSIENT_LABEL
 from moatbridge.paths import Paths
 
 
@@ -32,10 +33,7 @@ def other_user(paths: Paths, client: Any, image_id: str, reference: str | None =
         labels = container.get("Labels") or {}
         if not image_id or container.get("ImageID") != image_id:
             continue
-        if (
-            labels.get(containers.HOME_LABEL) == paths.engine_key
-            or labels.get(containers.TRANSIENT_LABEL) == "1"
-        ):
+        if labels.get(containers.HOME_LABEL) == paths.engine_key or labels.get(TRANSIENT_LABEL) == "1":
             continue  # this home's own, or a command's own (gone when it ends)
         name = str((container.get("Names") or ["?"])[0]).lstrip("/")
         return f"the container {name} of another home or account uses it"
