@@ -14,12 +14,8 @@ import pytest
 
 from moatbridge.core.activation import MARKER
 
-TOOLCHAIN = {
-    "name": "open-gfx1030", "flavour": "open", "variant": "devel", "targets": ["gfx1030"],
-    "cuda_version": "12.4", "image": "ghcr.io/moatbridge/open:12.4-devel",
-    "image_id": "sha256:" + "0" * 64, "licence": "open-components", "digest": None,
-    "created": "2026-01-01T00:00:00+00:00",
-}  # fmt: skip
+from support.toolchains import RECORDED_TOOLCHAIN as TOOLCHAIN
+
 OURS_DAMAGED = f"{MARKER}\n\xff\xfe caf\xe9\n".encode("latin-1")
 
 # Each file of moatbridge's, as damage leaves it (the marker still there, the rest not UTF-8).

@@ -33,7 +33,9 @@ from moatbridge.core import bundle
 from moatbridge.core.textsafe import parse_hex, parse_uint, printable
 
 from fixtures import machines
+from support.pin_shapes import place_pin
 from support.pty_session import PtySession
+from support.toolchains import RECORDED_TOOLCHAIN as TOOLCHAIN
 from support.toolchains import make_toolchain
 
 BAD = os.fsdecode(b"bad-\xff\xfe")  # bytes that are not UTF-8, as Python keeps them in argv
@@ -43,13 +45,6 @@ CLEAR = "\x1b[2J"
 TERMINAL_CONTROLS = ("\x1b", "\x07", "\x9b")
 FAKE = secrets.token_hex(18)  # the random part of a token-shaped value, fresh each run
 TIMEOUT = int(os.environ.get("HOSTILE_TIMEOUT", "60"))
-
-TOOLCHAIN = {
-    "name": "open-gfx1030", "flavour": "open", "variant": "devel", "targets": ["gfx1030"],
-    "cuda_version": "12.4", "image": "ghcr.io/moatbridge/open:12.4-devel",
-    "image_id": "sha256:" + "0" * 64, "licence": "open-components", "digest": None,
-    "created": "2026-01-01T00:00:00+00:00",
-}  # fmt: skip
 
 
 # --- the world a row runs in -------------------------------------------------------------------
@@ -294,7 +289,7 @@ class Case:
     args: tuple[str, ...]
     code: int = 2
     env: dict[str, str] = field(default_factory=dict)
-    pin: bytes | str | None = None  # a .moatbridge-toolchain in cwd: bytes, "fifo", "zero", "dir" or "broken"
+    pin: bytes | str | None = None  # a .moatbridge-toolchain in cwd: bytes or a pin_shapes.SHAPES name
     tree: str | None = None  # a hostile --root tree, passed as {root}
     cwd_gone: bool = False  # run from a working directory deleted under it
 
@@ -510,16 +505,16 @@ CASES = [
     c("shell-login-unknown", "shell", "--login", "-t", "nosuch"),
     # pin files in the working directory
     c("pin-fifo", "k8s", "--", "make", pin="fifo"),
-    c("pin-dev-zero", "k8s", "--", "make", pin="zero"),
-    c("pin-directory", "k8s", "--", "make", pin="dir"),
+    c("pin-dev-zero", "k8s", "--", "make", pin="dev-zero"),
+    c("pin-directory", "k8s", "--", "make", pin="directory"),
     c("pin-latin1", "k8s", "--", "make", pin=b"open-gfx1030\xe9\n"),
     c("pin-escape", "k8s", "--", "make", pin=f"open-gfx1030{CLEAR}\n".encode()),
     c("pin-empty", "k8s", "--", "make", pin=b"\n\n"),
     c("pin-huge", "k8s", "--", "make", pin=b" " * (1 << 20)),
-    c("pin-broken-link", "k8s", "--", "make", pin="broken"),
+    c("pin-broken-link", "k8s", "--", "make", pin="broken-link"),
     c("pin-osc52", "k8s", "--", "make", pin=f"open{OSC52}\n".encode()),
     c("pin-nul", "k8s", "--", "make", pin=b"open-\x00gfx1030\n"),
-    *(c(f"pin-{shape}-{verb}", *args, pin=pin) for shape, pin in (("fifo", "fifo"), ("broken-link", "broken"))
+    *(c(f"pin-{shape}-{verb}", *args, pin=shape) for shape in ("fifo", "broken-link")
       for verb, args in (("run", ("run", "--", "true")), ("shell", ("shell",)))),
     # the environment
     c("home-is-a-file-list", "list", env={"MOATBRIDGE_HOME": "{w}/in/latin.yaml"}),
@@ -627,16 +622,9 @@ def test_the_table_covers_the_cli_surface() -> None:
 
 def _place_pin(cwd: Path, pin: bytes | str) -> None:
     path = cwd / ".moatbridge-toolchain"
-    if pin == "fifo":
-        os.mkfifo(path)
-    elif pin == "zero":
-        path.symlink_to("/dev/zero")
-    elif pin == "dir":
-        path.mkdir()
-    elif pin == "broken":
-        path.symlink_to(cwd / "gone")
+    if isinstance(pin, str):
+        place_pin(path, pin)
     else:
-        assert isinstance(pin, bytes)
         path.write_bytes(pin)
 
 

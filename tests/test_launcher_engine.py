@@ -17,6 +17,7 @@ from moatbridge import __version__
 from moatbridge.adapters.containers import process_start
 from moatbridge.core.launcher import RUN_HINT
 from moatbridge.core.sh_quote import sh_quote as _q
+from moatbridge.core.shims import ToolchainRuntime, render_runner, render_toolchain_env
 from moatbridge.paths import Paths
 
 from support.docker_user import DockerUser
@@ -140,6 +141,23 @@ def test_uninstall_leaves_another_accounts_warm_container(
 # --- a signal to the whole process group, without a terminal ---------------------------------
 
 
+def _runner_home(mbhome: Path, project: Path, name: str, image: str, warm: bool) -> ToolchainRuntime:
+    """A MOATBRIDGE_HOME with only the runner and one toolchain's toolchain.env (an activation
+    that does nothing); ``project`` is the warm container's one root when ``warm``."""
+    project.mkdir()
+    paths = Paths.from_environ({"MOATBRIDGE_HOME": str(mbhome)})
+    runtime = ToolchainRuntime(
+        name=name, image=image, target="gfx1030", activate=":", uid=os.getuid(), gid=os.getgid(),
+        group_adds=(), devices=(), roots=(str(project),) if warm else (), licence=None,
+        licence_records="/nowhere", licence_env=(), home_key=paths.engine_key, home=str(mbhome),
+    )  # fmt: skip
+    (mbhome / "libexec").mkdir(parents=True)
+    (mbhome / "libexec" / "moatbridge-exec").write_text(render_runner(str(mbhome), "/bin/false"))
+    (mbhome / "toolchains" / name).mkdir(parents=True)
+    (mbhome / "toolchains" / name / "toolchain.env").write_text(render_toolchain_env(runtime))
+    return runtime
+
+
 @pytest.mark.engine
 @pytest.mark.parametrize("where", ["warm", "one-shot"])
 def test_a_tool_that_traps_term_exits_with_its_own_status(
@@ -152,21 +170,9 @@ def test_a_tool_that_traps_term_exits_with_its_own_status(
     import signal
     import time
 
-    from moatbridge.core.shims import ToolchainRuntime, render_runner, render_toolchain_env
-
     name = f"mbt-term-{os.getpid()}-{where}"
     mbhome, project = tmp_path / "mbhome", tmp_path / "project"
-    project.mkdir()
-    paths = Paths.from_environ({"MOATBRIDGE_HOME": str(mbhome)})
-    runtime = ToolchainRuntime(
-        name=name, image=debian_base, target="gfx1030", activate=":", uid=os.getuid(), gid=os.getgid(),
-        group_adds=(), devices=(), roots=(str(project),) if where == "warm" else (), licence=None,
-        licence_records="/nowhere", licence_env=(), home_key=paths.engine_key, home=str(mbhome),
-    )  # fmt: skip
-    (mbhome / "libexec").mkdir(parents=True)
-    (mbhome / "libexec" / "moatbridge-exec").write_text(render_runner(str(mbhome), "/bin/false"))
-    (mbhome / "toolchains" / name).mkdir(parents=True)
-    (mbhome / "toolchains" / name / "toolchain.env").write_text(render_toolchain_env(runtime))
+    runtime = _runner_home(mbhome, project, name, debian_base, warm=where == "warm")
     try:
         if where == "warm":
             started = subprocess.run(
@@ -202,21 +208,9 @@ def test_a_one_shot_container_left_by_a_killed_shim_is_swept(tmp_path: Path, deb
     import signal
     import sys
 
-    from moatbridge.core.shims import ToolchainRuntime, render_runner, render_toolchain_env
-
     name = f"mbt-sweep-{os.getpid()}"
     mbhome, project = tmp_path / "mbhome", tmp_path / "project"
-    project.mkdir()
-    paths = Paths.from_environ({"MOATBRIDGE_HOME": str(mbhome)})
-    runtime = ToolchainRuntime(
-        name=name, image=debian_base, target="gfx1030", activate=":", uid=os.getuid(), gid=os.getgid(),
-        group_adds=(), devices=(), roots=(), licence=None, licence_records="/nowhere", licence_env=(),
-        home_key=paths.engine_key, home=str(mbhome),
-    )  # fmt: skip
-    (mbhome / "libexec").mkdir(parents=True)
-    (mbhome / "libexec" / "moatbridge-exec").write_text(render_runner(str(mbhome), "/bin/false"))
-    (mbhome / "toolchains" / name).mkdir(parents=True)
-    (mbhome / "toolchains" / name / "toolchain.env").write_text(render_toolchain_env(runtime))
+    _runner_home(mbhome, project, name, debian_base, warm=False)
     env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "MOATBRIDGE_HOME": str(mbhome),
            "MOATBRIDGE_TOOLCHAIN": name}  # fmt: skip
     shim = subprocess.Popen(

@@ -18,6 +18,9 @@ from moatbridge.core.pins import find_pin
 from moatbridge.core.shims import render_runner
 from moatbridge.errors import InputError
 
+from support.pin_shapes import SHAPES as NOT_REGULAR
+from support.pin_shapes import place_pin
+
 # file bytes -> the toolchain selected, or None: refused (never the default)
 CASES: dict[str, tuple[bytes, str | None]] = {
     "plain": (b"open-gfx1100\n", "open-gfx1100"),
@@ -103,14 +106,8 @@ def _stand_in_home(home: Path) -> None:
 
 
 def _place(pin: Path, shape: str) -> None:
-    if shape == "fifo":
-        os.mkfifo(pin)
-    elif shape == "dev-zero":
-        pin.symlink_to("/dev/zero")
-    elif shape == "directory":
-        pin.mkdir()
-    elif shape == "broken-link":
-        pin.symlink_to(pin.parent / "gone")
+    if shape in NOT_REGULAR:
+        place_pin(pin, shape)
     elif shape == "unreadable":
         pin.write_text("open-gfx1100\n")
         pin.chmod(0o000)
@@ -129,7 +126,7 @@ def _as_other_user(argv: list[str]) -> list[str]:
     return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
 
 
-SHAPES = ("fifo", "dev-zero", "directory", "broken-link", "unreadable", "osc52", "huge")
+SHAPES = (*NOT_REGULAR, "unreadable", "osc52", "huge")
 
 
 @pytest.mark.parametrize("shell", ["dash", "bash"])

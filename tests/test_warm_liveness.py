@@ -13,12 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from moatbridge.adapters.containers import process_start
+
 from support.launcher_home import BASE_PATH, NAME, fake_docker, home_env, install_toolchain, user_home
-
-
-def _start_time(pid: int) -> str:
-    with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
-        return handle.read().rpartition(")")[2].split()[19]
 
 
 def _nvcc(
@@ -62,7 +59,7 @@ def test_a_reused_pid_is_not_taken_for_the_warm_container(
 def test_the_live_warm_container_is_used_without_a_warm_start(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    result, asked = _nvcc(tmp_path, monkeypatch, f"{os.getpid()} {_start_time(os.getpid())}\n")
+    result, asked = _nvcc(tmp_path, monkeypatch, f"{os.getpid()} {process_start(os.getpid())}\n")
     assert result.returncode == 0, result.stderr
     assert asked.startswith("exec\0"), asked
 

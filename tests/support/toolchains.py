@@ -15,6 +15,14 @@ from moatbridge.paths import Paths
 
 _SPEC = {item.name for item in fields(ImageSpec)}
 
+# A toolchain as the state file records it (its image_id is one no engine holds).
+RECORDED_TOOLCHAIN = {
+    "name": "open-gfx1030", "flavour": "open", "variant": "devel", "targets": ["gfx1030"],
+    "cuda_version": "12.4", "image": "ghcr.io/moatbridge/open:12.4-devel",
+    "image_id": "sha256:" + "0" * 64, "licence": "open-components", "digest": None,
+    "created": "2026-01-01T00:00:00+00:00",
+}  # fmt: skip
+
 
 def make_toolchain(
     name: str,
