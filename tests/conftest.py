@@ -14,6 +14,8 @@ from typing import Any, NoReturn
 
 import pytest
 
+from moatbridge.paths import homes_registry
+
 from fixtures import machines
 from support import ci_policy, gpu_nodes
 from support.docker_user import DockerUser, docker_group_user, remove_leaked_accounts, shared_temp_dir
@@ -56,13 +58,36 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 @pytest.fixture(autouse=True)
-def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     for key in SCRUBBED:
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("MOATBRIDGE_HOME", str(tmp_path / "moatbridge-home"))
     # Every test's homes meet in a registry of its own, not in the account's: another test's
     # home, still on disk, must not keep this test's images (adapters/home_registry).
     monkeypatch.setenv("MOATBRIDGE_HOMES_DIR", str(tmp_path / "account-homes"))
+    yield
+    leaked = leaked_homes(tmp_path)
+    assert not leaked, f"the test registered homes in the account's own registry: {leaked}"
+
+
+def leaked_homes(tmp_path: Path) -> list[str]:
+    """Entries of the account's real registry of homes that name a home of this test (a
+    subprocess that lost MOATBRIDGE_HOMES_DIR); they are removed, and the test fails."""
+    registry = homes_registry({})
+    if registry is None or not os.path.isdir(registry):
+        return []
+    leaked = []
+    for name in os.listdir(registry):
+        entry = os.path.join(registry, name)
+        try:
+            with open(entry, encoding="utf-8", errors="replace") as handle:
+                named = handle.read(4096).strip()
+        except OSError:
+            continue
+        if named == str(tmp_path) or named.startswith(str(tmp_path) + os.sep):
+            leaked.append(named)
+            os.unlink(entry)
+    return leaked
 
 
 @pytest.fixture

@@ -31,6 +31,7 @@ from moatbridge.core.bundle import IMAGE, MANIFEST, SUMS, BundleError
 from moatbridge.core.toolchains import Toolchain
 from moatbridge.errors import InputError
 
+from support.environ import environ_without
 from support.toolchains import make_toolchain
 
 IMAGE_ID = "sha256:" + "ab" * 32
@@ -327,7 +328,7 @@ def mb(
 def home_env(home: Path) -> dict[str, str]:
     """A throwaway HOME: moatbridge keeps its files under HOME/.local/share/moatbridge."""
     home.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
+    env = environ_without("MOATBRIDGE_", "XDG_")
     return {**env, "HOME": str(home), "MOATBRIDGE_BASE_SOURCE": "bootstrap", "SHELL": "/bin/bash"}
 
 

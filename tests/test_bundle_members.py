@@ -28,6 +28,7 @@ from moatbridge.adapters.records import load_catalog, load_licences
 from moatbridge.core import bundle
 from moatbridge.core.bundle import IMAGE, MANIFEST, SUMS, BundleError
 
+from support.environ import environ_without
 from support.toolchains import make_toolchain
 
 NO_ENGINE = "unix:///nonexistent/engine.sock"
@@ -276,7 +277,7 @@ def saved_bundle(tmp_path: Path, reference: str) -> tuple[Path, str]:
 def engine_env(tmp_path: Path) -> dict[str, str]:
     home = tmp_path / "home"
     home.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
+    env = environ_without("MOATBRIDGE_", "XDG_")
     return {**env, "HOME": str(home), "MOATBRIDGE_BASE_SOURCE": "bootstrap"}
 
 

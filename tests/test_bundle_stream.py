@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import subprocess
 import sys
 import tarfile
@@ -22,6 +21,7 @@ import pytest
 from moatbridge.adapters import bundle_archive
 from moatbridge.core.bundle import IMAGE, MANIFEST, SUMS
 
+from support.environ import environ_without
 from support.pty_session import PtySession
 
 TEST_LABEL = "io.moatbridge.test-bundle-stream=1"
@@ -42,7 +42,7 @@ def world(tmp_path: Path, image_id: str, reference: str) -> dict[str, str]:
     }  # fmt: skip
     state = {"version": 1, "default": "streamed", "toolchains": [toolchain], "consents": [], "files": []}
     (home / "state.json").write_text(json.dumps(state))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
+    env = environ_without("MOATBRIDGE_", "XDG_")
     return {**env, "HOME": str(tmp_path), "MOATBRIDGE_HOME": str(home)}
 
 

@@ -5,7 +5,6 @@ sentence, and those it rewrites anyway come back whole. Never a crash (exit 70).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 
 from moatbridge.core.activation import MARKER
 
+from support.environ import environ_without
 from support.toolchains import RECORDED_TOOLCHAIN as TOOLCHAIN
 
 OURS_DAMAGED = f"{MARKER}\n\xff\xfe caf\xe9\n".encode("latin-1")
@@ -51,7 +51,7 @@ def _world(root: Path, damaged: str) -> dict[str, str]:
     path = mbh / damaged
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(DAMAGED[damaged])
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
+    env = environ_without("MOATBRIDGE_", "XDG_")
     env.update(HOME=str(home), MOATBRIDGE_HOME=str(mbh), DOCKER_HOST="unix:///nonexistent/docker.sock")
     return env
 

@@ -7,6 +7,7 @@ import os
 from typing import Any
 
 from conftest import cli
+from support.environ import environ_without
 
 
 def _doctor(*args: str, env: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
@@ -67,7 +68,7 @@ def test_scale_tools_report_their_verdicts(engine_version: str, debian_base: str
 
     home = tmp_path / "home"
     home.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
+    env = environ_without("MOATBRIDGE_", "XDG_")
     env["HOME"] = str(home)
     # Building a SCALE image asks for the recorded consent, as its install does.
     accepted = cli("license", "accept", "scale-free", "--use", "non-commercial", "--yes", env=env)

@@ -4,7 +4,6 @@ do (not after the two minutes a slow image operation may take, once per call).""
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
@@ -17,6 +16,7 @@ import pytest
 from moatbridge.adapters.statestore import StateStore
 from moatbridge.core.toolchains import State
 
+from support.environ import environ_without
 from support.toolchains import make_toolchain
 
 
@@ -56,7 +56,7 @@ def test_a_hung_engine_costs_one_short_handshake(
     hung_engine: str, tmp_path: Path, args: tuple[str, ...]
 ) -> None:
     home = _home(tmp_path)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "DOCKER_"))}
+    env = environ_without("MOATBRIDGE_", "DOCKER_")
     env.update(MOATBRIDGE_HOME=str(home), DOCKER_HOST=hung_engine, HOME=str(tmp_path))
     started = time.monotonic()
     result = subprocess.run(

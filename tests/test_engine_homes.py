@@ -22,6 +22,7 @@ from moatbridge.paths import Paths
 from moatbridge.services.runtime import runtime_for
 from moatbridge.services.toolchains import state_store
 
+from support.environ import environ_without, paths_for
 from support.tiny_shell import shell_rootfs
 from support.toolchains import make_toolchain
 
@@ -60,7 +61,7 @@ def _home(tmp_path: Path, label: str, reference: str, image_id: str, name: str) 
 
 
 def _mb(paths: Paths, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "DOCKER_"))}
+    environ = environ_without("MOATBRIDGE_", "DOCKER_")
     environ.update(MOATBRIDGE_HOME=paths.home, MOATBRIDGE_HOMES_DIR=os.environ["MOATBRIDGE_HOMES_DIR"], **env)
     return subprocess.run([sys.executable, "-m", "moatbridge", *args], capture_output=True, text=True,
                           env=environ, timeout=300, stdin=subprocess.DEVNULL)  # fmt: skip
@@ -113,10 +114,10 @@ def test_a_container_left_by_a_kill_is_swept_by_the_next_command(
 ) -> None:
     """Killed between creating a container to read a file from an image and removing it."""
     _reference, image_id = tiny_image
-    paths = Paths.from_environ({"MOATBRIDGE_HOME": str(tmp_path / "home")})
+    paths = paths_for(tmp_path / "home")
     script = ("from moatbridge.adapters import docker_api; "
               f"docker_api.read_file_from_image(docker_api.connect(), {image_id!r}, '/opt/moatbridge/bin/activate')")  # fmt: skip
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "DOCKER_"))}
+    env = environ_without("MOATBRIDGE_", "DOCKER_")
     env.update(MOATBRIDGE_FAULT_AT="engine.container-created")
     killed = subprocess.run(
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120
@@ -139,7 +140,7 @@ def test_the_sweep_leaves_a_live_commands_container(tmp_path: Path, tiny_image: 
     client = docker_api.connect()
     made = client.create_container(image=image_id, command=["true"], labels=containers.transient_labels())
     try:
-        paths = Paths.from_environ({"MOATBRIDGE_HOME": str(tmp_path / "home")})
+        paths = paths_for(tmp_path / "home")
         assert _mb(paths, "image", "list", "--json").returncode == 0
         assert containers.inspect_container(client, made["Id"]) is not None
     finally:
@@ -153,7 +154,7 @@ def test_image_remove_leaves_an_image_a_toolchain_records(
     reference, image_id = tiny_image
     name = f"homes-{uuid.uuid4().hex[:6]}"
     other = _home(tmp_path, "other", reference, image_id, name)
-    here = Paths.from_environ({"MOATBRIDGE_HOME": str(tmp_path / "here")})
+    here = paths_for(tmp_path / "here")
     try:
         refused = _mb(here, "image", "remove", reference)
         assert refused.returncode == 1, refused.stderr
@@ -186,7 +187,7 @@ def test_the_sweep_leaves_containers_of_an_image_that_carries_its_labels(
     image_id = made.stdout.strip()
     container = docker("create", image_id, "true").stdout.strip()
     try:
-        paths = Paths.from_environ({"MOATBRIDGE_HOME": str(tmp_path / "home")})
+        paths = paths_for(tmp_path / "home")
         assert _mb(paths, "image", "list", "--json").returncode == 0
         assert docker("inspect", container).returncode == 0, "the user's container was swept"
     finally:

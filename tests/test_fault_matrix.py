@@ -42,6 +42,7 @@ import pytest
 from moatbridge.core import rc_block
 from moatbridge.paths import Paths
 
+from support.environ import environ_without
 from support.pty_session import PtySession
 from support.registry import Misbehaviour, misbehaving_proxy, run_registry
 from support.tiny_shell import shell_rootfs
@@ -122,7 +123,7 @@ class World:
         self.state_dir = self.home / ".local" / "state" / "moatbridge"
         self.work = self.home / "work"
         self.work.mkdir()
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
+        self.env = environ_without("MOATBRIDGE_", "XDG_")
         self.env.pop("ZDOTDIR", None)
         self.env.pop("DOCKER_HOST", None)
         self.env.update(HOME=str(self.home), SHELL="/bin/bash", COLUMNS="120")

@@ -4,7 +4,6 @@ CLI's own parser (an option that does not exist would send the user to an error)
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import subprocess
@@ -15,6 +14,8 @@ import pytest
 
 from moatbridge.core.ci_templates import CiSpec, github_workflow, gitlab_ci
 from moatbridge.parser import build_parser
+
+from support.environ import environ_without
 
 LOCAL = "moatbridge/open:12.4-devel-trixie-gfx1030"
 _SUGGESTED = re.compile(r"moatbridge (image [^)\n]*)")
@@ -54,7 +55,7 @@ def test_the_k8s_header_suggests_a_real_push_command(tmp_path: Path) -> None:
     }  # fmt: skip
     state = {"version": 1, "default": "open-gfx1030", "toolchains": [toolchain], "consents": [], "files": []}
     (home / "state.json").write_text(json.dumps(state))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
+    env = environ_without("MOATBRIDGE_", "XDG_")
     env.update(HOME=str(tmp_path), MOATBRIDGE_HOME=str(home), DOCKER_HOST="unix:///nonexistent/docker.sock")
     for extra in ((), ("--image", "reg.example/team/open:1")):
         result = subprocess.run(

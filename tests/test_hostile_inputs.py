@@ -33,6 +33,7 @@ from moatbridge.core import bundle
 from moatbridge.core.textsafe import parse_hex, parse_uint, printable
 
 from fixtures import machines
+from support.environ import environ_without
 from support.pin_shapes import place_pin
 from support.pty_session import PtySession
 from support.toolchains import RECORDED_TOOLCHAIN as TOOLCHAIN
@@ -641,7 +642,7 @@ def run_case(case: Case, world: Path, root: Path | None) -> subprocess.Completed
     def fill(text: str) -> str:
         return text.replace("{w}", str(world)).replace("{root}", str(root))
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
+    env = environ_without("MOATBRIDGE_", "XDG_")
     env.update(HOME=str(world / "home"), MOATBRIDGE_HOME=str(world / "mbh"),
                DOCKER_HOST="unix:///nonexistent/docker.sock", COLUMNS="200")  # fmt: skip
     env.update({k: fill(v) for k, v in case.env.items()})
@@ -843,7 +844,7 @@ def _on_terminal(
 def test_ctrl_d_at_a_question_cancels_with_nothing_changed(tmp_path: Path, args: list[str]) -> None:
     make_world(tmp_path)
     before = snapshot(tmp_path)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
+    env = environ_without("MOATBRIDGE_", "XDG_")
     env.update(HOME=str(tmp_path / "home"), MOATBRIDGE_HOME=str(tmp_path / "mbh"), TERM="xterm",
                DOCKER_HOST="unix:///nonexistent/docker.sock")  # fmt: skip
     code, output = _on_terminal(args, env, "\x04")

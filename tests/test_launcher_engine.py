@@ -18,9 +18,9 @@ from moatbridge.adapters.containers import process_start
 from moatbridge.core.launcher import RUN_HINT
 from moatbridge.core.sh_quote import sh_quote as _q
 from moatbridge.core.shims import ToolchainRuntime, render_runner, render_toolchain_env
-from moatbridge.paths import Paths
 
 from support.docker_user import DockerUser
+from support.environ import paths_for
 from support.launcher_home import NAME, home_env, install_toolchain, on_pty, user_home
 from support.toolchains import warm_container
 
@@ -145,7 +145,7 @@ def _runner_home(mbhome: Path, project: Path, name: str, image: str, warm: bool)
     """A MOATBRIDGE_HOME with only the runner and one toolchain's toolchain.env (an activation
     that does nothing); ``project`` is the warm container's one root when ``warm``."""
     project.mkdir()
-    paths = Paths.from_environ({"MOATBRIDGE_HOME": str(mbhome)})
+    paths = paths_for(mbhome)
     runtime = ToolchainRuntime(
         name=name, image=image, target="gfx1030", activate=":", uid=os.getuid(), gid=os.getgid(),
         group_adds=(), devices=(), roots=(str(project),) if warm else (), licence=None,

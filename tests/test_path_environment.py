@@ -3,7 +3,6 @@ Directory spec calls it invalid), so what setup records is what every later comm
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,8 @@ import pytest
 from moatbridge.adapters.engine import candidate_endpoints
 from moatbridge.adapters.toolchain_files import rc_files_for
 from moatbridge.paths import Paths
+
+from support.environ import environ_without
 
 
 def test_relative_data_and_state_homes_are_ignored() -> None:
@@ -47,7 +48,7 @@ def test_uninstall_with_a_relative_config_home_cleans_the_real_fish_file(tmp_pat
         path.parent.mkdir(parents=True)
         edit_rc(path, block)
     kept = decoy.read_bytes()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_", "ZDOTDIR"))}
+    env = environ_without("MOATBRIDGE_", "XDG_", "ZDOTDIR")
     env.update(HOME=str(home), MOATBRIDGE_HOME=str(home / "mbh"), XDG_CONFIG_HOME="cfg",
                DOCKER_HOST="unix:///nonexistent/docker.sock")  # fmt: skip
     result = subprocess.run(

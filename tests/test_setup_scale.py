@@ -16,13 +16,14 @@ from pathlib import Path
 
 import pytest
 
+from support.environ import environ_without
 from support.scale_standin import SeenRequest, StandinRepoServer, build_standin_repo, missing_tools
 from support.secret_scan import scan_saved_image
 from support.toolchains import warm_container
 
 
 def _env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
+    env = environ_without("MOATBRIDGE_", "XDG_")
     env["HOME"] = str(home)
     return env
 

@@ -24,6 +24,7 @@ from moatbridge.core.setup_plan import NVIDIA_MODE_REASON, defaults, make_plan
 from moatbridge.errors import UsageError
 from test_setup_scale import _env, mb
 
+from support.environ import strip_environ
 from support.scale_standin import StandinRepoServer, build_standin_repo, missing_tools
 from support.scale_standin_layout import write_fake_nvidia_toolkit, write_scale_tree
 from support.toolchains import make_toolchain, warm_container
@@ -63,8 +64,7 @@ def test_yes_never_accepts_scales_licence_unnamed(
     monkeypatch.setattr(setup, "HostFS", lambda _root: hostfs.HostFS(str(root)))
     home = tmp_path / "home"
     home.mkdir()
-    for name in [n for n in os.environ if n.startswith(("MOATBRIDGE_", "XDG_"))]:
-        monkeypatch.delenv(name)
+    strip_environ(monkeypatch, "MOATBRIDGE_", "XDG_")
     monkeypatch.setenv("HOME", str(home))
     status = cli.main(["setup", "--yes", "--accept-license", "--use", "non-commercial", "--no-modify-rc"])
     err = capsys.readouterr().err

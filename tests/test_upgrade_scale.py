@@ -23,6 +23,7 @@ from moatbridge.core.toolchains import State, Toolchain
 from moatbridge.errors import InputError
 from moatbridge.services.toolchain_upgrade import check_repeatable
 
+from support.environ import environ_without
 from support.scale_standin import StandinRepoServer, build_standin_repo, missing_tools
 from support.scale_standin_tarball import write_standin_tarball
 from support.toolchains import warm_container
@@ -35,7 +36,7 @@ TARBALL_TAG = ("--cuda-version", "11.4.3", "--distro", "ubuntu24.04")
 
 
 def _env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
+    env = environ_without("MOATBRIDGE_", "XDG_")
     env["HOME"] = str(home)
     return env
 

@@ -5,7 +5,6 @@ digits from other scripts."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +13,8 @@ import pytest
 
 from moatbridge.core import gfx, k8s, references, toolchains
 from moatbridge.errors import InputError
+
+from support.environ import environ_without
 
 HOSTILE_SUFFIXES = ["\n", "\n  hostPID: true", "\r", " ", "\x00"]
 
@@ -54,7 +55,7 @@ def test_a_kubernetes_name_is_the_whole_string(suffix: str) -> None:
 
 @pytest.mark.parametrize("command", ["k8s", "ci github"])
 def test_generators_refuse_an_image_that_would_inject_yaml(tmp_path: Path, command: str) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
+    env = environ_without("MOATBRIDGE_", "XDG_")
     env["HOME"] = str(tmp_path)
     result = subprocess.run(
         [sys.executable, "-m", "moatbridge", *command.split(), "--image", "reg/x:1\n  hostPID: true"],

@@ -20,6 +20,7 @@ from moatbridge.paths import Paths
 from moatbridge.services.installation import edit_shell_rcs, install_files
 from moatbridge.services.toolchains import record, state_store
 
+from support.environ import paths_for
 from support.pty_session import PtySession
 from support.toolchains import make_toolchain
 
@@ -64,7 +65,7 @@ def install_toolchain(
 ) -> Paths:
     """What setup writes and records, without the image: shims, runner, launcher, mbrun,
     env files, rc blocks and the state (GPU devices and groups as on a machine with a GPU)."""
-    paths = Paths.from_environ({"MOATBRIDGE_HOME": str(mbhome)})
+    paths = paths_for(mbhome)
     toolchain = make_toolchain(name, "open", "devel", ("gfx1030",), "12.4", "moatbridge/open:x", IMAGE_ID,
                           "open-components", tools=("nvcc", "hipcc"))  # fmt: skip
     runtime = ToolchainRuntime(
@@ -98,6 +99,8 @@ def home_env(home: Path, mbhome: Path, **extra: str) -> dict[str, str]:
     env = {"HOME": str(home), "PATH": BASE_PATH, "MOATBRIDGE_HOME": str(mbhome), "LANG": "C.UTF-8", **extra}
     if "PYTHONPATH" in os.environ:  # a source tree the tests were pointed at (this process's moatbridge)
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    if "MOATBRIDGE_HOMES_DIR" in os.environ and "MOATBRIDGE_HOMES_DIR" not in extra:  # the test's own
+        env["MOATBRIDGE_HOMES_DIR"] = os.environ["MOATBRIDGE_HOMES_DIR"]
     return env
 
 
