@@ -15,6 +15,7 @@ import re
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -311,6 +312,25 @@ def test_gfx_targets_keep_amds_request() -> None:
     assert "apptainer exec --rocm " in apptainer and "--nv " not in apptainer
     nvidia = render(replace(JOB, target="sm_89", runtime="apptainer", sif="/s/t.sif"))
     assert "exec apptainer exec --nv --bind" in nvidia and "--rocm" not in nvidia
+
+
+@pytest.mark.parametrize("engine", ["docker", "podman"])
+def test_the_container_is_transient_and_owned_by_the_batch_shell(tmp_path: Path, engine: str) -> None:
+    """Killed with -9, a job runs no trap: its container, labelled with the batch shell as its
+    owner, is swept by the next moatbridge command on the node (tests/test_slurm_job_containers)."""
+    script = render(replace(JOB, runtime=engine))
+    process, log = run_with_fake_devices(tmp_path, script, {}, env={"SLURM_JOB_ID": "78"}, engine=engine)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 0, stderr
+    argv = recorded(log)
+    labels = [b for a, b in itertools.pairwise(argv) if a == "--label"]
+    host, boot, pid, start = (
+        next(v for v in labels if v.startswith("io.moatbridge.owner=")).split("=", 1)[1].split("/")
+    )
+    assert (host, boot) == (socket.gethostname(), Path("/proc/sys/kernel/random/boot_id").read_text().strip())
+    assert pid == str(process.pid) and start.isdigit(), labels  # unshare and bash exec the script itself
+    assert {"io.moatbridge.managed=1", "io.moatbridge.transient=1"} <= set(labels)
+    assert argv[:2] == ["run", "--rm"] and argv.index("--label") < argv.index(IMAGE_ID)
 
 
 def test_scancel_stops_the_container(tmp_path: Path) -> None:

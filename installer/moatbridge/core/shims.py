@@ -21,10 +21,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from moatbridge.core.activation import MARKER
-from moatbridge.core.build_plan import MANAGED_LABEL, OWNER_LABEL, TRANSIENT_LABEL
 from moatbridge.core.in_image import AFTER_ACTIVATION
 from moatbridge.core.in_image import SHELL_NAME as IN_IMAGE_NAME
 from moatbridge.core.launcher import RUN_HINT
+from moatbridge.core.owner_shell import LABEL_ARGS, STARTED_AT, THIS_SHELL
 from moatbridge.core.pins import PIN_FILE, SH_PIN
 from moatbridge.core.sh_bytes import SH_ASCII, SH_SHOWN, SH_UTF8
 from moatbridge.core.sh_quote import sh_quote
@@ -266,19 +266,8 @@ if [ -t 0 ] && [ -t 1 ]; then tty=-t; fi
 # What bash runs in the image: the toolchain's activation, then the command (core/in_image.py).
 in_image="$MB_ACTIVATE"{sh_quote(AFTER_ACTIVATION)}
 
-# started_at PID: that process's start time (field 22 of /proc/PID/stat) in $now, empty
-# when unknown; a function, so that "$@" stays the tool's arguments.
-started_at() {{
-    now= stat=
-    [ -r "/proc/$1/stat" ] || return 0
-    IFS= read -r stat < "/proc/$1/stat" || true
-    stat=${{stat##*) }}  # after the command's name, which may hold spaces and ')'
-    set -f
-    # shellcheck disable=SC2086  # split into fields on purpose
-    set -- $stat
-    set +f
-    if [ "$#" -ge 20 ]; then shift 19; now=$1; fi
-}}
+# started_at PID: that process's start time in $now (core/owner_shell.py).
+{STARTED_AT}
 
 inside=
 while IFS= read -r root; do
@@ -354,13 +343,10 @@ case $here in *'"'*) here=$(printf '%s\\n' "$here" | sed 's/"/""/g') ;; esac
 # Labelled transient with this process as its owner (the docker CLI, once exec'd, keeps the
 # PID and start time): killed with -9, its container is swept by the next moatbridge command
 # instead of running on (adapters/containers.sweep_transient).
-host= boot=
-IFS= read -r host 2>/dev/null < /proc/sys/kernel/hostname || host=$(uname -n)
-IFS= read -r boot 2>/dev/null < /proc/sys/kernel/random/boot_id || true
-started_at $$
+{THIS_SHELL}
 # shellcheck disable=SC2086
 exec docker run --rm -i $tty --network host -u "$MB_USER" $MB_RUN_ARGS \\
-    --label {MANAGED_LABEL}=1 --label {TRANSIENT_LABEL}=1 --label "{OWNER_LABEL}=$host/$boot/$$/$now" \\
+    {LABEL_ARGS} \\
     --mount "type=bind,\\"source=$here\\",\\"target=$here\\"" -w "$PWD" \\
     $MB_PASS_ENV $licence_args --entrypoint bash "$MB_IMAGE" \\
     -c "$in_image" {IN_IMAGE_NAME} "$MB_TARGET" "$tool" "$@"

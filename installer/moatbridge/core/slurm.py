@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from moatbridge.core.activation import MARKER
 from moatbridge.core.gpu_request import GpuRequest, gpu_request
 from moatbridge.core.in_image import SHELL_NAME, exec_after_activation
+from moatbridge.core.owner_shell import LABEL_ARGS, STARTED_AT, THIS_SHELL
 from moatbridge.errors import InputError
 
 RUNTIMES = ("docker", "podman", "apptainer")
@@ -193,8 +194,15 @@ def _container_body(job: SlurmJob) -> list[str]:
         'container="moatbridge-slurm-${SLURM_JOB_ID:-$$}"',
         f"trap '{engine} stop --time 10 \"$container\" >/dev/null 2>&1' TERM INT",
         "",
+        "# A kill -9 runs no trap (the node's OOM killer, the time limit's last SIGKILL): the",
+        "# container is labelled transient with this shell (host, boot, PID, start time) as its",
+        "# owner, so the next moatbridge command on this node removes it once the job is gone.",
+        *STARTED_AT.splitlines(),
+        *THIS_SHELL.splitlines(),
+        "",
         "# The job's uid has no home in the image: HOME=/tmp gives tools a writable one.",
         f'{engine} run --rm --name "$container" --network host "${{user_args[@]}}" \\',
+        f"    {LABEL_ARGS} \\",
         '    "${gpu_args[@]}" "${group_args[@]}" ' + _mount(engine) + " \\",
         '    -w "$workdir" \\',
         f"    --env HOME=/tmp{licence} \\",
