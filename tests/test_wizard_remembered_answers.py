@@ -1,17 +1,22 @@
 """The wizard on a real pseudo-terminal, with the answers remembered from the last setup: they
 preselect a question's choice, and the line above it names the remembered answers file; Enter
 takes it. For another toolchain the stack's auto-choice stands: the remembered stack is not
-preselected, and the line explains the auto-choice. Every setup here is a --dry-run."""
+preselected, and the line explains the auto-choice; an existing toolchain's own record is
+preselected over them. Every setup here is a --dry-run."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
 
 import pytest
 
+from moatbridge.core.toolchains import State
+
 from support.pty_session import PtySession
+from support.toolchains import make_toolchain
 
 pytestmark = pytest.mark.engine  # the dry run's summary asks the engine what it holds
 
@@ -104,4 +109,27 @@ def test_another_toolchain_keeps_the_stacks_auto_choice(home: Path) -> None:
     plan = screen[screen.index("Toolchain open-gfx1030: open devel, target(s) gfx1030") :]
     assert "stack   trixie (ROCm 5.7, clang 17), chosen in the wizard" in plan
     assert "-devel-trixie-gfx1030" in plan and "sid" not in plan
+    assert files(home) == before
+
+
+def test_an_existing_toolchain_preselects_its_record_not_the_remembered_answers(home: Path) -> None:
+    """Toolchain open-gfx1100 is on trixie with CUDA 12.4; the remembered answers say sid and
+    12.1. Enter through the wizard sets it up as it is: nothing changes."""
+    toolchain = make_toolchain(
+        "open-gfx1100", "open", "devel", ("gfx1100",), "12.4", "moatbridge/open:12.4-devel-trixie-gfx1100",
+        "sha256:" + "1" * 64, "open-components", distro="trixie",
+    )  # fmt: skip
+    state = State(default=toolchain.name, toolchains=(toolchain,))
+    (home / ".local" / "share" / "moatbridge" / "state.json").write_text(json.dumps(state.to_json()))
+    before = files(home)
+    with wizard_to_the_stack("rx 7900", "gfx1100") as term:
+        said = term.screen[term.screen.index("Stack: ") :]
+        assert "  Preselected: trixie, kept from toolchain open-gfx1100's record." in said, said
+        assert "» trixie (ROCm 5.7, clang 17)" in said and "remembered" not in said
+        term.send(ENTER)
+        term.wait_for("? Stack: trixie (ROCm 5.7, clang 17)", 30)
+        term.wait_for("  Preselected: CUDA 12.4, kept from toolchain open-gfx1100's record.", 30)
+        screen = through_the_rest(term)
+    plan = screen[screen.index("Toolchain open-gfx1100: open devel, target(s) gfx1100, CUDA 12.4") :]
+    assert "stack   trixie (ROCm 5.7, clang 17)" in plan and "change  " not in plan
     assert files(home) == before
