@@ -108,15 +108,17 @@ def run(args: Namespace) -> int:
             "pass --yes with --flavour, --target (repeatable), and for scale --use and --accept-license; "
             "or --answers FILE.yaml",
         )
+    store = state_store(paths)
+    # Its toolchain of the planned name answers what this command does not (and, in the
+    # wizard, preselects its own stack and CUDA version).
+    state = store.read()
     if not args.yes:
         from moatbridge.commands import setup_wizard
 
-        args = setup_wizard.ask(args, paths)
+        args = setup_wizard.ask(args, paths, state.toolchains)
     report = detect(HostFS("/"), os.environ)
     options = RunOptions.from_args(args)
     # Bad flags or a bad answers file: one clear error (exit 2) before the engine is asked.
-    store = state_store(paths)
-    state = store.read()  # its toolchain of the planned name answers what this command does not
     asked = plan_of(args, report, state.toolchains)
     check_commercial(asked.spec)  # what commercial use lacks, said before what its build would lack
     check_inputs(asked.spec, options)
@@ -154,7 +156,7 @@ def run(args: Namespace) -> int:
         for key in ("target", "flavour", "use", "cuda_version", "shell", "distro"):
             setattr(args, key, None)
         args.accept_license, args.no_modify_rc = False, False
-        args = setup_wizard.ask(args, paths)
+        args = setup_wizard.ask(args, paths, state.toolchains)
     if args.dry_run:
         print("Dry run: nothing changed.")
         return 0

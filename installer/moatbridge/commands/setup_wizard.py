@@ -1,7 +1,8 @@
 """The interactive half of `moatbridge setup`: questions asked with questionary.
 
 Answers already given by flags are not asked again. The answers saved by the last setup
-preselect a question's choice, and the wizard says so; each question it asks is recorded
+preselect a question's choice, and the wizard says so (a toolchain set up again preselects
+its own record's stack and CUDA version instead); each question it asks is recorded
 in ``args.chosen_in_wizard``, so that the summary names the wizard, not a flag. Every prompt uses
 ``unsafe_ask`` so Ctrl-C raises KeyboardInterrupt (exit 130) before anything changed;
 Ctrl-D (end of input) cancels with exit 2, nothing changed (console.ask_prompt).
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 from argparse import Namespace
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,7 @@ from moatbridge.core.setup_plan import (
 )
 from moatbridge.core.stacks import choose_stack, describe
 from moatbridge.core.target_choices import stacks_for, target_menu
+from moatbridge.core.toolchains import Toolchain, default_name
 from moatbridge.errors import MoatbridgeError
 from moatbridge.paths import Paths
 from moatbridge.services.answers import remembered, saved_answers_path
@@ -57,7 +60,9 @@ def _chose(args: Namespace, *keys: str) -> None:
     args.chosen_in_wizard = [*chosen, *(k for k in keys if k not in chosen)]
 
 
-def ask(args: Namespace, paths: Paths) -> Namespace:
+def ask(args: Namespace, paths: Paths, toolchains: Sequence[Toolchain] = ()) -> Namespace:
+    """``toolchains``: the installed ones; the one this setup would set up again preselects
+    its own stack and CUDA version, over the remembered answers."""
     q = _q()
     report = detect(HostFS("/"), os.environ)
     catalog = load_catalog()
@@ -127,14 +132,20 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
     if not args.target:
         args.target = _ask_targets(flavour, getattr(args, "distro", None), found, nvidia)
         _chose(args, "targets")
+    record = _recorded(toolchains, args.name, flavour.name, tuple(args.target))
+    kept = f"kept from toolchain {record.name}'s record" if record is not None else ""
     if not getattr(args, "distro", None) and len(flavour.distros) > 1 and flavour.name == "open":
         choice = choose_stack(flavour, tuple(args.target))
         print(safe(f"Stack: {choice.reason}"))
         preselected = choice.distro
         # The last setup's stack, only for the same flavour and targets: for others the
-        # auto-choice stands (a preview stack chosen once is no default for every GPU).
+        # auto-choice stands (a preview stack chosen once is no default for every GPU). A
+        # toolchain set up again keeps its own: Enter through the wizard changes nothing.
         same = last.image.flavour == flavour.name and last.image.targets == tuple(args.target)
-        if same and last.image.distro in {d.name for d in flavour.distros}:
+        if record is not None and record.spec.distro in {d.name for d in flavour.distros}:
+            preselected = flavour.distro(record.spec.distro)
+            print(safe(f"  Preselected: {preselected.name}, {kept}."))
+        elif same and last.image.distro in {d.name for d in flavour.distros}:
             preselected = flavour.distro(last.image.distro)
             if preselected is not choice.distro:
                 print(safe(f"  Preselected: {preselected.name}, remembered from the last setup ({where})."))
@@ -146,7 +157,10 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
     if not args.cuda_version:
         distro = flavour.distro(getattr(args, "distro", None))
         default = distro.default_cuda
-        if last.image.cuda_version in flavour.cuda_versions and last.image.cuda_version != default:
+        if record is not None and record.spec.cuda_version in flavour.cuda_versions:
+            default = str(record.spec.cuda_version)
+            print(safe(f"  Preselected: CUDA {default}, {kept}."))
+        elif last.image.cuda_version in flavour.cuda_versions and last.image.cuda_version != default:
             default = last.image.cuda_version
             print(safe(f"  Preselected: CUDA {default}, remembered from the last setup ({where})."))
         args.cuda_version = ask_prompt(
@@ -170,6 +184,17 @@ def ask(args: Namespace, paths: Paths) -> Namespace:
         args.no_modify_rc = not ask_prompt(q.confirm("Add moatbridge to their rc files?", default=True))
         _chose(args, "shells", "modify_rc")
     return args
+
+
+def _recorded(
+    toolchains: Sequence[Toolchain], name: str | None, flavour: str, targets: tuple[str, ...]
+) -> Toolchain | None:
+    """The installed toolchain of this flavour that this setup would set up again: the one
+    named, else the one of the name its flavour and targets give."""
+    with suppress(MoatbridgeError):  # a name no toolchain can have: none is set up again
+        wanted = name or default_name(flavour, targets)
+        return next((t for t in toolchains if t.name == wanted and t.flavour == flavour), None)
+    return None
 
 
 def _ask_targets(
