@@ -13,8 +13,9 @@ sentence, whichever of them reads it:
 * it names its toolchain on its first non-blank line (lines end at LF; spaces, tabs and CRs
   around the name are trimmed; a NUL reads as byte 0x01, as no sh value can hold a NUL);
 * a pin that names nothing, or no usable name, is an error, never a fall-back to the default;
-* a refusal shows the path and the name byte-escaped (core.sh_bytes): a pin's OSC 52
-  clipboard write is shown, never sent to the terminal.
+* a refusal shows the path and the name escaped (core.sh_bytes, the rule of
+  core.textsafe.printable): a pin's OSC 52 clipboard write is shown, never sent to the
+  terminal, while a directory named "café" reads as it is.
 """
 
 from __future__ import annotations

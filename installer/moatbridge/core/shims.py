@@ -158,8 +158,9 @@ MOATBRIDGE_HOME={sh_quote(home)}
 tool=$1; shift
 
 {SH_SHOWN}
-# Every message shows what it quotes (a pin's name, a directory, a variable) byte-escaped:
-# a terminal control in it is shown, never sent to the terminal.
+# Every message shows what it quotes (a pin's name, a directory, a variable) escaped as
+# core.textsafe.printable does: a terminal control in it is shown, never sent to the
+# terminal; printable UTF-8 ("café") reads as it is.
 say() {{ printf 'moatbridge: %s\\nhint: %s\\n' "$(mb_shown "$1")" "$(mb_shown "$2")" >&2; }}
 fail() {{ say "$1" "$2"; exit 127; }}  # the tool cannot be started
 refuse() {{ say "$1" "$2"; exit 2; }}  # what was asked cannot be passed as it is
