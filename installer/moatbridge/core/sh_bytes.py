@@ -34,8 +34,8 @@ def is_utf8(data: bytes) -> bool:
     return True
 
 
-# awk text turning od's hex pairs into numbers; `x` and `d` are its variables.
-_BYTE = "d = (index(x, substr($i, 1, 1)) - 1) * 16 + index(x, substr($i, 2, 1)) - 1"
+# awk text turning od's hex pair $i into a number d (with x = "0123456789abcdef").
+BYTE = "d = (index(x, substr($i, 1, 1)) - 1) * 16 + index(x, substr($i, 2, 1)) - 1"
 
 # The rule of textsafe.printable(newlines=False), byte by byte: a UTF-8 sequence is held
 # until it is whole (then printed as it came, or escaped by its code point when printable
@@ -46,16 +46,19 @@ SH_SHOWN = (
     "# mb_shown TEXT: TEXT as core.textsafe.printable shows it on one line (core.sh_bytes).\n"
     "mb_shown() {\n"
     "    printf '%s' \"$1\" | od -An -v -tx1 | LC_ALL=C awk '\n"
-    "        function held_out(   j) { for (j = 1; j <= got; j++) printf \"\\\\x%s\", hex[j]; got = 0; need = 0 }\n"
+    "        function held_out(   j) {\n"
+    '            for (j = 1; j <= got; j++) printf "\\\\x%s", hex[j]\n'
+    "            got = 0; need = 0\n"
+    "        }\n"
     "        function whole(   j) {\n"
     "            if (cp < 160 || (cp >= 8203 && cp <= 8207) || (cp >= 8232 && cp <= 8238) ||\n"
     "                (cp >= 8294 && cp <= 8297) || cp == 65279) {\n"
-    "                if (cp < 256) printf \"\\\\x%02x\", cp; else printf \"\\\\u%04x\", cp\n"
-    "            } else for (j = 1; j <= got; j++) printf \"%c\", byte[j]\n"
+    '                if (cp < 256) printf "\\\\x%02x", cp; else printf "\\\\u%04x", cp\n'
+    '            } else for (j = 1; j <= got; j++) printf "%c", byte[j]\n'
     "            got = 0\n"
     "        }\n"
-    "        BEGIN { x = \"0123456789abcdef\"; got = 0; need = 0 }\n"
-    f"        {{ for (i = 1; i <= NF; i++) {{ {_BYTE}\n"
+    '        BEGIN { x = "0123456789abcdef"; got = 0; need = 0 }\n'
+    f"        {{ for (i = 1; i <= NF; i++) {{ {BYTE}\n"
     "            if (need > 0) {\n"
     "                if (d >= lo && d <= hi) {\n"
     "                    got++; hex[got] = $i; byte[got] = d; cp = cp * 64 + d - 128\n"
@@ -64,7 +67,10 @@ SH_SHOWN = (
     "                }\n"
     "                held_out()\n"
     "            }\n"
-    "            if (d < 128) { if (d >= 32 && d < 127) printf \"%c\", d; else printf \"\\\\x%s\", $i; continue }\n"
+    "            if (d < 128) {\n"
+    '                if (d >= 32 && d < 127) printf "%c", d; else printf "\\\\x%s", $i\n'
+    "                continue\n"
+    "            }\n"
     "            lo = 128; hi = 191\n"
     # overlong forms, UTF-16 surrogates and values above U+10FFFF are not UTF-8 (as SH_UTF8)
     "            if (d >= 194 && d <= 223) { need = 1; cp = d - 192 }\n"
@@ -74,7 +80,7 @@ SH_SHOWN = (
     "            else if (d >= 240 && d <= 244) {\n"
     "                need = 3; cp = d - 240; if (d == 240) lo = 144; if (d == 244) hi = 143\n"
     "            }\n"
-    "            else { printf \"\\\\x%s\", $i; continue }\n"
+    '            else { printf "\\\\x%s", $i; continue }\n'
     "            got = 1; hex[1] = $i; byte[1] = d } }\n"
     "        END { held_out() }'\n"
     "}\n"
@@ -84,7 +90,7 @@ SH_UTF8 = (
     "# mb_utf8 TEXT: true when TEXT is UTF-8 as Python and the docker CLI decode it (core.sh_bytes).\n"
     "mb_utf8() {\n"
     '    printf \'%s\' "$1" | od -An -v -tx1 | awk \'BEGIN { x = "0123456789abcdef"; need = 0; bad = 0 }\n'
-    f"        {{ for (i = 1; i <= NF; i++) {{ {_BYTE}\n"
+    f"        {{ for (i = 1; i <= NF; i++) {{ {BYTE}\n"
     "            if (need > 0) {\n"
     "                if (d < lo || d > hi) { bad = 1; exit }\n"
     "                lo = 128; hi = 191; need--; continue\n"

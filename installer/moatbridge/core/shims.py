@@ -186,7 +186,6 @@ fi
 # Which toolchain: an explicit shim, a pin file up from here, the shell's, the default.
 name=${{MOATBRIDGE_TOOLCHAIN_FIXED:-}}
 if [ -z "$name" ]; then
-    blank=" $(printf '\\t\\r')"
     dir=$PWD
     while :; do
         # A broken link is a pin too: refused by mb_pin, as by the Python commands.
