@@ -108,3 +108,12 @@ def test_a_pin_in_a_directory_of_such_a_name_is_shown_so(
                             env={**env, "PYTHONPATH": os.pathsep.join(sys.path)}, timeout=30)  # fmt: skip
     assert python.returncode == 0, python.stderr.decode()
     assert python.stdout.decode("utf-8") == said
+
+
+def test_the_sentences_the_runner_fills_in_are_plain_text() -> None:
+    """The runner puts these in double quotes with its own variables in place: a quote, `$`,
+    a backquote or a backslash in them would end the word or expand there."""
+    from moatbridge.errors import IMAGE_GONE, IMAGE_GONE_HINT
+
+    for template in (IMAGE_GONE, IMAGE_GONE_HINT):
+        assert not set(template) & set('"$`\\'), template

@@ -28,6 +28,7 @@ from moatbridge.core.launcher import RUN_HINT
 from moatbridge.core.pins import PIN_FILE, SH_PIN
 from moatbridge.core.sh_bytes import SH_ASCII, SH_SHOWN, SH_UTF8
 from moatbridge.core.sh_quote import sh_quote
+from moatbridge.errors import IMAGE_GONE, IMAGE_GONE_HINT, IMAGE_SHOWN
 
 TOOLS = (
     "nvcc", "hipcc", "hipconfig", "hipify-perl", "clang", "clang++", "cmake", "ctest", "cpack",
@@ -152,6 +153,9 @@ def render_shim(home: str, tool: str, toolchain: str | None) -> str:
 
 def render_runner(home: str, moatbridge: str) -> str:
     """The shared runner. Exit codes: the tool's own; 127 with a message when it cannot start."""
+    # Templates of plain text (no sh quoting characters): filled in with the runner's variables.
+    image_gone = IMAGE_GONE.format(toolchain="$name", image="$shown")
+    image_gone_hint = IMAGE_GONE_HINT.format(toolchain="$name")
     return f"""#!/bin/sh
 {MARKER} runner for shims; do not edit
 MOATBRIDGE_HOME={sh_quote(home)}
@@ -358,6 +362,18 @@ host= boot=
 IFS= read -r host 2>/dev/null < /proc/sys/kernel/hostname || host=$(uname -n)
 IFS= read -r boot 2>/dev/null < /proc/sys/kernel/random/boot_id || true
 started_at $$
+# An image removed behind moatbridge's back (`docker rmi`, a prune) is said in one sentence
+# (errors.ImageGone, as toolchain-warm says it), not with docker's "No such image" or an
+# attempt to pull a tag from a registry. Asked before `docker run`, at the cost of one
+# `docker image inspect` (~15 ms of a one-shot run's ~200): after a failed run docker's own
+# lines would already be out, mixed with the tool's stderr, and without exec the shim would
+# stand between the CLI and the signals it passes on to the tool. Gone only while the engine
+# answers: an engine that does not is docker's to report.
+if ! docker image inspect --format . "$MB_IMAGE" >/dev/null 2>&1 &&
+    docker version --format . >/dev/null 2>&1; then
+    shown=$(printf '%.{IMAGE_SHOWN}s' "$MB_IMAGE")
+    refuse "{image_gone}" "{image_gone_hint}"
+fi
 # shellcheck disable=SC2086
 exec docker run --rm -i $tty --network host -u "$MB_USER" $MB_RUN_ARGS \\
     --label {MANAGED_LABEL}=1 --label {TRANSIENT_LABEL}=1 --label "{OWNER_LABEL}=$host/$boot/$$/$now" \\
