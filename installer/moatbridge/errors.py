@@ -33,6 +33,16 @@ class EngineUnavailable(MoatbridgeError):
     exit_code = 3
 
 
+# ImageGone's words as templates, also said by the shims' sh runner (core.shims): plain text
+# with no sh quoting characters, so the runner can fill in "$name" and the image.
+IMAGE_GONE = (
+    "The image of toolchain {toolchain} ({image}) is gone from the container engine "
+    "(removed outside moatbridge)."
+)
+IMAGE_GONE_HINT = "run 'moatbridge upgrade {toolchain}' to build or pull it again (or load its bundle again)"
+IMAGE_SHOWN = 19  # characters of the image shown: "sha256:" and 12 of the ID, or a reference's start
+
+
 class ImageGone(MoatbridgeError):
     """A toolchain's recorded image was removed from the engine behind moatbridge's back
     (`docker rmi`, a prune, another engine): the toolchain is unusable until it is made again."""
@@ -41,7 +51,6 @@ class ImageGone(MoatbridgeError):
 
     def __init__(self, toolchain: str, image: str) -> None:
         super().__init__(
-            f"The image of toolchain {toolchain} ({image[:19]}) is gone from the container engine "
-            "(removed outside moatbridge).",
-            f"run 'moatbridge upgrade {toolchain}' to build or pull it again (or load its bundle again)",
+            IMAGE_GONE.format(toolchain=toolchain, image=image[:IMAGE_SHOWN]),
+            IMAGE_GONE_HINT.format(toolchain=toolchain),
         )

@@ -28,6 +28,7 @@ from moatbridge.core.owner_shell import LABEL_ARGS, STARTED_AT, THIS_SHELL
 from moatbridge.core.pins import PIN_FILE, SH_PIN
 from moatbridge.core.sh_bytes import SH_ASCII, SH_SHOWN, SH_UTF8
 from moatbridge.core.sh_quote import sh_quote
+from moatbridge.errors import IMAGE_GONE, IMAGE_GONE_HINT, IMAGE_SHOWN
 
 TOOLS = (
     "nvcc", "hipcc", "hipconfig", "hipify-perl", "clang", "clang++", "cmake", "ctest", "cpack",
@@ -152,14 +153,18 @@ def render_shim(home: str, tool: str, toolchain: str | None) -> str:
 
 def render_runner(home: str, moatbridge: str) -> str:
     """The shared runner. Exit codes: the tool's own; 127 with a message when it cannot start."""
+    # Templates of plain text (no sh quoting characters): filled in with the runner's variables.
+    image_gone = IMAGE_GONE.format(toolchain="$name", image="$shown")
+    image_gone_hint = IMAGE_GONE_HINT.format(toolchain="$name")
     return f"""#!/bin/sh
 {MARKER} runner for shims; do not edit
 MOATBRIDGE_HOME={sh_quote(home)}
 tool=$1; shift
 
 {SH_SHOWN}
-# Every message shows what it quotes (a pin's name, a directory, a variable) byte-escaped:
-# a terminal control in it is shown, never sent to the terminal.
+# Every message shows what it quotes (a pin's name, a directory, a variable) escaped as
+# core.textsafe.printable does: a terminal control in it is shown, never sent to the
+# terminal; printable UTF-8 ("café") reads as it is.
 say() {{ printf 'moatbridge: %s\\nhint: %s\\n' "$(mb_shown "$1")" "$(mb_shown "$2")" >&2; }}
 fail() {{ say "$1" "$2"; exit 127; }}  # the tool cannot be started
 refuse() {{ say "$1" "$2"; exit 2; }}  # what was asked cannot be passed as it is
@@ -185,7 +190,6 @@ fi
 # Which toolchain: an explicit shim, a pin file up from here, the shell's, the default.
 name=${{MOATBRIDGE_TOOLCHAIN_FIXED:-}}
 if [ -z "$name" ]; then
-    blank=" $(printf '\\t\\r')"
     dir=$PWD
     while :; do
         # A broken link is a pin too: refused by mb_pin, as by the Python commands.
@@ -344,6 +348,18 @@ case $here in *'"'*) here=$(printf '%s\\n' "$here" | sed 's/"/""/g') ;; esac
 # PID and start time): killed with -9, its container is swept by the next moatbridge command
 # instead of running on (adapters/containers.sweep_transient).
 {THIS_SHELL}
+# An image removed behind moatbridge's back (`docker rmi`, a prune) is said in one sentence
+# (errors.ImageGone, as toolchain-warm says it), not with docker's "No such image" or an
+# attempt to pull a tag from a registry. Asked before `docker run`, at the cost of one
+# `docker image inspect` (~15 ms of a one-shot run's ~200): after a failed run docker's own
+# lines would already be out, mixed with the tool's stderr, and without exec the shim would
+# stand between the CLI and the signals it passes on to the tool. Gone only while the engine
+# answers: an engine that does not is docker's to report.
+if ! docker image inspect --format . "$MB_IMAGE" >/dev/null 2>&1 &&
+    docker version --format . >/dev/null 2>&1; then
+    shown=$(printf '%.{IMAGE_SHOWN}s' "$MB_IMAGE")
+    refuse "{image_gone}" "{image_gone_hint}"
+fi
 # shellcheck disable=SC2086
 exec docker run --rm -i $tty --network host -u "$MB_USER" $MB_RUN_ARGS \\
     {LABEL_ARGS} \\
