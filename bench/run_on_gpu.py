@@ -1,19 +1,25 @@
-"""Build the CUDA corpus (tests/cuda_corpus) through the host shims and, where an AMD GPU is
-present, run every program and report PASSED/FAILED per program: ready for the first machine
-with a GPU. Without one (no /dev/kfd) the programs are built and reported as not run.
+"""Build the CUDA corpus (tests/cuda_corpus) through the host shims and run every program,
+on this machine's AMD GPU or on an emulated one, and report per program: passed, wrong
+result, crashed or too slow, with the first line of the failure.
 
-    python bench/run_on_gpu.py [--target gfx1100] [--output FILE.md]
+    python bench/run_on_gpu.py [--target gfx1100] [--distro sid] [--output FILE.md]
+    python bench/run_on_gpu.py --emulator /path/to/bin/rocjitsu [--emulator-commit SHA] ...
 
-Each corpus program verifies its own result and prints PASSED. The NVIDIA samples have the
-same switch: `python bench/cuda_samples.py --run`.
+Each corpus program verifies its own result and prints PASSED; its first call is a checked
+runtime call, so a GPU the runtime does not enumerate (an emulator profile the runtime
+lacks) shows as "no GPU enumerated", never as a pass. Without a GPU or an emulator the
+programs are built and reported as not run. The NVIDIA samples: bench/cuda_samples.py --run.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import shutil
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import yaml
@@ -23,13 +29,29 @@ sys.path.insert(0, str(REPO / "tests"))
 
 import toolchain  # noqa: E402
 
+SIGNALS = {134: "SIGABRT", 136: "SIGFPE", 137: "SIGKILL", 139: "SIGSEGV", 135: "SIGBUS", 132: "SIGILL"}
 
-def run(env: dict[str, str], directory: Path, name: str) -> str:
-    """`moatbridge run ./name`, judged by the program's own PASSED line."""
-    result = toolchain.run_built(env, directory, name)
-    passed = result.returncode == 0 and "PASSED" in result.stdout
-    said = (result.stderr or result.stdout)[-160:]
-    return "PASSED" if passed else f"FAILED (exit {result.returncode}): {said}"
+
+def first_line(text: str) -> str:
+    """The first line that says something, shortened for a table cell."""
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("moatbridge: the GPU is emulated"):
+            return line.replace("|", "\\|")[:160]
+    return ""
+
+
+def verdict(code: int, stdout: str, stderr: str) -> tuple[str, str]:
+    """(kind, detail): passed, no GPU enumerated, too slow, crashed, wrong result."""
+    if code == 0 and "PASSED" in stdout:
+        return "passed", ""
+    if code == 124:
+        return "too slow", "no result within the time limit"
+    if code in SIGNALS or code > 128:
+        return "crashed", f"{SIGNALS.get(code, f'exit {code}')}: {first_line(stderr) or first_line(stdout)}"
+    if "no CUDA-capable device" in stderr or "CUDA error: no" in stderr:
+        return "no GPU enumerated", first_line(stderr)
+    return "wrong result", f"exit {code}: {first_line(stderr) or first_line(stdout)}"
 
 
 def main() -> int:
@@ -37,31 +59,68 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--target", default="gfx1100")
+    parser.add_argument(
+        "--distro", help="the open flavour's stack (trixie, sid, ...); default: setup's choice"
+    )
+    parser.add_argument("--emulator", help="run on an emulated GPU: the emulator's CLI (bin/rocjitsu)")
+    parser.add_argument("--emulator-commit", default="", help="the emulator's source commit, for the table")
+    parser.add_argument("--timeout", type=int, default=120, help="seconds per program (default: 120)")
+    parser.add_argument("--jobs", type=int, default=2, help="programs run at once (default: 2)")
+    parser.add_argument("--only", action="append", default=[], help="run only this program (repeatable)")
     parser.add_argument("--output", type=Path, help="also write the table here (markdown)")
     args = parser.parse_args()
     corpus = REPO / "tests" / "cuda_corpus"
-    programs = yaml.safe_load((corpus / "corpus.yaml").read_text())["programs"]
-    gpu = Path("/dev/kfd").exists()
-    rows: list[tuple[str, str]] = []
-    with toolchain.toolchain_home(args.target, "corpus") as env:
+    programs = [p for p in yaml.safe_load((corpus / "corpus.yaml").read_text())["programs"]
+                if not args.only or p["name"] in args.only]  # fmt: skip
+    runs = bool(args.emulator) or Path("/dev/kfd").exists()
+    rows: dict[str, tuple[str, str, float]] = {}
+    with toolchain.toolchain_home(args.target, "corpus", args.distro) as env:
+        if args.emulator:
+            env["MOATBRIDGE_EMULATOR"] = args.emulator
         work = Path(env["HOME"]) / "src" / "corpus"
         shutil.copytree(corpus, work)
+        built: list[str] = []
         for program in programs:
             name = str(program["name"])
             words = ["nvcc", *map(str, program["flags"]), str(program["file"]), "-o", name]
             words += [f"-l{lib}" for lib in program["libs"]]
-            built = toolchain.in_shell(env, shlex.join(words), str(work), timeout=1800)
-            if built.returncode != 0:
-                rows.append((name, f"does not build: {built.stderr.strip().splitlines()[-1:]}"))
+            result = toolchain.in_shell(env, shlex.join(words), str(work), timeout=1800)
+            if result.returncode != 0:
+                rows[name] = ("does not build", first_line(result.stderr), 0.0)
             else:
-                rows.append((name, run(env, work, name) if gpu else "built (no GPU here: not run)"))
-            print(f"{name}: {rows[-1][1]}", flush=True)
-    table = "| program | result |\n|---|---|\n" + "".join(f"| {n} | {r} |\n" for n, r in rows)
+                built.append(name)
+
+        def run(name: str) -> tuple[str, tuple[str, str, float]]:
+            started = time.monotonic()
+            done = toolchain.run_built(env, work, name, emulate=bool(args.emulator), limit=args.timeout)
+            kind, detail = verdict(done.returncode, done.stdout, done.stderr)
+            return name, (kind, detail, time.monotonic() - started)
+
+        if runs:
+            with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+                for name, row in pool.map(run, built):
+                    rows[name] = row
+                    print(f"{name}: {row[0]} {row[1]} ({row[2]:.1f} s)", flush=True)
+        else:
+            rows.update({name: ("built, not run", "no GPU here", 0.0) for name in built})
+    order = [str(p["name"]) for p in programs]
+    table = "| program | result | first line of the failure | seconds |\n|---|---|---|---|\n" + "".join(
+        f"| {n} | {rows[n][0]} | {rows[n][1]} | {rows[n][2]:.1f} |\n" for n in order
+    )
+    passed = sum(1 for n in order if rows[n][0] == "passed")
+    where = f"an emulated {args.target}" if args.emulator else args.target
+    summary = f"{passed} of {len(order)} passed on {where}" if runs else f"{len(order)} programs, none run"
     if args.output:
-        args.output.write_text(f"# The corpus on {args.target}\n\n{table}", encoding="utf-8")
-    passed = sum(1 for _, result in rows if result == "PASSED")
-    print(f"{passed} of {len(rows)} PASSED" if gpu else f"{len(rows)} programs, no GPU: none run")
-    return 0 if not gpu or passed == len(rows) else 1
+        emulator = os.path.basename(args.emulator) if args.emulator else ""
+        header = (
+            f"# The corpus on {where} ({args.distro or 'default'} stack)\n\n"
+            f"moatbridge {toolchain.commit()}"
+            + (f"; emulator {emulator} at commit {args.emulator_commit or 'unknown'}" if emulator else "")
+            + f"; {args.timeout} s per program.\n\n{summary}.\n\n"
+        )
+        args.output.write_text(header + table, encoding="utf-8")
+    print(summary)
+    return 0 if not runs or passed == len(order) else 1
 
 
 if __name__ == "__main__":

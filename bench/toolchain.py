@@ -16,23 +16,24 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 @contextlib.contextmanager
-def toolchain_home(target: str, prefix: str) -> Iterator[dict[str, str]]:
+def toolchain_home(target: str, prefix: str, distro: str | None = None) -> Iterator[dict[str, str]]:
     """The environment of a shell in a fresh HOME where `moatbridge setup --yes` installed the
-    open toolchain for `target` (building or reusing its image); removed afterwards."""
+    open toolchain for `target` (on `distro`'s stack, else the default one; building or
+    reusing its image); removed afterwards."""
     with tempfile.TemporaryDirectory(prefix=f"{prefix}-{target}-") as scratch:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
         env["HOME"] = scratch
         moatbridge = [sys.executable, "-m", "moatbridge"]
         subprocess.run(
-            [*moatbridge, "setup", "--yes", "--flavour", "open", "--target", target, "--no-modify-rc"],
+            [*moatbridge, "setup", "--yes", "--flavour", "open", "--target", target, "--no-modify-rc",
+             *(["--distro", distro] if distro else [])],
             env=env, check=True, capture_output=True, text=True,
         )  # fmt: skip
         try:
             yield env
         finally:
+            # Removes the home's warm container too.
             subprocess.run([*moatbridge, "uninstall", "--all", "--keep-images"], env=env, capture_output=True)
-            warm = f"moatbridge-open-{target}-{os.getuid()}"
-            subprocess.run(["docker", "rm", "-f", warm], capture_output=True)
 
 
 def in_shell(env: dict[str, str], command: str, cwd: str, timeout: float) -> subprocess.CompletedProcess[str]:
@@ -43,10 +44,19 @@ def in_shell(env: dict[str, str], command: str, cwd: str, timeout: float) -> sub
     )  # fmt: skip
 
 
-def run_built(env: dict[str, str], directory: Path, name: str) -> subprocess.CompletedProcess[str]:
-    """`moatbridge run ./name` from `directory`: the container gets the GPU as shims do."""
+def run_built(
+    env: dict[str, str],
+    directory: Path,
+    name: str,
+    emulate: bool = False,
+    limit: int = 300,
+    args: tuple[str, ...] = (),
+) -> subprocess.CompletedProcess[str]:
+    """`moatbridge run ./name` from `directory`: the container gets the GPU as shims do (an
+    emulated one with `emulate`: MOATBRIDGE_EMULATOR in `env` names the emulator)."""
     return subprocess.run(
-        [sys.executable, "-m", "moatbridge", "run", "--", "timeout", "300", f"./{name}"],
+        [sys.executable, "-m", "moatbridge", "run", *(["--emulate"] if emulate else []), "--",
+         "timeout", str(limit), f"./{name}", *args],
         capture_output=True, text=True, cwd=directory, env=env,
     )  # fmt: skip
 

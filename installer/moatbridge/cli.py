@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from moatbridge import __version__
 from moatbridge.errors import InputError, MoatbridgeError, UsageError
-from moatbridge.parser import MODULES, build_parser
+from moatbridge.parser import MODULES, build_parser, emulate_words
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -145,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         _refuse_undecodable(words)
-        args = parser.parse_args(words)
+        args = parser.parse_args(emulate_words(words))
         if args.command not in (None, "status"):  # status says so in a note, and shows the rest
             _refuse_missing_working_directory()
         from moatbridge.adapters import faults

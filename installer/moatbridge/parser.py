@@ -67,6 +67,31 @@ def _add_root(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def emulate_words(words: list[str]) -> list[str]:
+    """`run --emulate=GFX` as `run --emulate --emulate-as=GFX`: an option whose value is
+    optional would otherwise take the command's first word (`run --emulate ./prog`). Only
+    run's own options are read, up to `--` or the first word of the command."""
+    if "run" not in words:
+        return words
+    at = words.index("run") + 1
+    if any(not w.startswith("-") for w in words[: at - 1]):  # `run` is a word of another verb
+        return words
+    out = words[:at]
+    rest = words[at:]
+    while rest:
+        word = rest.pop(0)
+        if word.startswith("--emulate="):
+            out += ["--emulate", "--emulate-as=" + word.split("=", 1)[1]]
+            continue
+        out.append(word)
+        if word in ("-t", "--toolchain") and rest:
+            out.append(rest.pop(0))
+        elif word == "--" or not word.startswith("-"):
+            out += rest
+            break
+    return out
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="moatbridge",
@@ -269,6 +294,12 @@ def _add_toolchain_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
             "-t", "--toolchain", metavar="NAME", help="toolchain (default: pin, env, default)"
         )
         if verb == "run":
+            parser.add_argument(
+                "--emulate", action="store_true",
+                help="run on an emulated AMD GPU (--emulate=GFX: that one; default: the toolchain's target)",
+            )  # fmt: skip
+            # `--emulate=GFX` arrives here (emulate_words): `--emulate ./prog` keeps ./prog.
+            parser.add_argument("--emulate-as", metavar="GFX", help=argparse.SUPPRESS)
             parser.add_argument("command_args", nargs=argparse.REMAINDER, metavar="-- CMD ...")
         else:
             parser.add_argument("--login", action="store_true", help="a login shell")

@@ -12,6 +12,7 @@ from moatbridge.core.check import Check
 from moatbridge.core.checks import nvidia_toolkit_check, run_checks
 from moatbridge.core.detection import detect
 from moatbridge.core.gfx import is_nvidia_target
+from moatbridge.core.toolchains import Toolchain
 from moatbridge.services.readiness import installed_toolchains, open_flavour, scale_targets
 from moatbridge.services.runtime import nvidia_container_toolkit
 
@@ -35,12 +36,22 @@ def run(args: Namespace) -> int:
 
         for toolchain in scale:
             checks += scale_tool_checks(toolchain, report)
+    checks.append(_emulator_check(toolchains))
     blocking = [c for c in checks if c.status == "fail"]
     if args.json:
         print_json({"ready": not blocking, "checks": [c.to_json() for c in checks]})
     else:
         render(checks)
     return 1 if blocking else 0
+
+
+def _emulator_check(toolchains: tuple[Toolchain, ...]) -> Check:
+    from moatbridge.adapters.emulator_files import look_for_emulator
+    from moatbridge.core.emulator import doctor_check
+
+    emulator, problem = look_for_emulator(os.environ)
+    targets = tuple(sorted({t for tc in toolchains for t in tc.targets if not is_nvidia_target(t)}))
+    return doctor_check(emulator, problem, targets)
 
 
 def render(checks: list[Check]) -> None:

@@ -8,6 +8,7 @@ are gathered by services/status_facts.py; this module renders them.
 
 from __future__ import annotations
 
+import os
 from argparse import Namespace
 
 from moatbridge.adapters.console import markup, print_json, stdout_console
@@ -66,6 +67,12 @@ def render(view: Overview) -> None:
         line(f"[bold]GPU {index}:[/bold] {markup(gpu.name)} ({markup(gpu.target or '?')}){usable}")
     if not view.gpus:
         line("[bold]GPUs:[/bold] none detected (toolchains compile here; programs run on a GPU)")
+    if view.emulator is not None:
+        emulator = view.emulator
+        version = f" {emulator.version}" if emulator.version else ""
+        gpus = ", ".join(emulator.targets) or "no profiles"
+        name = os.path.basename(emulator.cli) + version
+        line(f"[bold]Emulator:[/bold] {markup(name)} ({markup(emulator.cli)}); GPUs: {markup(gpus)}")
     if view.toolchains:
         shims = "on PATH" if view.shims_on_path else "[yellow]not on PATH in this shell[/yellow]"
         line(f"[bold]Shims (nvcc ...):[/bold] {shims}")

@@ -76,7 +76,9 @@ def render_launcher(python: str, import_roots: tuple[str, ...]) -> str:
 def render_mbrun(home: str, toolchain: str | None) -> str:
     """`mbrun CMD ARGS`: CMD in the toolchain, through the shims' runner (a pin file,
     $MOATBRIDGE_TOOLCHAIN or the default picks it; ``toolchain`` fixes it, as the explicit
-    shims do). An optional leading `--` is dropped, as `moatbridge run --` takes it."""
+    shims do). An optional leading `--` is dropped, as `moatbridge run --` takes it.
+    `mbrun --emulate[=GFX] CMD` is `moatbridge run --emulate[=GFX] -- CMD`, through the
+    launcher beside it: the emulator is found and chosen by the CLI."""
     fixed = ""
     if toolchain:
         fixed = f"MOATBRIDGE_TOOLCHAIN_FIXED={sh_quote(toolchain)}; export MOATBRIDGE_TOOLCHAIN_FIXED\n"
@@ -84,9 +86,17 @@ def render_mbrun(home: str, toolchain: str | None) -> str:
         "moatbridge: mbrun needs the command to run in the toolchain.\n"
         "hint: mbrun ./prog ARGS (the same as moatbridge run -- ./prog ARGS)\n"
     )
+    pinned = f" -t {sh_quote(toolchain)}" if toolchain else ""
+    launcher = sh_quote(home + "/cuda/bin/" + LAUNCHER)
     return (
         "#!/bin/sh\n"
         f"{MARKER} shim: mbrun runs its arguments in the toolchain; do not edit\n"
+        "case ${1:-} in --emulate|--emulate=*)\n"
+        "    emulate=$1; shift\n"
+        '    if [ "$#" -gt 0 ] && [ "$1" = -- ]; then shift; fi\n'
+        f'    if [ "$#" -eq 0 ]; then printf %s {usage} >&2; exit 2; fi\n'
+        f'    exec {launcher} run "$emulate"{pinned} -- "$@" ;;\n'
+        "esac\n"
         'if [ "$#" -gt 0 ] && [ "$1" = -- ]; then shift; fi\n'
         f'if [ "$#" -eq 0 ]; then printf %s {usage} >&2; exit 2; fi\n'
         f"{fixed}"

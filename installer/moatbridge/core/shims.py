@@ -280,6 +280,19 @@ done <<MB_ROOTS_END
 $MB_ROOTS
 MB_ROOTS_END
 
+# On an emulated GPU (`moatbridge run --emulate`, services/emulation.py): always a one-shot
+# container, with the emulator's prefix (and a profile given by path) mounted read-only and
+# none of the real GPU's nodes or groups; the command runs under the emulator's CLI with the
+# profile, and the activation is the emulated target's.
+emulated_mount= profile_mount= run_args=$MB_RUN_ARGS
+if [ -n "${{MOATBRIDGE_EMULATE_CLI:-}}" ]; then
+    inside= run_args=
+    emulated_mount=$MOATBRIDGE_EMULATE_MOUNT profile_mount=${{MOATBRIDGE_EMULATE_PROFILE_MOUNT:-}}
+    MB_TARGET=$MOATBRIDGE_EMULATE_TARGET
+    set -- --config "$MOATBRIDGE_EMULATE_PROFILE" -- "$tool" "$@"
+    tool=$MOATBRIDGE_EMULATE_CLI
+fi
+
 if [ -n "$inside" ]; then
     # Alive when the recorded PID still is the process that started then (services/
     # warm_containers.py): after a reboot or an engine restart the PID may be another's.
@@ -361,8 +374,8 @@ if ! docker image inspect --format . "$MB_IMAGE" >/dev/null 2>&1 &&
     refuse "{image_gone}" "{image_gone_hint}"
 fi
 # shellcheck disable=SC2086
-exec docker run --rm -i $tty --network host -u "$MB_USER" $MB_RUN_ARGS \\
-    {LABEL_ARGS} \\
+exec docker run --rm -i $tty --network host -u "$MB_USER" $run_args \\
+    {LABEL_ARGS} ${{emulated_mount:+--mount "$emulated_mount"}} ${{profile_mount:+--mount "$profile_mount"}} \\
     --mount "type=bind,\\"source=$here\\",\\"target=$here\\"" -w "$PWD" \\
     $MB_PASS_ENV $licence_args --entrypoint bash "$MB_IMAGE" \\
     -c "$in_image" {IN_IMAGE_NAME} "$MB_TARGET" "$tool" "$@"

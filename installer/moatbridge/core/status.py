@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from moatbridge.core.emulator import Emulator
 from moatbridge.core.engine_checks import START_SYSTEM_DAEMON
 from moatbridge.core.shims import warm_container_name
 from moatbridge.core.toolchains import State
@@ -57,6 +58,7 @@ class Facts:
     home_key: str  # Paths.engine_key: the warm containers are this home's
     nvcc: str | None  # what `nvcc` on PATH resolves to (None: nothing)
     notes: tuple[str, ...] = ()  # what the adapters could not find out (e.g. an unreadable pin file)
+    emulator: Emulator | None = None  # a GPU emulator found here (`run --emulate`)
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,7 @@ class Overview:
     shims_on_path: bool
     next_steps: tuple[Step, ...]  # the first is the one to try now
     problems: tuple[str, ...]
+    emulator: Emulator | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -119,9 +122,17 @@ class Overview:
                 for g in self.gpus
             ],
             "shims_on_path": self.shims_on_path,
+            "emulator": _emulator_json(self.emulator),
             "next": [{"command": step.command, "why": step.why} for step in self.next_steps],
             "problems": list(self.problems),
         }
+
+
+def _emulator_json(emulator: Emulator | None) -> dict[str, Any] | None:
+    if emulator is None:
+        return None
+    return {"cli": emulator.cli, "version": emulator.version, "found_by": emulator.found_by,
+            "targets": list(emulator.targets)}  # fmt: skip
 
 
 def _warm(engine: EngineView, name: str) -> str:
@@ -163,8 +174,16 @@ def _next_steps(facts: Facts, views: tuple[ToolchainView, ...], on_path: bool) -
             Step(f"moatbridge setup {flags}", "no installed toolchain builds for the GPU found here")
         )
     steps.append(Step("nvcc --version", "the active toolchain's compiler, through its shim"))
+    emulated = facts.emulator is not None and installed & set(facts.emulator.targets)
     if any(g.usable for g in facts.gpus):
         steps.append(Step("nvcc -o app app.cu && moatbridge run ./app", "build, then run it on the GPU"))
+    elif emulated:
+        steps.append(
+            Step(
+                "nvcc -o app app.cu && moatbridge run --emulate ./app",
+                "no GPU here: run it on an emulated one",
+            )
+        )
     else:
         steps.append(Step("nvcc -o app app.cu", "no usable GPU here: build here, run where there is one"))
     return tuple(steps)
@@ -202,4 +221,5 @@ def overview(facts: Facts) -> Overview:
         shims_on_path=on_path,
         next_steps=_next_steps(facts, views, on_path),
         problems=tuple(problems),
+        emulator=facts.emulator,
     )

@@ -46,6 +46,11 @@ def gather(open_host: Callable[[], Host]) -> Facts:
     paths = Paths.from_environ(os.environ)
     state = state_store(paths).read()
     notes: list[str] = []
+    from moatbridge.adapters.emulator_files import look_for_emulator
+
+    emulator, problem = look_for_emulator(os.environ)
+    if problem is not None:
+        notes.append(problem)
     return Facts(
         home=paths.home,
         state=state,
@@ -56,4 +61,5 @@ def gather(open_host: Callable[[], Host]) -> Facts:
         home_key=paths.engine_key,
         nvcc=shutil.which("nvcc"),
         notes=tuple(notes),
+        emulator=emulator,
     )

@@ -4,6 +4,7 @@ the devices, groups, environment and warm container the shims use."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import NoReturn
 
@@ -13,7 +14,9 @@ from moatbridge.services.consent import require_for
 from moatbridge.services.toolchains import resolve_toolchain, state_store
 
 
-def exec_in_toolchain(toolchain_name: str | None, argv: list[str]) -> NoReturn:
+def exec_in_toolchain(
+    toolchain_name: str | None, argv: list[str], emulate: bool = False, emulate_as: str | None = None
+) -> NoReturn:
     paths = Paths.from_environ(os.environ)
     state = state_store(paths).read_required()
     toolchain = resolve_toolchain(state, toolchain_name, os.environ)
@@ -22,5 +25,12 @@ def exec_in_toolchain(toolchain_name: str | None, argv: list[str]) -> NoReturn:
     runner = Path(paths.home) / "libexec" / "moatbridge-exec"
     if not runner.exists():
         raise MoatbridgeError(f"The shim runner {runner} is missing.", "run 'moatbridge setup' to repair")
+    if emulate:
+        from moatbridge.services.emulation import emulation_for, hand_over
+
+        emulation = emulation_for(toolchain, emulate_as, os.environ)
+        hand_over(emulation, os.environ)
+        sys.stderr.write(emulation.announcement + "\n")
+        sys.stderr.flush()  # before the process is replaced
     os.environ["MOATBRIDGE_TOOLCHAIN_FIXED"] = toolchain.name
     os.execvp(str(runner), [str(runner), *argv])
