@@ -437,6 +437,15 @@ CASES = [
     c("uninstall-dotdot", "uninstall", "../x", "--keep-images"),
     c("run-unknown-toolchain", "run", "-t", "nosuch", "--", "true"),
     c("run-no-command", "run"),
+    # run on an emulated GPU: a GPU name, and an emulator named by the environment
+    c("run-emulate-not-a-gfx", "run", "--emulate=../gfx1100", "--", "true"),
+    c("run-emulate-controls", "run", f"--emulate=gfx{OSC52}", "--", "true"),
+    c("run-emulate-not-a-target", "run", "--emulate=gfx1100", "--", "true"),
+    c("run-emulate-non-utf8", "run", f"--emulate={BAD}", "--", "true"),
+    *(c(f"run-emulator-{label}", "run", "--emulate", "--", "true", env={"MOATBRIDGE_EMULATOR": value})
+      for label, value in (("relative", "bin/rocjitsu"), ("missing", "{w}/nosuch/bin/rocjitsu"),
+                           ("a-directory", "{w}/in"), ("not-executable", "{w}/in/latin.yaml"),
+                           ("newline", "/opt/emu\n/bin/rocjitsu"), ("controls", f"/opt/{OSC52}rocjitsu"))),
     *(c(f"{verb}-empty-toolchain", *args) for verb, args in (
         ("run", ("run", "-t", "", "--", "true")), ("k8s", ("k8s", "-t", "", "--", "make")),
         ("devcontainer", ("devcontainer", "-t", "", "--dry-run", "--dir", "{w}/out")), ("shell", ("shell", "-t", "")),

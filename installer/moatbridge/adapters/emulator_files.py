@@ -31,6 +31,7 @@ from moatbridge.core.emulator import (
 )
 from moatbridge.core.textsafe import printable
 from moatbridge.errors import InputError
+from moatbridge.paths import has_control
 
 PROFILE_LIMIT = 1 << 20
 MAX_PROFILES = 200
@@ -71,7 +72,11 @@ def require_emulator(environ: Mapping[str, str], root: str = "/") -> Emulator:
 
 def _named(named: str, root: str) -> Emulator:
     shown = printable(named)
-    if not os.path.isabs(named) or "\n" in named:
+    if has_control(named):
+        raise InputError(
+            f"MOATBRIDGE_EMULATOR={shown} holds a control character.", "set it to /path/to/bin/rocjitsu"
+        )
+    if not os.path.isabs(named):
         raise InputError(
             f"MOATBRIDGE_EMULATOR={shown} is not an absolute path.", "set it to /path/to/bin/rocjitsu"
         )
@@ -155,7 +160,7 @@ def _read_profile(path: str) -> tuple[str, str] | None:
 
 def _given_profile(given: str) -> Profile:
     shown = printable(given)
-    if not os.path.isabs(given):
+    if not os.path.isabs(given) or has_control(given):
         raise InputError(
             f"MOATBRIDGE_EMULATOR_PROFILE={shown} is not an absolute path.", "set it to /path/to/gpu.json"
         )

@@ -22,13 +22,17 @@ def exec_in_toolchain(
     toolchain = resolve_toolchain(state, toolchain_name, os.environ)
     # The runner checks the same rule again; asking here first gives the fuller message.
     require_for(paths, toolchain, f"Toolchain {toolchain.name}")
+    emulation = None
+    if emulate:
+        from moatbridge.services.emulation import emulation_for
+
+        emulation = emulation_for(toolchain, emulate_as, os.environ)
     runner = Path(paths.home) / "libexec" / "moatbridge-exec"
     if not runner.exists():
         raise MoatbridgeError(f"The shim runner {runner} is missing.", "run 'moatbridge setup' to repair")
-    if emulate:
-        from moatbridge.services.emulation import emulation_for, hand_over
+    if emulation is not None:
+        from moatbridge.services.emulation import hand_over
 
-        emulation = emulation_for(toolchain, emulate_as, os.environ)
         hand_over(emulation, os.environ)
         sys.stderr.write(emulation.announcement + "\n")
         sys.stderr.flush()  # before the process is replaced
