@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from moatbridge.core.activation import MARKER
 from moatbridge.core.emulator import EMULATOR_MOUNT, PROFILE_MOUNT
 from moatbridge.core.shims import ToolchainRuntime, render_toolchain_env
 
@@ -119,3 +120,13 @@ def test_no_emulator_is_one_sentence_and_no_container(world: dict[str, object]) 
     assert lines[1].startswith("hint: AMD's emulator is rocjitsu")
     after = subprocess.run(listed, capture_output=True, text=True).stdout.split()
     assert set(after) <= set(before)
+
+
+def test_a_runner_written_by_an_older_moatbridge_is_brought_up_to_date(world: dict[str, object]) -> None:
+    """After a moatbridge upgrade the runner setup wrote may predate --emulate: run writes
+    its own first, so the command is emulated as asked, not run on the real GPU."""
+    runner = Path(str(world["env"]["MOATBRIDGE_HOME"])) / "libexec" / "moatbridge-exec"  # type: ignore[index]
+    runner.write_text(f'#!/bin/sh\n{MARKER} runner for shims; do not edit\nexec "$@"\n')
+    result = _run(world, *MB, "run", "--emulate", "sh", "-c", PROBE)
+    assert result.returncode == 0, result.stderr
+    assert _lines(result)["preload"] == f"{EMULATOR_MOUNT}/lib/librocjitsu.so", result.stdout

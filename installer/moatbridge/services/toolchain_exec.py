@@ -30,6 +30,7 @@ def exec_in_toolchain(
     runner = Path(paths.home) / "libexec" / "moatbridge-exec"
     if not runner.exists():
         raise MoatbridgeError(f"The shim runner {runner} is missing.", "run 'moatbridge setup' to repair")
+    _refresh(paths, runner)
     if emulation is not None:
         from moatbridge.services.emulation import hand_over
 
@@ -38,3 +39,14 @@ def exec_in_toolchain(
         sys.stderr.flush()  # before the process is replaced
     os.environ["MOATBRIDGE_TOOLCHAIN_FIXED"] = toolchain.name
     os.execvp(str(runner), [str(runner), *argv])
+
+
+def _refresh(paths: Paths, runner: Path) -> None:
+    """The runner as this moatbridge writes it: one written by an older release (before a
+    moatbridge upgrade) would not know what this command asks of it (--emulate), and would
+    run the command otherwise than asked. Rewritten only when its bytes differ."""
+    from moatbridge.adapters.toolchain_files import write_owned
+    from moatbridge.core.shims import render_runner
+    from moatbridge.services.installation import moatbridge_command
+
+    write_owned(runner, render_runner(paths.home, moatbridge_command(paths)), "runner", 0o755)
