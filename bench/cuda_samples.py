@@ -35,11 +35,13 @@ def _make_through_shims(env: dict[str, str], directory: Path) -> subprocess.Comp
     return toolchain.in_shell(env, "make", str(directory), timeout=1800)
 
 
-def _run_program(env: dict[str, str], directory: Path, binary: str) -> str:
-    """A built sample run as a user runs it: `moatbridge run ./sample` (the GPU passed in)."""
-    result = toolchain.run_built(env, directory, binary)
+def _run_program(env: dict[str, str], directory: Path, binary: str, emulate: bool, limit: int) -> str:
+    """A built sample run as a user runs it: `moatbridge run ./sample` (the GPU passed in, or
+    an emulated one), judged by its own output: exit 0 and no FAIL line."""
+    result = toolchain.run_built(env, directory, binary, emulate=emulate, limit=limit)
     text = result.stdout + result.stderr
-    return "PASSED" if result.returncode == 0 and "FAIL" not in text else "FAILED"
+    kind, detail = toolchain.verdict(result.returncode, result.stdout, result.stderr, "FAIL" not in text)
+    return kind.upper() if kind == "passed" else f"{kind}: {detail}"
 
 
 def main() -> int:
@@ -49,7 +51,10 @@ def main() -> int:
     parser.add_argument("--targets", default="gfx1030,gfx1100")
     parser.add_argument("--output", type=Path, default=REPO / "docs" / "compat" / "cuda-samples.md")
     parser.add_argument("--only", default="", help="comma-separated sample names (default: all)")
-    parser.add_argument("--run", action="store_true", help="also run what was built (needs an AMD GPU)")
+    parser.add_argument("--run", action="store_true", help="also run what was built (on a GPU or --emulator)")
+    parser.add_argument("--distro", help="the open flavour's stack (default: setup's choice)")
+    parser.add_argument("--emulator", help="run on an emulated GPU: the emulator's CLI (bin/rocjitsu)")
+    parser.add_argument("--timeout", type=int, default=120, help="seconds per program run (default: 120)")
     args = parser.parse_args()
     commit = toolchain.commit()  # the images are built from the tree as it is now
     examples = nvidia_toolkit.samples_dir()
@@ -59,16 +64,19 @@ def main() -> int:
         samples = [s for s in samples if s.name in wanted]
     results: list[cuda_samples.Result] = []
     for target in [t for t in args.targets.split(",") if t]:
-        with toolchain.toolchain_home(target, "cuda-samples") as env:
+        with toolchain.toolchain_home(target, "cuda-samples", args.distro) as env:
+            if args.emulator:
+                env["MOATBRIDGE_EMULATOR"] = args.emulator
             work = Path(env["HOME"]) / "src" / "cuda-samples"
             cuda_samples.prepare(examples, work)
             make = functools.partial(_make_through_shims, env)
 
             for result in cuda_samples.build(samples, target, work, make):
                 status = result.status
-                if args.run and status == "built" and Path("/dev/kfd").exists():
+                if args.run and status == "built" and (args.emulator or Path("/dev/kfd").exists()):
                     directory = work / "Samples" / result.sample
-                    status = f"built, {_run_program(env, directory, result.detail)}"
+                    ran = _run_program(env, directory, result.detail, bool(args.emulator), args.timeout)
+                    status = f"built, {ran}"
                 results.append(
                     cuda_samples.Result(result.sample, target, status, result.detail, result.seconds)
                 )

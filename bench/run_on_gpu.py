@@ -29,30 +29,6 @@ sys.path.insert(0, str(REPO / "tests"))
 
 import toolchain  # noqa: E402
 
-SIGNALS = {134: "SIGABRT", 136: "SIGFPE", 137: "SIGKILL", 139: "SIGSEGV", 135: "SIGBUS", 132: "SIGILL"}
-
-
-def first_line(text: str) -> str:
-    """The first line that says something, shortened for a table cell."""
-    for line in text.splitlines():
-        line = line.strip()
-        if line and not line.startswith("moatbridge: the GPU is emulated"):
-            return line.replace("|", "\\|")[:160]
-    return ""
-
-
-def verdict(code: int, stdout: str, stderr: str) -> tuple[str, str]:
-    """(kind, detail): passed, no GPU enumerated, too slow, crashed, wrong result."""
-    if code == 0 and "PASSED" in stdout:
-        return "passed", ""
-    if code == 124:
-        return "too slow", "no result within the time limit"
-    if code in SIGNALS or code > 128:
-        return "crashed", f"{SIGNALS.get(code, f'exit {code}')}: {first_line(stderr) or first_line(stdout)}"
-    if "no CUDA-capable device" in stderr or "CUDA error: no" in stderr:
-        return "no GPU enumerated", first_line(stderr)
-    return "wrong result", f"exit {code}: {first_line(stderr) or first_line(stdout)}"
-
 
 def main() -> int:
     parser = argparse.ArgumentParser(
@@ -86,14 +62,16 @@ def main() -> int:
             words += [f"-l{lib}" for lib in program["libs"]]
             result = toolchain.in_shell(env, shlex.join(words), str(work), timeout=1800)
             if result.returncode != 0:
-                rows[name] = ("does not build", first_line(result.stderr), 0.0)
+                rows[name] = ("does not build", toolchain.first_line(result.stderr), 0.0)
             else:
                 built.append(name)
 
         def run(name: str) -> tuple[str, tuple[str, str, float]]:
             started = time.monotonic()
             done = toolchain.run_built(env, work, name, emulate=bool(args.emulator), limit=args.timeout)
-            kind, detail = verdict(done.returncode, done.stdout, done.stderr)
+            kind, detail = toolchain.verdict(
+                done.returncode, done.stdout, done.stderr, "PASSED" in done.stdout
+            )
             return name, (kind, detail, time.monotonic() - started)
 
         if runs:

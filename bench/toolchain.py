@@ -65,3 +65,30 @@ def commit() -> str:
     """The checkout's short commit, for the header of a generated table."""
     result = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO)
     return result.stdout.strip() or "unknown"
+
+
+SIGNALS = {134: "SIGABRT", 136: "SIGFPE", 137: "SIGKILL", 139: "SIGSEGV", 135: "SIGBUS", 132: "SIGILL"}
+
+
+def first_line(text: str) -> str:
+    """The first line that says something, shortened for a table cell."""
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("moatbridge: the GPU is emulated"):
+            return line.replace("|", "\\|")[:160]
+    return ""
+
+
+def verdict(code: int, stdout: str, stderr: str, said_passed: bool) -> tuple[str, str]:
+    """How a run of a self-checking program ended, as (kind, detail): passed (exit 0 and its
+    own success line), no GPU enumerated, too slow (`timeout`'s 124), crashed (a signal),
+    or wrong result."""
+    if code == 0 and said_passed:
+        return "passed", ""
+    if code == 124:
+        return "too slow", "no result within the time limit"
+    if code in SIGNALS or code > 128:
+        return "crashed", f"{SIGNALS.get(code, f'exit {code}')}: {first_line(stderr) or first_line(stdout)}"
+    if "no CUDA-capable device" in stderr or "CUDA error: no" in stderr:
+        return "no GPU enumerated", first_line(stderr)
+    return "wrong result", f"exit {code}: {first_line(stderr) or first_line(stdout)}"

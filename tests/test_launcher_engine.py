@@ -246,3 +246,39 @@ def test_a_one_shot_container_left_by_a_killed_shim_is_swept(tmp_path: Path, deb
             if f"/{shim.pid}/" in subprocess.run(["docker", "inspect", "-f", "{{json .Config.Labels}}",
                                                   container], capture_output=True, text=True).stdout:  # fmt: skip
                 subprocess.run(["docker", "rm", "-f", container], capture_output=True)
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("where", ["warm", "one-shot"])
+def test_a_tool_runs_as_it_would_on_the_host_not_as_the_containers_init(
+    tmp_path: Path, debian_base: str, where: str
+) -> None:
+    """A command is never the container's PID 1 (warm containers and one-shot ones alike
+    start an init first): `timeout`, which puts its child in a process group of its own,
+    fails with 125 as PID 1, and PID 1 ignores a TERM it has no handler for."""
+    name = f"mbt-init-{os.getpid()}-{where}"
+    mbhome, project = tmp_path / "mbhome", tmp_path / "project"
+    runtime = _runner_home(mbhome, project, name, debian_base, warm=where == "warm")
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "MOATBRIDGE_HOME": str(mbhome),
+           "MOATBRIDGE_TOOLCHAIN": name}  # fmt: skip
+    try:
+        if where == "warm":
+            started = subprocess.run(
+                ["docker", "run", "-d", "--init", "--name", runtime.container, "--label",
+                 "io.moatbridge.managed=1", "-v", f"{project}:{project}", debian_base, "sleep", "infinity"],
+                capture_output=True, text=True,
+            )  # fmt: skip
+            assert started.returncode == 0, started.stderr
+            pid = subprocess.run(["docker", "inspect", "-f", "{{.State.Pid}}", runtime.container],
+                                 capture_output=True, text=True).stdout.strip()  # fmt: skip
+            (mbhome / "run").mkdir()
+            (mbhome / "run" / f"{name}.pid").write_text(f"{pid} {process_start(int(pid))}\n")
+        runner = str(mbhome / "libexec" / "moatbridge-exec")
+        timed = subprocess.run(["/bin/sh", runner, "timeout", "20", "sh", "-c", "exit 3"], env=env,
+                               cwd=project, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)  # fmt: skip
+        assert timed.returncode == 3, timed.stderr
+        pid1 = subprocess.run(["/bin/sh", runner, "sh", "-c", "echo $$"], env=env, cwd=project,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert pid1.returncode == 0 and pid1.stdout.strip() != "1", pid1.stdout
+    finally:
+        subprocess.run(["docker", "rm", "-f", runtime.container], capture_output=True, check=False)

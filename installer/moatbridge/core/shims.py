@@ -374,7 +374,9 @@ if ! docker image inspect --format . "$MB_IMAGE" >/dev/null 2>&1 &&
     refuse "{image_gone}" "{image_gone_hint}"
 fi
 # shellcheck disable=SC2086
-exec docker run --rm -i $tty --network host -u "$MB_USER" $run_args \\
+# --init, as the warm container has: the tool is not PID 1, which ignores a TERM it has no
+# handler for and which `timeout` cannot run as (it exits 125).
+exec docker run --rm --init -i $tty --network host -u "$MB_USER" $run_args \\
     {LABEL_ARGS} ${{emulated_mount:+--mount "$emulated_mount"}} ${{profile_mount:+--mount "$profile_mount"}} \\
     --mount "type=bind,\\"source=$here\\",\\"target=$here\\"" -w "$PWD" \\
     $MB_PASS_ENV $licence_args --entrypoint bash "$MB_IMAGE" \\

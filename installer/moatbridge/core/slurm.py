@@ -201,7 +201,11 @@ def _container_body(job: SlurmJob) -> list[str]:
         *THIS_SHELL.splitlines(),
         "",
         "# The job's uid has no home in the image: HOME=/tmp gives tools a writable one.",
-        f'{engine} run --rm --name "$container" --network host "${{user_args[@]}}" \\',
+        # An init, as moatbridge's other containers have, so the command is not PID 1 (which
+        # ignores an unhandled TERM, and which `timeout` cannot be); podman's needs catatonit,
+        # which its package only recommends, so there the command stays PID 1.
+        f'{engine} run --rm{" --init" if engine == "docker" else ""} --name "$container" --network host '
+        '"${user_args[@]}" \\',
         f"    {LABEL_ARGS} \\",
         '    "${gpu_args[@]}" "${group_args[@]}" ' + _mount(engine) + " \\",
         '    -w "$workdir" \\',
