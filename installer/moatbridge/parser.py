@@ -165,6 +165,10 @@ def _add_beyond_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     ci.add_argument("--test", metavar="CMD", help="test command run on the GPU runner (default: ctest)")
     ci.add_argument("--gpu-runner", metavar="LABEL", help="self-hosted runner label/tag with an AMD GPU")
     ci.add_argument(
+        "--emulate", nargs="?", const="", metavar="GFX",
+        help="also test on an emulated AMD GPU on an ordinary runner (default GFX: the toolchain's target)",
+    )  # fmt: skip
+    ci.add_argument(
         "--image", metavar="REF", type=_image_reference,
         help="image reference the runners pull (default: the toolchain's)",
     )  # fmt: skip

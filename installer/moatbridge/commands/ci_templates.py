@@ -1,4 +1,5 @@
-"""`moatbridge ci github|gitlab [-t NAME] [--dir PATH] [--build CMD] [--test CMD] [--gpu-runner LABEL]`."""
+"""`moatbridge ci github|gitlab [-t NAME] [--dir PATH] [--build CMD] [--test CMD]
+[--gpu-runner LABEL] [--emulate[=GFX]]`."""
 
 from __future__ import annotations
 
@@ -17,6 +18,11 @@ FILES = {"github": ".github/workflows/moatbridge-cuda.yml", "gitlab": ".gitlab-c
 def run(args: Namespace) -> int:
     project = project_directory(args.dir)
     _, toolchain = current_toolchain(args.toolchain)
+    emulate = None
+    if args.emulate is not None:
+        from moatbridge.core.emulator import emulated_gfx
+
+        emulate = emulated_gfx(args.emulate or None, toolchain.targets, toolchain.name)
     spec = CiSpec(
         toolchain=toolchain.name,
         flavour=toolchain.flavour,
@@ -28,6 +34,7 @@ def run(args: Namespace) -> int:
         gpu_runner=args.gpu_runner,
         licence=licence_note(toolchain, "A CI file for this toolchain"),
         environment=environment_of(toolchain),
+        emulate=emulate,
     )
     text = github_workflow(spec) if args.provider == "github" else gitlab_ci(spec)
     target = project / FILES[args.provider]

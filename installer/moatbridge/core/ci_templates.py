@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from moatbridge.core.ci_emulation import EMULATOR_DEB, emulated_test_script
 from moatbridge.core.gpu_request import gpu_request
 from moatbridge.core.licences import LicenceNote
 from moatbridge.core.toolkit_env import ToolkitEnv, toolkit_env
@@ -47,6 +48,7 @@ class CiSpec:
     licence: LicenceNote | None = None  # a licence that needs acceptance: its env goes in
     environment: ToolkitEnv | None = None  # measured (SCALE's scaleenv); None: the documented one
     local_image: str | None = None  # the toolchain's own image, when runners pull another reference
+    emulate: str | None = None  # a gfx target: the tests also run on an emulated GPU (core/ci_emulation)
 
 
 def job_environment(spec: CiSpec, ccache_dir: str) -> dict[str, str]:
@@ -72,6 +74,16 @@ def push_suggestion(pulled: str, local: str | None) -> str:
     return f"moatbridge image push {pulled} --from {local}"
 
 
+def _emulation_note(spec: CiSpec) -> str:
+    if not spec.emulate:
+        return ""
+    return (
+        f"# test-emulated runs the tests on an emulated {spec.emulate} (AMD's rocjitsu): set the CI\n"
+        f"# variable {EMULATOR_DEB} to the URL of a current amdrocm-emulation .deb\n"
+        "# (AMD's nightly ROCm packages, rocm.nightlies.amd.com).\n"
+    )
+
+
 def _header(spec: CiSpec) -> str:
     origin = (spec.environment or toolkit_env(spec.flavour, spec.target)).origin(spec.flavour)
     push = push_suggestion(spec.image, spec.local_image)
@@ -80,6 +92,7 @@ def _header(spec: CiSpec) -> str:
         f"# Runners must be able to pull {spec.image} (push it: {push}).\n"
         + (f"# {spec.licence.comment()}\n" if spec.licence else "")
         + (f"# {origin}\n" if origin else "")
+        + _emulation_note(spec)
     )
 
 
@@ -122,6 +135,21 @@ def github_workflow(spec: CiSpec) -> str:
                 {"name": "Test on the GPU", "run": "\n".join(spec.test) + "\n"},
             ],
         }
+    if spec.emulate:
+        jobs["test-emulated"] = {
+            "needs": "build",
+            "runs-on": "ubuntu-latest",
+            "container": {"image": spec.image},
+            "env": {**env, EMULATOR_DEB: "${{ vars." + EMULATOR_DEB + " }}"},
+            "steps": [
+                {"uses": "actions/checkout@v4"},
+                {"uses": "actions/download-artifact@v4", "with": {"name": "build", "path": "build"}},
+                {
+                    "name": f"Test on an emulated {spec.emulate}",
+                    "run": emulated_test_script(spec.emulate, spec.test),
+                },
+            ],
+        }
     workflow = {
         "name": f"CUDA on AMD ({spec.toolchain})",
         "on": {"push": None, "pull_request": None},
@@ -133,7 +161,7 @@ def github_workflow(spec: CiSpec) -> str:
 def gitlab_ci(spec: CiSpec) -> str:
     env = job_environment(spec, "$CI_PROJECT_DIR/.ccache")
     document: dict[str, Any] = {
-        "stages": ["build", "test"] if spec.gpu_runner else ["build"],
+        "stages": ["build", "test"] if spec.gpu_runner or spec.emulate else ["build"],
         "build": {
             "stage": "build",
             "image": spec.image,
@@ -153,6 +181,15 @@ def gitlab_ci(spec: CiSpec) -> str:
             "tags": [spec.gpu_runner],
             "needs": ["build"],
             "script": list(spec.test),
+        }
+    if spec.emulate:
+        # The CI/CD variable MOATBRIDGE_EMULATOR_DEB (the package's URL) reaches the job as is.
+        document["test-emulated"] = {
+            "stage": "test",
+            "image": spec.image,
+            "variables": env,
+            "needs": ["build"],
+            "script": [emulated_test_script(spec.emulate, spec.test)],
         }
     note = '# GPU jobs: the runner\'s config.toml needs devices = ["/dev/kfd", "/dev/dri"].\n'
     if gpu_request(spec.target).is_nvidia:

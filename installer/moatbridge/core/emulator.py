@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from moatbridge.core.check import Check
-from moatbridge.core.gfx import decode_gfx_target_version, is_gfx_name
+from moatbridge.core.gfx import decode_gfx_target_version, is_gfx_name, is_nvidia_target
 from moatbridge.core.textsafe import printable
 from moatbridge.errors import InputError
 
@@ -151,7 +151,14 @@ def choose_profile(emulator: Emulator, gfx: str, toolchain: str) -> Profile:
 
 def emulated_gfx(asked: str | None, targets: tuple[str, ...], toolchain: str) -> str:
     """Which GPU to emulate: the one asked for (it must be one the toolchain builds for),
-    else the toolchain's only target."""
+    else the toolchain's only AMD target."""
+    if targets and all(is_nvidia_target(t) for t in targets):
+        raise InputError(
+            f"Toolchain {toolchain} builds for NVIDIA GPUs ({', '.join(targets)}); "
+            "the emulator runs AMD GPU code only.",
+            "use a toolchain with an AMD target (gfx1100, gfx1201, gfx942 ...)",
+        )
+    targets = tuple(t for t in targets if not is_nvidia_target(t))
     if asked is not None:
         if not is_gfx_name(asked):
             raise InputError(

@@ -19,9 +19,7 @@ from moatbridge.core.emulator import (
     container_profile,
     emulated_gfx,
 )
-from moatbridge.core.gfx import is_nvidia_target
 from moatbridge.core.toolchains import Toolchain
-from moatbridge.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -54,14 +52,7 @@ def _bind(source: str, target: str) -> str:
 def emulation_for(toolchain: Toolchain, asked: str | None, environ: Mapping[str, str]) -> Emulation:
     """The emulator and profile for running ``toolchain``'s programs; InputError when there
     is no emulator, no profile for the GPU, or the toolchain builds for NVIDIA GPUs."""
-    if all(is_nvidia_target(t) for t in toolchain.targets):
-        raise InputError(
-            f"Toolchain {toolchain.name} builds for NVIDIA GPUs ({', '.join(toolchain.targets)}); "
-            "the emulator runs AMD GPU code only.",
-            "use a toolchain with an AMD target (gfx1100, gfx1201, gfx942 ...)",
-        )
-    amd = tuple(t for t in toolchain.targets if not is_nvidia_target(t))
-    gfx = emulated_gfx(asked, amd, toolchain.name)
+    gfx = emulated_gfx(asked, toolchain.targets, toolchain.name)
     emulator = require_emulator(environ)
     return Emulation(emulator, choose_profile(emulator, gfx, toolchain.name))
 
