@@ -39,6 +39,8 @@ __global__ void intrinsics(Results* out)
     int scanned = cg::inclusive_scan(tile, 1, cg::plus<int>());
     unsigned warpSum = __reduce_add_sync(0xffffffffu, 1u);
     auto same = __match_any_sync(0xffffffffu, threadIdx.x / 64);
+    // Every lane takes part: a shuffle from a lane outside the branch below is undefined.
+    int scanLast = __shfl_sync(0xffffffffu, scanned, 15);
     if (threadIdx.x == 0) {
         Results r;
         r.dp4a = __dp4a(0x01020304, 0x01010101, 10);              // 1+2+3+4+10
@@ -52,7 +54,7 @@ __global__ void intrinsics(Results* out)
         r.warpSum = warpSum;
         r.sameAsLaneZero = (unsigned)(same & 1u);
         r.tileSum = tileSum;
-        r.tileScanLast = __shfl(scanned, 15);
+        r.tileScanLast = scanLast;
         int value = __ldlu(&r.dp4a);
         __stcg(&out->dp4a, value);
         out->vadd4 = r.vadd4; out->vabsdiffu4 = r.vabsdiffu4; out->vcmpgtu2 = r.vcmpgtu2;
