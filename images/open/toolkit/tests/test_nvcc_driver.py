@@ -325,6 +325,7 @@ sub simpleSubstitutions {
     subst("cudaDevAttrMaxSurface2DWidth", "hipDeviceAttributeMaxSurface2D", "numeric_literal");
     subst("cudaDevAttrMaxSurface2DHeight", "hipDeviceAttributeMaxSurface2D", "numeric_literal");
     subst("cudaMallocHost", "hipHostMalloc", "memory");
+    subst("cuCtxSynchronize", "hipCtxSynchronize", "context");
 }
 """
 
@@ -340,11 +341,22 @@ def test_mapping_selection_rules() -> None:
     assert set(by_name) == {
         "cudaMalloc",
         "cublasSgemm_v2",
+        "cuCtxSynchronize",
     }  # identity, override, bare word, cuDNN, ambiguous out
     reasons = {d.cuda: d.reason for d in dropped}
     assert "share this HIP value" in reasons["cudaDevAttrMaxSurface2DWidth"]
     assert "bare word" in reasons["curand"]
     assert "cudnnCreate" in reasons
+
+
+def test_driver_calls_hip_only_stubs_go_to_the_hip_call_that_does_the_work() -> None:
+    # ROCm's hipCtxSynchronize only answers hipErrorNotSupported (clr's hip_context.cpp, HIP
+    # 5.7 to 7.2); NVIDIA's cuCtxSynchronize waits for the current (primary) context's work.
+    kept, _ = mappings.select([("cuCtxSynchronize", "hipCtxSynchronize", "context")])
+    assert [(m.cuda, m.hip, m.family) for m in kept] == [
+        ("cuCtxSynchronize", "hipDeviceSynchronize", "runtime")
+    ]
+    assert all(hip != "hipCtxSynchronize" for hip in mappings.RETARGETED.values())
 
 
 def test_cusolver_hand_rule_maps_hipsolver_compat_names() -> None:

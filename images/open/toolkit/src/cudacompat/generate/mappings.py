@@ -85,7 +85,18 @@ def family_of(cuda_name: str) -> str | None:
     return "runtime"
 
 
-def _hand_fix(hip: str, family: str) -> str:
+# Rows whose HIP target is a stub in ROCm's HIP runtime (clr answers hipErrorNotSupported on
+# every stack we serve, 5.7 to 7.2) while another HIP call does what the CUDA call does.
+RETARGETED = {
+    # cuCtxSynchronize waits for the current context's work. HIP's contexts are the devices'
+    # primary ones (cuCtxSetCurrent selects the device), so that wait is hipDeviceSynchronize.
+    "cuCtxSynchronize": "hipDeviceSynchronize",
+}
+
+
+def _hand_fix(cuda: str, hip: str, family: str) -> str:
+    if cuda in RETARGETED:
+        return RETARGETED[cuda]
     # hipify 6.0 emits hipBLAS 6 `_v2` names; hipBLAS 5.5 has the same functions without it.
     if family == "cublas" and hip.endswith("_v2"):
         return hip[: -len("_v2")]
@@ -119,7 +130,7 @@ def select(rows: Iterable[tuple[str, str, str]]) -> tuple[list[Mapping], list[Dr
         if cuda in seen:
             continue
         seen.add(cuda)
-        kept.append(Mapping(cuda, _hand_fix(hip, family), category, family))
+        kept.append(Mapping(cuda, _hand_fix(cuda, hip, family), category, family))
     return _drop_ambiguous(kept, dropped)
 
 
