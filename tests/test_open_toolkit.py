@@ -291,3 +291,36 @@ def test_unmodified_cmake_cuda_project(
     assert "saxpy rc=1" in out and "rdc_app rc=1" in out
     assert any(message in result.stderr for message in NO_DEVICE), result.stderr
     assert "error while loading shared libraries" not in result.stderr
+
+
+CALLS_WITHOUT_A_GPU = r"""
+#include <cstdio>
+#include <cuda.h>
+#include <cuda_profiler_api.h>
+#include <cuda_runtime.h>
+// What CUDA answers without touching the GPU: the profiler marks succeed with no profiler
+// attached, and the versions are CUDA's numbers (the toolkit's CUDART_VERSION).
+int main() {
+    int runtime = -1, driver = -1, driverApi = -1;
+    bool ok = cudaProfilerStart() == cudaSuccess && cudaProfilerStop() == cudaSuccess;
+    ok = ok && cuProfilerStart() == CUDA_SUCCESS && cuProfilerStop() == CUDA_SUCCESS;
+    ok = ok && cudaRuntimeGetVersion(&runtime) == cudaSuccess && runtime == CUDART_VERSION;
+    ok = ok && cudaDriverGetVersion(&driver) == cudaSuccess && driver >= runtime;
+    ok = ok && cuDriverGetVersion(&driverApi) == CUDA_SUCCESS && driverApi == driver;
+    ok = ok && cudaRuntimeGetVersion(nullptr) == cudaErrorInvalidValue;
+    std::printf("runtime %d driver %d driver-api %d\n%s\n", runtime, driver, driverApi, ok ? "PASSED" : "FAILED");
+    return ok ? 0 : 1;
+}
+"""
+
+
+def test_profiler_marks_and_versions_answer_as_cuda_does(
+    open_devel_gfx1030: dict[str, Any], tmp_path: Path
+) -> None:
+    """HIP's profiler calls are stubs that fail and its versions are HIP's: a program that
+    checks cudaProfilerStart (the cuda-samples do) stopped there. Runs without a GPU."""
+    (tmp_path / "calls.cu").write_text(CALLS_WITHOUT_A_GPU)
+    result = _in_image(str(open_devel_gfx1030["reference"]),
+                       "cd /src && nvcc -o calls calls.cu -lcuda && ./calls", f"{tmp_path}:/src")  # fmt: skip
+    assert result.returncode == 0 and "PASSED" in result.stdout, result.stdout + result.stderr
+    assert "runtime 12040 driver 12040" in result.stdout, result.stdout

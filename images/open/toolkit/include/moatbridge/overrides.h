@@ -153,6 +153,30 @@ static inline hipError_t moatbridge_cudaFuncSetSharedMemConfig(T* entry, hipShar
 }
 #define cudaFuncSetSharedMemConfig moatbridge_cudaFuncSetSharedMemConfig
 
+/* cudaProfilerStart/Stop (and the driver's cuProfilerStart/Stop) only tell an attached
+   profiler when to collect, and succeed without one; programs check their status (the
+   cuda-samples stop at a failure). HIP's are deprecated stubs answering hipErrorNotSupported
+   on every stack we serve (roctracer/rocTX replace them), so they succeed here, doing nothing. */
+static inline hipError_t moatbridge_cudaProfilerMark(void) { return hipSuccess; }
+static inline CUresult moatbridge_cuProfilerMark(void) { return hipSuccess; }
+#define cudaProfilerStart moatbridge_cudaProfilerMark
+#define cudaProfilerStop moatbridge_cudaProfilerMark
+#define cuProfilerStart moatbridge_cuProfilerMark
+#define cuProfilerStop moatbridge_cuProfilerMark
+
+/* The versions a program asks for at run time are the CUDA version this toolkit mimics, as
+   CUDART_VERSION says at compile time; HIP's would be HIP's own (60443482 for HIP 6.4), which
+   CUDA code compares with 12000-style numbers. The driver is as new as the runtime. */
+static inline hipError_t moatbridge_cudaVersion(int* version) {
+    if (version == nullptr) return hipErrorInvalidValue;
+    *version = MOATBRIDGE_CUDA_VERSION_NUMBER;
+    return hipSuccess;
+}
+static inline CUresult moatbridge_cuDriverGetVersion(int* version) { return moatbridge_cudaVersion(version); }
+#define cudaRuntimeGetVersion moatbridge_cudaVersion
+#define cudaDriverGetVersion moatbridge_cudaVersion
+#define cuDriverGetVersion moatbridge_cuDriverGetVersion
+
 /* cudaLaunchKernelEx (CUDA 11.8+): the launch configuration struct and its attributes. The
    cooperative attribute launches cooperatively; the others (clusters, priorities, access
    policies) have no HIP 5.7 counterpart and are accepted without effect. */

@@ -39,6 +39,8 @@ OVERRIDDEN = frozenset(
         "__nv_bfloat16", "__nv_bfloat162", "nv_bfloat16", "nv_bfloat162",
         "__CUDACC__", "__CUDA_ARCH__", "CUDA_VERSION", "CUDART_VERSION", "cudaDeviceProp",
         "cudaGetDeviceProperties_v2", "CUresult",
+        "cudaProfilerStart", "cudaProfilerStop", "cuProfilerStart", "cuProfilerStop",
+        "cudaRuntimeGetVersion", "cudaDriverGetVersion", "cuDriverGetVersion",
     }
 )  # fmt: skip
 
