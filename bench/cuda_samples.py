@@ -40,6 +40,8 @@ def _run_program(env: dict[str, str], directory: Path, binary: str, emulate: boo
     an emulated one), judged by its own output: exit 0 and no FAIL line."""
     result = toolchain.run_built(env, directory, binary, emulate=emulate, limit=limit)
     text = result.stdout + result.stderr
+    if result.returncode == 2 and "aiv" in text:  # EXIT_WAIVED: the sample's own "not applicable"
+        return f"WAIVED: {toolchain.first_line(result.stdout)}"
     kind, detail = toolchain.verdict(result.returncode, result.stdout, result.stderr, "FAIL" not in text)
     return kind.upper() if kind == "passed" else f"{kind}: {detail}"
 
