@@ -109,6 +109,19 @@ static inline hipblasStatus_t cublasGetMathMode(hipblasHandle_t, cublasMath_t* m
     if (mode != nullptr) *mode = CUBLAS_DEFAULT_MATH;
     return HIPBLAS_STATUS_SUCCESS;
 }
+#else
+/* hipBLAS 2+ maps the math modes, but its rocBLAS backend refuses every one but the default
+   with HIPBLAS_STATUS_NOT_SUPPORTED (PEDANTIC, TF32 and the rest are for its cuBLAS backend),
+   where cuBLAS accepts them all on every GPU: they allow or forbid reduced-precision kernels,
+   and rocBLAS's default ones are full precision. A refused mode leaves the default. */
+#undef cublasSetMathMode
+static inline hipblasStatus_t cublasSetMathMode(hipblasHandle_t handle, hipblasMath_t mode) {
+    hipblasStatus_t status = hipblasSetMathMode(handle, mode);
+    return status == HIPBLAS_STATUS_NOT_SUPPORTED ? HIPBLAS_STATUS_SUCCESS : status;
+}
+static inline hipblasStatus_t cublasSetMathMode(hipblasHandle_t handle, int mode) {
+    return cublasSetMathMode(handle, static_cast<hipblasMath_t>(mode));
+}
 #endif
 #ifndef cublasSetWorkspace /* mapped where hipBLAS has hipblasSetWorkspace (hipBLAS 3) */
 static inline hipblasStatus_t cublasSetWorkspace(hipblasHandle_t, void*, size_t) { return HIPBLAS_STATUS_SUCCESS; }
