@@ -324,3 +324,62 @@ def test_profiler_marks_and_versions_answer_as_cuda_does(
                        "cd /src && nvcc -o calls calls.cu -lcuda && ./calls", f"{tmp_path}:/src")  # fmt: skip
     assert result.returncode == 0 and "PASSED" in result.stdout, result.stdout + result.stderr
     assert "runtime 12040 driver 12040" in result.stdout, result.stdout
+
+
+NVRTC_AS_THE_SAMPLES_DRIVE_IT = r"""
+#include <cstdio>
+#include <cstring>
+#include <vector>
+#include <nvrtc.h>
+// NVRTC as cuda-samples' nvrtc_helper.h drives it: an NVIDIA architecture and NVRTC's own
+// spellings of -I and -D, in a char* array; then the CUBIN, which cuModuleLoadData takes.
+// No GPU here, so --offload-arch names the one hiprtc would otherwise ask the device for.
+static const char* kSource =
+    "#include \"scale.h\"\n"
+    "extern \"C\" __global__ void scale(float* x) { x[threadIdx.x] *= SCALE * OFFSET; }\n";
+
+static bool compile(int count, char** options, const char* what) {
+    nvrtcProgram prog;
+    if (nvrtcCreateProgram(&prog, kSource, "scale.cu", 0, NULL, NULL) != NVRTC_SUCCESS) return false;
+    nvrtcResult compiled = nvrtcCompileProgram(prog, count, options);
+    size_t logSize = 0, size = 0;
+    nvrtcGetProgramLogSize(prog, &logSize);
+    std::vector<char> log(logSize + 1);
+    nvrtcGetProgramLog(prog, log.data());
+    nvrtcResult sized = nvrtcGetCUBINSize(prog, &size);
+    std::vector<char> cubin(size + 1);
+    nvrtcResult got = nvrtcGetCUBIN(prog, cubin.data());
+    bool elf = size > 4 && std::memcmp(cubin.data(), "\x7f" "ELF", 4) == 0;
+    std::printf("%s: compile %s, CUBIN %s/%s, %zu bytes, ELF %d\n%s\n", what, nvrtcGetErrorString(compiled),
+                nvrtcGetErrorString(sized), nvrtcGetErrorString(got), size, elf, log.data());
+    nvrtcDestroyProgram(&prog);
+    return compiled == NVRTC_SUCCESS && sized == NVRTC_SUCCESS && got == NVRTC_SUCCESS && elf;
+}
+
+int main() {
+    char* joined[] = {strdup("--gpu-architecture=sm_86"), strdup("--include-path=/src/inc"),
+                      strdup("--define-macro=OFFSET=1.0f"), strdup("--offload-arch=gfx1030")};
+    char* split[] = {strdup("-arch"), strdup("compute_80"), strdup("--include-path=/src/inc"),
+                     strdup("-DOFFSET=1.0f"), strdup("--offload-arch=gfx1030")};
+    bool ok = compile(4, joined, "joined") && compile(5, split, "split");
+    ok = ok && std::strcmp(joined[0], "--gpu-architecture=sm_86") == 0 && std::strcmp(split[1], "compute_80") == 0;
+    std::printf("%s\n", ok ? "PASSED" : "FAILED");
+    return ok ? 0 : 1;
+}
+"""
+
+
+def test_nvrtc_takes_nvidia_options_and_hands_back_the_code_object(
+    open_devel_gfx1030: dict[str, Any], tmp_path: Path
+) -> None:
+    """Every cuda-samples *_nvrtc program passes --gpu-architecture=sm_XY, on which hiprtc
+    aborts the process (HIP 5.7 and 6.4: "free(): invalid pointer"), and reads the CUBIN,
+    which hipify maps onto hiprtcGetBitcode (LLVM bitcode, an error without -fgpu-rdc). The
+    header drops the NVIDIA architecture, spells --include-path/--define-macro as -I/-D and
+    reads the code object. Runs without a GPU."""
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "scale.h").write_text("#define SCALE 2.0f\n")
+    (tmp_path / "rtc.cpp").write_text(NVRTC_AS_THE_SAMPLES_DRIVE_IT)
+    result = _in_image(_image(open_devel_gfx1030), "cd /src && nvcc -o rtc rtc.cpp -lnvrtc && ./rtc",
+                       f"{tmp_path}:/src")  # fmt: skip
+    assert result.returncode == 0 and "PASSED" in result.stdout, result.stdout + result.stderr

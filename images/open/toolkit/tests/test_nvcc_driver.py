@@ -5,6 +5,7 @@ tests/test_open_toolkit.py checks it against clang, CMake and make for real."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -357,6 +358,26 @@ def test_driver_calls_hip_only_stubs_go_to_the_hip_call_that_does_the_work() -> 
         ("cuCtxSynchronize", "hipDeviceSynchronize", "runtime")
     ]
     assert all(hip != "hipCtxSynchronize" for hip in mappings.RETARGETED.values())
+
+
+def test_nvrtc_cubin_is_hiprtcs_code_object_and_compile_is_the_headers() -> None:
+    # hipify maps the CUBIN onto hiprtcGetBitcode (LLVM bitcode, only after -fgpu-rdc), but
+    # cuModuleLoadData wants the code object; nvrtc.h defines nvrtcCompileProgram itself.
+    kept, _ = mappings.select(
+        [
+            ("nvrtcGetCUBIN", "hiprtcGetBitcode", "library"),
+            ("nvrtcGetCUBINSize", "hiprtcGetBitcodeSize", "library"),
+            ("nvrtcGetPTX", "hiprtcGetCode", "library"),
+            ("nvrtcCompileProgram", "hiprtcCompileProgram", "library"),
+        ]
+    )
+    assert {m.cuda: m.hip for m in kept} == {
+        "nvrtcGetCUBIN": "hiprtcGetCode",
+        "nvrtcGetCUBINSize": "hiprtcGetCodeSize",
+        "nvrtcGetPTX": "hiprtcGetCode",
+    }
+    header = (Path(__file__).resolve().parent.parent / "include" / "nvrtc.h").read_text()
+    assert "#define nvrtcCompileProgram moatbridge_nvrtcCompileProgram" in header
 
 
 def test_cusolver_hand_rule_maps_hipsolver_compat_names() -> None:

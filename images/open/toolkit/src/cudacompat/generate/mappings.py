@@ -41,6 +41,7 @@ OVERRIDDEN = frozenset(
         "cudaGetDeviceProperties_v2", "CUresult",
         "cudaProfilerStart", "cudaProfilerStop", "cuProfilerStart", "cuProfilerStop",
         "cudaRuntimeGetVersion", "cudaDriverGetVersion", "cuDriverGetVersion",
+        "nvrtcCompileProgram",
     }
 )  # fmt: skip
 
@@ -88,11 +89,17 @@ def family_of(cuda_name: str) -> str | None:
 
 
 # Rows whose HIP target is a stub in ROCm's HIP runtime (clr answers hipErrorNotSupported on
-# every stack we serve, 5.7 to 7.2) while another HIP call does what the CUDA call does.
+# every stack we serve, 5.7 to 7.2) while another HIP call does what the CUDA call does, or
+# whose target hands back something else than the CUDA call does.
 RETARGETED = {
     # cuCtxSynchronize waits for the current context's work. HIP's contexts are the devices'
     # primary ones (cuCtxSetCurrent selects the device), so that wait is hipDeviceSynchronize.
     "cuCtxSynchronize": "hipDeviceSynchronize",
+    # NVRTC's CUBIN is the loadable binary (cuModuleLoadData takes it): hiprtc's is the code
+    # object, hiprtcGetCode. hipify's hiprtcGetBitcode is LLVM bitcode, there only after
+    # -fgpu-rdc, else HIPRTC_ERROR_INVALID_INPUT and size 0.
+    "nvrtcGetCUBIN": "hiprtcGetCode",
+    "nvrtcGetCUBINSize": "hiprtcGetCodeSize",
 }
 
 
