@@ -158,6 +158,21 @@ def _runner_home(mbhome: Path, project: Path, name: str, image: str, warm: bool)
     return runtime
 
 
+def _start_warm(runtime: ToolchainRuntime, mbhome: Path, project: Path, image: str) -> None:
+    """The toolchain's warm container, as toolchain-warm makes it (an init, ``project``
+    mounted), and the PID file the runner judges it alive by."""
+    started = subprocess.run(
+        ["docker", "run", "-d", "--init", "--name", runtime.container, "--label",
+         "io.moatbridge.managed=1", "-v", f"{project}:{project}", image, "sleep", "infinity"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert started.returncode == 0, started.stderr
+    pid = subprocess.run(["docker", "inspect", "-f", "{{.State.Pid}}", runtime.container],
+                         capture_output=True, text=True).stdout.strip()  # fmt: skip
+    (mbhome / "run").mkdir()
+    (mbhome / "run" / f"{runtime.name}.pid").write_text(f"{pid} {process_start(int(pid))}\n")
+
+
 @pytest.mark.engine
 @pytest.mark.parametrize("where", ["warm", "one-shot"])
 def test_a_tool_that_traps_term_exits_with_its_own_status(
@@ -175,16 +190,7 @@ def test_a_tool_that_traps_term_exits_with_its_own_status(
     runtime = _runner_home(mbhome, project, name, debian_base, warm=where == "warm")
     try:
         if where == "warm":
-            started = subprocess.run(
-                ["docker", "run", "-d", "--name", runtime.container, "--label", "io.moatbridge.managed=1",
-                 "-v", f"{project}:{project}", debian_base, "sleep", "infinity"],
-                capture_output=True, text=True,
-            )  # fmt: skip
-            assert started.returncode == 0, started.stderr
-            pid = subprocess.run(["docker", "inspect", "-f", "{{.State.Pid}}", runtime.container],
-                                 capture_output=True, text=True).stdout.strip()  # fmt: skip
-            (mbhome / "run").mkdir()
-            (mbhome / "run" / f"{name}.pid").write_text(f"{pid} {process_start(int(pid))}\n")
+            _start_warm(runtime, mbhome, project, debian_base)
         env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "MOATBRIDGE_HOME": str(mbhome),
                "MOATBRIDGE_TOOLCHAIN": name}  # fmt: skip
         script = 'trap "exit 9" TERM; echo ready; sleep 60 & wait'
@@ -263,16 +269,7 @@ def test_a_tool_runs_as_it_would_on_the_host_not_as_the_containers_init(
            "MOATBRIDGE_TOOLCHAIN": name}  # fmt: skip
     try:
         if where == "warm":
-            started = subprocess.run(
-                ["docker", "run", "-d", "--init", "--name", runtime.container, "--label",
-                 "io.moatbridge.managed=1", "-v", f"{project}:{project}", debian_base, "sleep", "infinity"],
-                capture_output=True, text=True,
-            )  # fmt: skip
-            assert started.returncode == 0, started.stderr
-            pid = subprocess.run(["docker", "inspect", "-f", "{{.State.Pid}}", runtime.container],
-                                 capture_output=True, text=True).stdout.strip()  # fmt: skip
-            (mbhome / "run").mkdir()
-            (mbhome / "run" / f"{name}.pid").write_text(f"{pid} {process_start(int(pid))}\n")
+            _start_warm(runtime, mbhome, project, debian_base)
         runner = str(mbhome / "libexec" / "moatbridge-exec")
         timed = subprocess.run(["/bin/sh", runner, "timeout", "20", "sh", "-c", "exit 3"], env=env,
                                cwd=project, stdin=subprocess.DEVNULL, capture_output=True, timeout=120)  # fmt: skip
