@@ -23,7 +23,7 @@ from moatbridge.services.runtime import runtime_for
 from moatbridge.services.toolchains import state_store
 
 from support.environ import environ_without, paths_for
-from support.tiny_shell import shell_rootfs
+from support.tiny_shell import imported_shell_image
 from support.toolchains import make_toolchain
 
 pytestmark = pytest.mark.engine
@@ -37,16 +37,9 @@ def docker(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def tiny_image(tmp_path: Path, engine_version: str) -> Iterator[tuple[str, str]]:
-    reference = f"moatbridge-test/homes:{uuid.uuid4().hex[:8]}"
-    rootfs = shell_rootfs(tmp_path / "rootfs.tar")
-    made = docker("import", "--change", f"LABEL {TEST_LABEL}", "--change", "LABEL io.moatbridge.managed=1",
-                  str(rootfs), reference)  # fmt: skip
-    assert made.returncode == 0, made.stderr
-    image_id = made.stdout.strip()
-    yield reference, image_id
-    for container in docker("ps", "-aq", "--filter", f"ancestor={image_id}").stdout.split():
-        docker("rm", "-f", container)
-    docker("rmi", "-f", image_id)
+    labels = (TEST_LABEL, "io.moatbridge.managed=1")
+    with imported_shell_image(tmp_path, "moatbridge-test/homes", *labels) as image:
+        yield image
 
 
 def _home(tmp_path: Path, label: str, reference: str, image_id: str, name: str) -> Paths:
@@ -179,17 +172,9 @@ def test_the_sweep_leaves_containers_of_an_image_that_carries_its_labels(
 
     boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
     owner = f"{socket.gethostname()}/{boot}/999999999/1"  # a process that cannot exist
-    reference = f"moatbridge-test/homes-labelled:{uuid.uuid4().hex[:8]}"
-    rootfs = shell_rootfs(tmp_path / "labelled.tar")
-    made = docker("import", "--change", f"LABEL {TEST_LABEL}", "--change", "LABEL io.moatbridge.transient=1",
-                  "--change", f"LABEL io.moatbridge.owner={owner}", str(rootfs), reference)  # fmt: skip
-    assert made.returncode == 0, made.stderr
-    image_id = made.stdout.strip()
-    container = docker("create", image_id, "true").stdout.strip()
-    try:
+    labels = (TEST_LABEL, "io.moatbridge.transient=1", f"io.moatbridge.owner={owner}")
+    with imported_shell_image(tmp_path, "moatbridge-test/homes-labelled", *labels) as (_reference, image_id):
+        container = docker("create", image_id, "true").stdout.strip()
         paths = paths_for(tmp_path / "home")
         assert _mb(paths, "image", "list", "--json").returncode == 0
         assert docker("inspect", container).returncode == 0, "the user's container was swept"
-    finally:
-        docker("rm", "-f", container)
-        docker("rmi", "-f", image_id)

@@ -23,6 +23,7 @@ from moatbridge.core.image_spec import ImageSource
 from moatbridge.core.setup_plan import SetupPlan
 from moatbridge.core.toolchains import State, Toolchain
 
+from support.environ import home_with_answers
 from support.toolchains import make_toolchain
 
 # The last setup's answers: every one differs from toolchain x's record and from the defaults.
@@ -45,15 +46,7 @@ def data_dir(home: Path) -> Path:
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    data_dir(home).mkdir(parents=True)
-    (home / ".bashrc").write_text("# mine\n")
-    for key in ("MOATBRIDGE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "ZDOTDIR"):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("SHELL", "/bin/bash")
-    (data_dir(home) / "answers.yaml").write_text(REMEMBERED)
-    return home
+    return home_with_answers(tmp_path / "home", monkeypatch, REMEMBERED)
 
 
 def record(home: Path, *toolchains: Toolchain) -> None:

@@ -20,6 +20,8 @@ from moatbridge.core.setup_plan import make_plan, plan_setup
 from moatbridge.core.toolchains import State, Toolchain
 from moatbridge.errors import MoatbridgeError
 
+from support.environ import home_with_answers
+
 OPEN_1030 = Answers(ImageSpec(flavour="open", targets=("gfx1030",)))
 DEFAULTS = Layer(Answers(modify_rc=True, shells=("bash",), accept_license=False), DEFAULT)
 
@@ -154,19 +156,13 @@ def test_a_build_plan_does_not_call_a_recorded_valid_until_rule_a_flag() -> None
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    (home / ".local" / "share" / "moatbridge").mkdir(parents=True)
-    (home / ".bashrc").write_text("# mine\n")
-    for key in ("MOATBRIDGE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "ZDOTDIR"):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("SHELL", "/bin/bash")
     # What `setup --distro sid --target gfx1100 --name x --cuda-version 12.1 --no-modify-rc` saves.
-    (home / ".local/share/moatbridge/answers.yaml").write_text(
+    return home_with_answers(
+        tmp_path / "home",
+        monkeypatch,
         "flavour: open\ndistro: sid\ntargets: [gfx1100]\ncuda-version: '12.1'\nmodify-rc: false\n"
-        "shells: [zsh]\nsource: pull\nregistry: registry.example/team\n"
+        "shells: [zsh]\nsource: pull\nregistry: registry.example/team\n",
     )
-    return home
 
 
 def mb(*args: str) -> subprocess.CompletedProcess[str]:

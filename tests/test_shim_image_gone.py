@@ -21,7 +21,7 @@ from moatbridge.core.shims import ToolchainRuntime, render_runner, render_toolch
 from moatbridge.errors import ImageGone
 
 from support.environ import paths_for
-from support.tiny_shell import shell_rootfs
+from support.tiny_shell import imported_shell_image
 
 pytestmark = pytest.mark.engine
 
@@ -34,15 +34,8 @@ def docker(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def tiny_image(tmp_path: Path, engine_version: str) -> Iterator[tuple[str, str]]:
-    reference = f"moatbridge-test/image-gone:{uuid.uuid4().hex[:8]}"
-    rootfs = shell_rootfs(tmp_path / "rootfs.tar")
-    made = docker("import", "--change", f"LABEL {TEST_LABEL}", str(rootfs), reference)
-    assert made.returncode == 0, made.stderr
-    image_id = made.stdout.strip()
-    yield reference, image_id
-    for container in docker("ps", "-aq", "--filter", f"label={TEST_LABEL}").stdout.split():
-        docker("rm", "-f", container)
-    docker("rmi", "-f", image_id)
+    with imported_shell_image(tmp_path, "moatbridge-test/image-gone", TEST_LABEL) as image:
+        yield image
 
 
 def _runner_home(mbhome: Path, name: str, image: str) -> None:

@@ -26,7 +26,7 @@ from moatbridge.adapters.containers import process_start
 from moatbridge.core.slurm import SlurmJob, render
 
 from support.environ import environ_without, paths_for
-from support.tiny_shell import shell_rootfs
+from support.tiny_shell import imported_shell_image
 
 pytestmark = pytest.mark.engine
 
@@ -40,15 +40,8 @@ def docker(*args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def tiny_image(tmp_path: Path, engine_version: str) -> Iterator[str]:
-    reference = f"moatbridge-test/slurm-job:{uuid.uuid4().hex[:8]}"
-    made = docker("import", "--change", "LABEL io.moatbridge.test-slurm=1",
-                  str(shell_rootfs(tmp_path / "rootfs.tar")), reference)  # fmt: skip
-    assert made.returncode == 0, made.stderr
-    image_id = made.stdout.strip()
-    yield image_id
-    for container in docker("ps", "-aq", "--filter", f"ancestor={image_id}").stdout.split():
-        docker("rm", "-f", container)
-    docker("rmi", "-f", image_id)
+    with imported_shell_image(tmp_path, "moatbridge-test/slurm-job", "io.moatbridge.test-slurm=1") as image:
+        yield image[1]
 
 
 @dataclass

@@ -15,6 +15,7 @@ import pytest
 
 from moatbridge.core.toolchains import State
 
+from support.environ import home_with_answers
 from support.pty_session import PtySession
 from support.toolchains import make_toolchain
 
@@ -27,15 +28,7 @@ REMEMBERED = "flavour: open\ndistro: sid\ntargets: [gfx1100]\ncuda-version: '12.
 
 @pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "home"
-    (home / ".local" / "share" / "moatbridge").mkdir(parents=True)
-    (home / ".bashrc").write_text("# mine\n")
-    for key in ("MOATBRIDGE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "ZDOTDIR"):
-        monkeypatch.delenv(key, raising=False)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("SHELL", "/bin/bash")
-    remembered(home).write_text(REMEMBERED)
-    return home
+    return home_with_answers(tmp_path / "home", monkeypatch, REMEMBERED)
 
 
 def remembered(home: Path) -> Path:

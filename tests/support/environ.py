@@ -8,6 +8,8 @@ it a home would be registered in the account's real registry, outliving the test
 from __future__ import annotations
 
 import os
+from pathlib import Path
+from typing import Any
 
 from moatbridge.paths import Paths
 
@@ -30,3 +32,17 @@ def paths_for(mbhome: object) -> Paths:
     return Paths.from_environ(
         {"MOATBRIDGE_HOME": str(mbhome), **{k: os.environ[k] for k in KEPT if k in os.environ}}
     )
+
+
+def home_with_answers(home: Path, monkeypatch: Any, answers: str) -> Path:
+    """``home`` made the HOME of this process (a bash user's, with an rc file of their own and
+    no moatbridge or XDG directories set) where setup remembered ``answers`` (answers.yaml)."""
+    data = home / ".local" / "share" / "moatbridge"
+    data.mkdir(parents=True)
+    (home / ".bashrc").write_text("# mine\n")
+    for key in ("MOATBRIDGE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "ZDOTDIR"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("SHELL", "/bin/bash")
+    (data / "answers.yaml").write_text(answers)
+    return home

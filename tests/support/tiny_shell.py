@@ -4,12 +4,14 @@ sleep and shims can `docker exec` into it without building a toolchain image."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import shutil
 import subprocess
 import tarfile
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 PROGRAMS = ("bash", "sleep", "cat", "sh", "true")
@@ -52,3 +54,26 @@ def shell_rootfs(path: Path) -> Path:
             info.size, info.mode = len(text.encode()), mode
             tar.addfile(info, io.BytesIO(text.encode()))
     return path
+
+
+def _docker(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["docker", *args], capture_output=True, text=True, timeout=300)
+
+
+@contextlib.contextmanager
+def imported_shell_image(scratch: Path, repository: str, *labels: str) -> Iterator[tuple[str, str]]:
+    """The tiny image imported into the engine as ``repository``:<random tag> with ``labels``
+    (each ``key=value``): its (reference, image ID). Afterwards every container made from it
+    and the image itself are removed, even when the test removed or retagged the image."""
+    reference = f"{repository}:{uuid.uuid4().hex[:8]}"
+    mark = f"io.moatbridge.test-image={uuid.uuid4().hex}"
+    changes = [part for label in (mark, *labels) for part in ("--change", f"LABEL {label}")]
+    made = _docker("import", *changes, str(shell_rootfs(scratch / f"{uuid.uuid4().hex[:8]}.tar")), reference)
+    assert made.returncode == 0, made.stderr
+    image_id = made.stdout.strip()
+    try:
+        yield reference, image_id
+    finally:
+        for container in _docker("ps", "-aq", "--filter", f"label={mark}").stdout.split():
+            _docker("rm", "-f", container)
+        _docker("rmi", "-f", image_id)
