@@ -125,21 +125,33 @@ def test_committed_signatures_match_the_real_header(
 # --- in the image: calls written against the real signatures compile against ours -------------
 
 
+# Each stack's HIP lacks other names: a mapping or a hand-written header right for one can be
+# missing or doubled on another.
+STACKS = (("gfx1030", "open_devel_gfx1030"), ("gfx1201", "open_devel_sid_gfx1201"))
+
+
 @pytest.mark.engine
+@pytest.mark.parametrize(("gfx", "fixture"), STACKS)
 def test_every_runtime_function_compiles_or_is_a_listed_gap(
-    open_devel_gfx1030: dict[str, Any], tmp_path: Path
+    request: pytest.FixtureRequest, gfx: str, fixture: str, tmp_path: Path
 ) -> None:
-    image = str(open_devel_gfx1030["reference"])
+    """A function listed as missing that the stack's HIP has compiles, and is then not
+    reported missing: the image's report lists the gaps of its own stack."""
+    image = str(request.getfixturevalue(fixture)["reference"])
     committed = signatures.load()
     source, lines = signatures.probe_source(committed)
     (tmp_path / "probe.cu").write_text(source)
     result = docker_run(
         image,
-        f"{ACTIVATE}; cd /p && nvcc -c probe.cu -o /tmp/probe.o -Xcompiler -ferror-limit=0",
+        f". /opt/moatbridge/bin/activate {gfx} >/dev/null; cd /p && "
+        "nvcc -c probe.cu -o /tmp/probe.o -Xcompiler -ferror-limit=0",
         "-v", f"{tmp_path}:/p:ro",
     )  # fmt: skip
     failed = signatures.failures(result.stderr, lines)
-    gaps = {gap.name for gap in signatures.load_gaps()}
+    listed = {gap.name for gap in signatures.load_gaps()}
+    report = json.loads(docker_run(image, "cat /opt/moatbridge/toolkit/compat-report.json").stdout)
+    gaps = set(report["api"]["unsupported"])
+    assert gaps <= listed, sorted(gaps - listed)
     provided = len({s.name for s in committed}) - len(failed)
     print(f"\nCUDA runtime API: {provided} of {len({s.name for s in committed})} functions compile as called")
     assert result.returncode != 0 or not gaps  # the probe really compiled, gaps and all
@@ -150,9 +162,6 @@ def test_every_runtime_function_compiles_or_is_a_listed_gap(
     assert "error:" not in "\n".join(
         line for line in result.stderr.splitlines() if " error: " in line and not line.startswith("probe.cu:")
     )
-
-    report = json.loads(docker_run(image, "cat /opt/moatbridge/toolkit/compat-report.json").stdout)
-    assert set(report["api"]["unsupported"]) == gaps
 
 
 @pytest.mark.engine
@@ -193,8 +202,9 @@ def test_distinct_enumerators_skip_aliases() -> None:
 
 
 @pytest.mark.engine
+@pytest.mark.parametrize(("gfx", "fixture"), STACKS)
 def test_every_device_attribute_compiles_and_cudas_distinct_ones_stay_distinct(
-    open_devel_gfx1030: dict[str, Any], tmp_path: Path
+    request: pytest.FixtureRequest, gfx: str, fixture: str, tmp_path: Path
 ) -> None:
     include = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
     runtime = _distinct_enumerators((include / "driver_types.h").read_text(), "cudaDevAttr")
@@ -222,8 +232,9 @@ def test_every_device_attribute_compiles_and_cudas_distinct_ones_stay_distinct(
     ]
     (tmp_path / "attributes.cu").write_text("\n".join(lines) + "\n")
     result = docker_run(
-        str(open_devel_gfx1030["reference"]),
-        f"{ACTIVATE}; cd /p && nvcc -o /tmp/attributes attributes.cu -Xcompiler -ferror-limit=0 && "
+        str(request.getfixturevalue(fixture)["reference"]),
+        f". /opt/moatbridge/bin/activate {gfx} >/dev/null; cd /p && "
+        "nvcc -o /tmp/attributes attributes.cu -Xcompiler -ferror-limit=0 && "
         "g++ -I$CUDA_PATH/include -x c++ -c attributes.cu -o /tmp/host.o",
         "-v", f"{tmp_path}:/p:ro",
     )  # fmt: skip

@@ -11,6 +11,26 @@
 #include <hip/hip_bf16.h>
 #include <moatbridge/bf16_functions.h>
 #else
+#include <hip/hip_version.h>
+#if HIP_VERSION_MAJOR >= 6
+/* A host-only compile (g++, or clang++ without -x hip) of HIP 6's bf16 header: its functions
+   are `static inline` already, but it includes HIP's warp functions, which only a device
+   compiler parses (amdgcn builtins, the wave size), and defines the bf16 warp shuffles on top
+   of them. Leave both out: a host compiler cannot call them anyway. */
+#pragma push_macro("HIP_ENABLE_WARP_SYNC_BUILTINS")
+#undef HIP_ENABLE_WARP_SYNC_BUILTINS
+#ifndef HIP_INCLUDE_HIP_AMD_DETAIL_WARP_FUNCTIONS_H
+#define HIP_INCLUDE_HIP_AMD_DETAIL_WARP_FUNCTIONS_H
+#define MOATBRIDGE_WARP_FUNCTIONS_LEFT_OUT
+#endif
+#include <hip/hip_bf16.h>
+#ifdef MOATBRIDGE_WARP_FUNCTIONS_LEFT_OUT
+#undef HIP_INCLUDE_HIP_AMD_DETAIL_WARP_FUNCTIONS_H
+#undef MOATBRIDGE_WARP_FUNCTIONS_LEFT_OUT
+#endif
+#pragma pop_macro("HIP_ENABLE_WARP_SYNC_BUILTINS")
+#include <moatbridge/bf16_functions.h>
+#else
 /* A host-only compile (g++, or clang++ without -x hip) of HIP 5.7's bf16 header defines 26
    non-inline `__device__` functions (duplicate symbols across translation units) and calls
    device-library math (__ocml_*) that no host library provides. Make those functions static
@@ -57,6 +77,7 @@ extern "C" __attribute__((weak)) float __ocml_fmax_f32(float a, float b) { retur
 extern "C" __attribute__((weak)) float __ocml_fmin_f32(float a, float b) { return fminf(a, b); }
 extern "C" __attribute__((weak)) int __ocml_isinf_f32(float x) { return isinf(x); }
 extern "C" __attribute__((weak)) int __ocml_isnan_f32(float x) { return isnan(x); }
+#endif
 #endif
 /* hipify maps these to the old hip_bfloat16 class; CUDA's types are HIP's __hip_bfloat16. */
 #define __nv_bfloat16 __hip_bfloat16

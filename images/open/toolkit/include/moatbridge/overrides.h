@@ -302,7 +302,10 @@ static inline hipError_t cudaCtxResetPersistingL2Cache() { return hipSuccess; }
 static inline hipError_t hipEventCreate(hipEvent_t* event, unsigned int flags) {
     return hipEventCreateWithFlags(event, flags);
 }
-/* CUDA's C++ API gives cudaStreamWaitEvent's flags a default (and CUDA 12 code leaves them out). */
+/* CUDA's C++ API gives cudaStreamWaitEvent's flags a default (and CUDA 12 code leaves them out).
+   HIP 6 gives them one too: a template loses the tie to HIP's own function there, and is the
+   only candidate where HIP (5.7) has no default. */
+template <typename = void>
 static inline hipError_t hipStreamWaitEvent(hipStream_t stream, hipEvent_t event) {
     return hipStreamWaitEvent(stream, event, 0);
 }

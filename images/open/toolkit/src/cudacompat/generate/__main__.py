@@ -78,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     api = [" ".join((s.name, s.result, *s.parameters)) for s in api_functions]
     hip_runtime = (args.system_include / "hip" / "hip_runtime_api.h").read_text(encoding="utf-8")
     kept += mappings.runtime_api_rules(api, hip_runtime, [m.cuda for m in kept] + [d.cuda for d in dropped])
+    # one rule per CUDA name, the later one (a hand rule after hipify's): two would be a redefinition
+    kept = list({m.cuda: m for m in kept}.values())
 
     emitted: dict[str, int] = {}
     resolved: dict[str, list[mappings.Mapping]] = {}
@@ -139,8 +141,16 @@ def main(argv: list[str] | None = None) -> int:
     for error in header_errors:
         print(f"header error: {error}", flush=True)
     print(f"CUDA headers: {provided} of {len(header_plans)} provided (cuda_headers.tsv)", flush=True)
+    # the functions listed as missing that this stack's HIP has after all are not gaps here
+    api_gaps = signatures.still_missing(
+        signatures.load_gaps(), api_functions,
+        lambda text: conflicts.compile_source(clangxx, include, cuda_version, text),
+    )  # fmt: skip
+    print(
+        f"runtime API gaps on this stack: {len(api_gaps)} of {len(signatures.load_gaps())} listed", flush=True
+    )
     toolkit.write_report(
-        shared, emitted, unresolved, dropped, header_plans, len(api_functions), signatures.load_gaps(),
+        shared, emitted, unresolved, dropped, header_plans, len(api_functions), api_gaps,
         device_functions.load(), signatures.load_gaps(device_functions.GAPS), found,
         [(r.probe, r.header, r.outcome + (f" ({r.detail})" if r.detail else "")) for r in shadow_results],
     )  # fmt: skip

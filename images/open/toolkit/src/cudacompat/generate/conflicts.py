@@ -9,9 +9,11 @@ too, the mapping turns the hand-written definition into a second definition of H
 This probe compiles every provided header the way nvcc compiles a CUDA source, reads each
 "redefinition of 'hipX'" (and its kin) located in a hand-written header, and drops the mapping
 whose HIP name is hipX and whose CUDA name is on that line: the hand-written definition wins,
-as it was written to. Repeated until the headers hold no such collision (a dropped type's
-enumerators collide next). Hand-written code that must know whether a name is its own or
-HIP's tests `#ifdef cudaX` (a mapping is a macro). Other errors are returned for the report.
+as it was written to. A hand-written `#define cudaX` after a mapping's is the same collision
+(clang's macro-redefined warning, made an error here): that mapping is dropped too. Repeated
+until the headers hold no such collision (a dropped type's enumerators collide next).
+Hand-written code that must know whether a name is its own or HIP's tests `#ifdef cudaX` (a
+mapping is a macro). Other errors are returned for the report.
 """
 
 from __future__ import annotations
@@ -48,7 +50,8 @@ def probe_source(headers: Iterable[str]) -> str:
 def compile_flags(include: Path, cuda_version: str) -> list[str]:
     major, minor = cuda_version.split(".")[:2]
     return [
-        "-x", "hip", "--cuda-host-only", "-nogpulib", "-fsyntax-only", "-ferror-limit=0", "-w",
+        "-x", "hip", "--cuda-host-only", "-nogpulib", "-fsyntax-only", "-ferror-limit=0",
+        "-Wno-everything", "-Wsystem-headers", "-Werror=macro-redefined",
         "-isystem", str(include / "moatbridge" / "shadow"), "-isystem", str(include),
         "-include", "moatbridge/nvcc_prelude.h",
         f"-D__CUDACC_VER_MAJOR__={major}", f"-D__CUDACC_VER_MINOR__={minor}", "-D__CUDACC_VER_BUILD__=0",
@@ -84,6 +87,13 @@ def collisions(stderr: str, include: Path, mappings: Sequence[Mapping]) -> tuple
             lines = (include / relative).read_text(encoding="utf-8", errors="replace").splitlines()
             source_line = lines[line_no - 1] if 0 < line_no <= len(lines) else ""
         names = re.findall(r"'(\w+)'", message)
+        if "macro redefined" in message:
+            # Only a hand-written header's is a collision; clang's own predefined macros and
+            # HIP's headers redefine some as a matter of course.
+            hits = [m for m in mappings if relative is not None and names and m.cuda == names[0]]
+            if hits:
+                found.setdefault(hits[0].cuda, Collision(hits[0], f"{relative}:{line_no}"))
+            continue
         if any(kind in message for kind in _KINDS):
             typedef = None
             if "typedef redefinition" in message:
@@ -104,6 +114,19 @@ def collisions(stderr: str, include: Path, mappings: Sequence[Mapping]) -> tuple
                 continue
         others.append(f"{relative or error.group('file')}:{line_no}: {message}")
     return list(found.values()), others
+
+
+def compile_source(clangxx: str, include: Path, cuda_version: str, source_text: str) -> str:
+    """Compile ``source_text`` (as probe.cu) against the provided headers the way nvcc would;
+    the compiler's messages, with the file called probe.cu."""
+    with tempfile.TemporaryDirectory() as scratch:
+        source = Path(scratch, "probe.cu")
+        source.write_text(source_text, encoding="utf-8")
+        result = subprocess.run(
+            [clangxx, *compile_flags(include, cuda_version), "probe.cu"],
+            capture_output=True, text=True, check=False, cwd=scratch,
+        )  # fmt: skip
+    return result.stderr
 
 
 def resolve(

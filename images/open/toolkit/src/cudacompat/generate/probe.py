@@ -5,6 +5,10 @@ Each non-macro name is probed with a namespace-scope using-declaration, which ac
 kind of entity (functions incl. overloads and templates, types, variables, enumerators);
 macro targets are checked against `clang -E -dM`. One probe file per family, one probe per
 line, so each error line names exactly one failing mapping.
+
+hipify's table is written for one HIP release and the headers are another's: a name whose
+spelling differs only in case (hipify 6.4's hipDeviceAttributePciDomainId for HIP 6.4's
+hipDeviceAttributePciDomainID) is taken in the headers' spelling when exactly one matches.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import re
 import subprocess
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .mappings import Mapping
@@ -38,6 +42,7 @@ FAMILY_PREAMBLE: dict[str, str] = {
     "nvrtc": "#include <hip/hiprtc.h>\n",
 }
 _ERROR_LINE = re.compile(r"^probe\.hip:(\d+):\d+: error:", re.MULTILINE)
+_IDENTIFIER = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
 
 
 @dataclass(frozen=True)
@@ -58,19 +63,44 @@ def _clang(clangxx: str, source: Path, *extra: str) -> subprocess.CompletedProce
     )  # fmt: skip
 
 
-def defined_macros(clangxx: str, family: str) -> set[str]:
+def _preprocessed(clangxx: str, family: str, *extra: str) -> str:
     with tempfile.TemporaryDirectory() as scratch:
         source = Path(scratch, "probe.hip")
         source.write_text(preamble(family), encoding="utf-8")
-        result = _clang(clangxx, source, "-E", "-dM")
+        result = _clang(clangxx, source, "-E", *extra)
         if result.returncode != 0:
             raise RuntimeError(f"the {family} headers do not preprocess:\n{result.stderr[-2000:]}")
+    return result.stdout
+
+
+def defined_macros(clangxx: str, family: str) -> set[str]:
     return {
-        line.split()[1].split("(")[0] for line in result.stdout.splitlines() if line.startswith("#define ")
+        line.split()[1].split("(")[0]
+        for line in _preprocessed(clangxx, family, "-dM").splitlines()
+        if line.startswith("#define ")
     }
 
 
-def probe(clangxx: str, family: str, mappings: Sequence[Mapping]) -> ProbeResult:
+def declared_names(clangxx: str, family: str) -> set[str]:
+    """Every identifier the family's headers contain after preprocessing, and their macros."""
+    return set(_IDENTIFIER.findall(_preprocessed(clangxx, family))) | defined_macros(clangxx, family)
+
+
+def case_corrected(unresolved: Sequence[Mapping], names: set[str]) -> list[Mapping]:
+    """The unresolved mappings whose HIP name the headers spell with other capitals, exactly
+    one way, respelled so."""
+    by_folded: dict[str, set[str]] = {}
+    for name in names:
+        by_folded.setdefault(name.casefold(), set()).add(name)
+    corrected = []
+    for mapping in unresolved:
+        spellings = by_folded.get(mapping.hip.casefold(), set()) - {mapping.hip}
+        if len(spellings) == 1:
+            corrected.append(replace(mapping, hip=spellings.pop()))
+    return corrected
+
+
+def _probe_once(clangxx: str, family: str, mappings: Sequence[Mapping]) -> ProbeResult:
     macros = defined_macros(clangxx, family)
     candidates = [m for m in mappings if m.hip not in macros]
     failing: set[int] = set()
@@ -100,3 +130,16 @@ def probe(clangxx: str, family: str, mappings: Sequence[Mapping]) -> ProbeResult
     ]
     unresolved = [candidates[i] for i in sorted(failing)]
     return ProbeResult(tuple(sorted(resolved, key=lambda m: m.cuda)), tuple(unresolved))
+
+
+def probe(clangxx: str, family: str, mappings: Sequence[Mapping]) -> ProbeResult:
+    first = _probe_once(clangxx, family, mappings)
+    if not first.unresolved:
+        return first
+    respelled = case_corrected(first.unresolved, declared_names(clangxx, family))
+    if not respelled:
+        return first
+    second = _probe_once(clangxx, family, respelled)
+    fixed = {m.cuda for m in second.resolved}
+    resolved = sorted((*first.resolved, *second.resolved), key=lambda m: m.cuda)
+    return ProbeResult(tuple(resolved), tuple(m for m in first.unresolved if m.cuda not in fixed))

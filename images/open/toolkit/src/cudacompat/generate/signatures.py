@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -221,3 +221,18 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def still_missing(
+    gaps: Sequence[Gap], committed: Sequence[Signature], compile_probe: Callable[[str], str]
+) -> list[Gap]:
+    """The listed gaps this stack's headers still have: a gap whose every call compiles here
+    (a newer HIP gained the function) is not one. `compile_probe` compiles a probe source
+    named probe.cu and returns the compiler's messages."""
+    by_name = {s.name: s for s in committed}
+    probed = [by_name[gap.name] for gap in gaps if gap.name in by_name]
+    if not probed:
+        return list(gaps)
+    source, lines = probe_source(probed)
+    failed = failures(compile_probe(source), lines)
+    return [gap for gap in gaps if gap.name not in by_name or gap.name in failed]

@@ -1,0 +1,65 @@
+"""Separate compilation as NVIDIA's Makefiles do it (cuda-samples' simpleSeparateCompilation):
+device code compiled with -dc in one nvcc call, put in a static library with -lib, and linked
+by a plain `nvcc -o app lib.a main.o` that never says -rdc. nvcc finds the relocatable device
+code in its inputs and device-links it; so must ours, on every stack's clang (17 names one
+__hip_fatbin, 18 and later one per object)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import docker_run
+
+pytestmark = pytest.mark.engine
+
+STACKS = (("gfx1030", "open_devel_gfx1030"), ("gfx1201", "open_devel_sid_gfx1201"))
+
+LIBRARY = r"""
+__device__ int offset = 7;
+__device__ int transform(int x) { return 3 * x + offset; }
+"""
+
+MAIN = r"""
+#include <cstdio>
+extern __device__ int offset;
+__device__ int transform(int x);
+__global__ void apply(int* v, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) v[i] = transform(v[i]);
+}
+int main() {
+    int* v = nullptr;
+    cudaError_t status = cudaMalloc(&v, 64 * sizeof(int));
+    if (status != cudaSuccess) { std::printf("no device: %s\n", cudaGetErrorString(status)); return 3; }
+    apply<<<1, 64>>>(v, 64);
+    return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
+}
+"""
+
+
+@pytest.mark.parametrize(("gfx", "fixture"), STACKS)
+def test_device_code_from_a_library_links_without_rdc_on_the_link_line(
+    request: pytest.FixtureRequest, gfx: str, fixture: str
+) -> None:
+    image = str(request.getfixturevalue(fixture)["reference"])
+    script = f""". /opt/moatbridge/bin/activate {gfx} >/dev/null
+set -eu
+mkdir -p /tmp/t && cd /tmp/t
+cat > library.cu <<'CU'
+{LIBRARY}
+CU
+cat > main.cu <<'CU'
+{MAIN}
+CU
+nvcc -dc -gencode arch=compute_86,code=sm_86 -o library.o -c library.cu
+nvcc -lib -o library.a library.o
+nvcc -dc -gencode arch=compute_86,code=sm_86 -o main.o -c main.cu
+nvcc -gencode arch=compute_86,code=sm_86 -o app library.a main.o
+llvm-nm --defined-only app | grep -c ' __hip_fatbin' || true
+./app || echo "app rc=$?"
+"""
+    result = docker_run(image, script)
+    assert result.returncode == 0, result.stdout + result.stderr[-4000:]
+    lines = result.stdout.splitlines()
+    assert int(lines[0]) >= 1, "the program has no device code object"
+    assert "app rc=3" in result.stdout and "no device" in result.stdout, result.stdout
