@@ -30,6 +30,7 @@ DAMAGED = {
     "consents/scale-free": b"\xff\xfe\n",
     "run/open-gfx1030.pid": b"\xff\n",
     "state/images.json": b'{"\xff": 1}',
+    "state/emulators.json": b'{"version": 1, "toolchains": {"\xff": 1}}',
 }
 COMMANDS = [
     ("list",),
@@ -39,6 +40,7 @@ COMMANDS = [
     ("k8s", "--", "make"),
     ("devcontainer", "--dry-run", "--dir", "proj"),
     ("uninstall", "--all", "--keep-images"),
+    ("emulator", "show"),
 ]
 
 
@@ -92,6 +94,8 @@ ACTING = [  # commands that act on one toolchain: a state they cannot read is th
     ("slurm", "--", "make"),
     ("ci", "github", "--dry-run"),
     ("export", "apptainer"),
+    ("emulator", "show"),
+    ("emulator", "set", "/opt/rocm/bin/rocjitsu"),
 ]
 
 

@@ -36,6 +36,7 @@ from fixtures import machines
 from support.environ import environ_without
 from support.pin_shapes import place_pin
 from support.pty_session import PtySession
+from support.standin_emulator import standin_emulator
 from support.toolchains import RECORDED_TOOLCHAIN as TOOLCHAIN
 from support.toolchains import make_toolchain
 
@@ -151,6 +152,7 @@ def make_world(root: Path) -> None:
         "files": [],
     }
     (root / "mbh" / "state.json").write_text(json.dumps(state))
+    standin_emulator(root / "emu")  # usable, so that what is refused is the row's own input
     inputs = root / "in"
     os.mkfifo(inputs / "fifo")
     os.mkfifo(root / "proj-fifo/.devcontainer/devcontainer.json")
@@ -293,11 +295,13 @@ class Case:
     pin: bytes | str | None = None  # a .moatbridge-toolchain in cwd: bytes or a pin_shapes.SHAPES name
     tree: str | None = None  # a hostile --root tree, passed as {root}
     cwd_gone: bool = False  # run from a working directory deleted under it
+    emulators: bytes | None = None  # the emulator settings file's bytes ({w}: the world)
 
 
 def c(id: str, *args: str, code: int = 2, env: dict[str, str] | None = None,
-      pin: bytes | str | None = None, tree: str | None = None, cwd_gone: bool = False) -> Case:  # fmt: skip
-    return Case(id, args, code, env or {}, pin, tree, cwd_gone)
+      pin: bytes | str | None = None, tree: str | None = None, cwd_gone: bool = False,
+      emulators: bytes | None = None) -> Case:  # fmt: skip
+    return Case(id, args, code, env or {}, pin, tree, cwd_gone, emulators)
 
 
 SETUP = ("setup", "--yes", "--target", "gfx1030")
@@ -446,9 +450,43 @@ CASES = [
       for label, value in (("relative", "bin/rocjitsu"), ("missing", "{w}/nosuch/bin/rocjitsu"),
                            ("a-directory", "{w}/in"), ("not-executable", "{w}/in/latin.yaml"),
                            ("newline", "/opt/emu\n/bin/rocjitsu"), ("controls", f"/opt/{OSC52}rocjitsu"))),
+    # the emulator a toolchain uses (the world has a usable one in {w}/emu, for gfx1100 and
+    # others, not the toolchain's gfx1030): refused before the lock file is made
+    *(c(f"emulator-set-{label}", "emulator", "set", *args) for label, args in (
+        ("relative", ("bin/rocjitsu",)), ("missing", ("{w}/nosuch/bin/rocjitsu",)),
+        ("controls", (f"/opt/{OSC52}rocjitsu",)), ("newline", ("/opt/emu\n/bin/rocjitsu",)),
+        ("non-utf8", (f"{{w}}/{BAD}",)), ("not-executable", ("{w}/in/latin.yaml",)), ("a-directory", ("{w}/in",)),
+        ("profile-relative", ("{w}/emu", "--profile", "gpu.json")),
+        ("profile-missing", ("{w}/emu", "--profile", "{w}/in/missing.json")),
+        ("profile-fifo", ("{w}/emu", "--profile", "{w}/in/fifo")),
+        ("profile-dev-zero", ("{w}/emu", "--profile", "{w}/in/zero")),
+        ("profile-controls", ("{w}/emu", "--profile", f"{{w}}/in/{CLEAR}.json")),
+        ("profile-not-a-gpu", ("{w}/emu", "--profile", "{w}/in/latin.yaml")),
+        ("profile-other-target", ("{w}/emu", "--profile", "{w}/emu/share/rocjitsu/configs/gfx1100_w7900.json")),
+        ("unknown-toolchain", ("-t", "nosuch", "{w}/emu")), ("toolchain-escape", ("-t", f"x{OSC52}", "{w}/emu")),
+        ("no-path", ()),
+    )),
+    c("emulator-show-toolchain-escape", "emulator", "show", "-t", f"x{CLEAR}"),
+    c("emulator-unset-unknown", "emulator", "unset", "-t", "nosuch"),
+    c("emulator-no-action", "emulator"),
+    *(c(f"emulator-settings-{label}-{verb}", *args, emulators=data) for label, data in (
+        ("not-json", b"{"), ("latin1", b'{"version": 1, "toolchains": {"\xe9": 1}}'),
+        ("relative", b'{"version": 1, "toolchains": {"open-gfx1030": {"emulator": "bin/rocjitsu"}}}'),
+        ("controls", b'{"version": 1, "toolchains": {"open-gfx1030": {"emulator": "/opt/\\u001b[2J"}}}'),
+    ) for verb, args in (
+        ("show", ("emulator", "show")), ("set", ("emulator", "set", "{w}/emu")), ("unset", ("emulator", "unset")),
+        ("run", ("run", "--emulate", "--", "true")),
+    )),
+    c("emulator-settings-damaged-status", "status", code=0, emulators=b"{"),
+    *(c(f"emulator-setting-{label}-{verb}", *args, emulators=data) for label, data in (
+        ("gone", b'{"version": 1, "toolchains": {"open-gfx1030": {"emulator": "{w}/gone/bin/rocjitsu"}}}'),
+        ("profile-gone", b'{"version": 1, "toolchains": {"open-gfx1030": {"emulator": "{w}/emu/bin/rocjitsu", '
+                         b'"profile": "{w}/in/gone.json"}}}'),
+    ) for verb, args in (("show", ("emulator", "show")), ("run", ("run", "--emulate", "--", "true")))),
     *(c(f"{verb}-empty-toolchain", *args) for verb, args in (
         ("run", ("run", "-t", "", "--", "true")), ("k8s", ("k8s", "-t", "", "--", "make")),
         ("devcontainer", ("devcontainer", "-t", "", "--dry-run", "--dir", "{w}/out")), ("shell", ("shell", "-t", "")),
+        ("emulator", ("emulator", "set", "-t", "", "{w}/emu")),
         ("slurm", ("slurm", "-t", "", "--", "make")), ("export", ("export", "apptainer", "-t", "")),
     )),
     c("shell-unknown-toolchain", "shell", "-t", f"nosuch{CLEAR}"),
@@ -627,7 +665,7 @@ def test_the_table_covers_the_cli_surface() -> None:
     assert len({case.id for case in CASES}) == len(CASES)
     verbs = {case.args[0] for case in CASES}
     assert {"setup", "detect", "doctor", "k8s", "slurm", "export", "devcontainer", "ci", "bundle",
-            "license", "default", "uninstall", "run", "shell", "image", "list"} <= verbs  # fmt: skip
+            "license", "default", "uninstall", "run", "shell", "image", "list", "emulator"} <= verbs  # fmt: skip
 
 
 def _place_pin(cwd: Path, pin: bytes | str) -> None:
@@ -644,6 +682,10 @@ def prepare(case: Case, world: Path) -> Path | None:
     root = hostile_tree(world / "trees", case.tree) if case.tree else None
     if case.pin is not None:
         _place_pin(world / "cwd", case.pin)
+    if case.emulators is not None:
+        settings = world / "mbh" / "state" / "emulators.json"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        settings.write_bytes(case.emulators.replace(b"{w}", str(world).encode()))
     return root
 
 

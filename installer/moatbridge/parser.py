@@ -323,6 +323,7 @@ def _add_toolchain_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     images.add_argument("--remove-images", action="store_true", help="also remove the images (no question)")
     images.add_argument("--keep-images", action="store_true", help="keep the images (no question)")
     uninstall.add_argument("--dry-run", action="store_true", help="say what would be removed")
+    _add_emulator_commands(verbs)
     upgrade = verbs.add_parser("upgrade", help="move a toolchain (or all) to a newer image, verified first")
     upgrade.add_argument("name", nargs="?", metavar="NAME")
     upgrade.add_argument(
@@ -331,6 +332,30 @@ def _add_toolchain_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
     upgrade.add_argument("--dry-run", action="store_true", help="say what would be checked")
     warm = verbs.add_parser("toolchain-warm")  # for shims; not listed in help
     warm.add_argument("name")
+
+
+def _add_emulator_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:
+    emulator = verbs.add_parser(
+        "emulator", help="which GPU emulator a toolchain's `run --emulate` uses (set, unset, show)"
+    )
+    actions = emulator.add_subparsers(
+        dest="emulator_command", metavar="ACTION", parser_class=_Parser, required=True
+    )
+    remember = actions.add_parser("set", help="remember the emulator (and a GPU profile) for a toolchain")
+    _toolchain_option(remember)
+    remember.add_argument(
+        "path", metavar="PATH", help="the emulator's CLI (bin/rocjitsu or bin/mirage) or its install prefix"
+    )
+    remember.add_argument(
+        "--profile", metavar="FILE", help="a GPU profile (JSON) for one of the toolchain's targets"
+    )
+    remember.add_argument("--dry-run", action="store_true", help="check and say what would be remembered")
+    forget = actions.add_parser("unset", help="forget the toolchain's emulator setting")
+    _toolchain_option(forget)
+    forget.add_argument("--dry-run", action="store_true", help="say what would be forgotten")
+    show = actions.add_parser("show", help="the emulator and profile `run --emulate` would use, and why")
+    _toolchain_option(show)
+    show.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def _add_license_commands(verbs: argparse._SubParsersAction[_Parser]) -> None:

@@ -45,6 +45,11 @@ class Paths:
         """Images moatbridge pulled or pushed, by digest."""
         return Path(self.state) / "images.json"
 
+    @property
+    def emulator_settings(self) -> Path:
+        """The GPU emulator each toolchain uses (`moatbridge emulator set`), by toolchain."""
+        return Path(self.state) / "emulators.json"
+
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Paths:
         registry = homes_registry(environ)

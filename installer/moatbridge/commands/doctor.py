@@ -46,12 +46,13 @@ def run(args: Namespace) -> int:
 
 
 def _emulator_check(toolchains: tuple[Toolchain, ...]) -> Check:
-    from moatbridge.adapters.emulator_files import look_for_emulator
     from moatbridge.core.emulator import doctor_check
+    from moatbridge.services.emulator_config import look_active
 
-    emulator, problem = look_for_emulator(os.environ)
+    look = look_active(os.environ)
     targets = tuple(sorted({t for tc in toolchains for t in tc.targets if not is_nvidia_target(t)}))
-    return doctor_check(emulator, problem, targets)
+    problem, fix = (look.problem.message, look.problem.hint) if look.problem else (None, None)
+    return doctor_check(look.emulator, problem, targets, look.toolchain if look.setting else None, fix)
 
 
 def render(checks: list[Check]) -> None:

@@ -13,6 +13,7 @@ from argparse import Namespace
 
 from moatbridge.adapters.console import markup, print_json, stdout_console
 from moatbridge.commands.arguments import host_from_args
+from moatbridge.core.emulator import found_by
 from moatbridge.core.status import RUNNING, Overview, overview
 from moatbridge.services.status_facts import gather
 
@@ -72,7 +73,12 @@ def render(view: Overview) -> None:
         version = f" {emulator.version}" if emulator.version else ""
         gpus = ", ".join(emulator.targets) or "no profiles"
         name = os.path.basename(emulator.cli) + version
-        line(f"[bold]Emulator:[/bold] {markup(name)} ({markup(emulator.cli)}); GPUs: {markup(gpus)}")
+        setting = view.emulator_setting
+        how = found_by(emulator, setting.toolchain if setting else None)
+        line(
+            f"[bold]Emulator:[/bold] {markup(name)} ({markup(emulator.cli)}, found by {markup(how)}); "
+            f"GPUs: {markup(gpus)}"
+        )
     if view.toolchains:
         shims = "on PATH" if view.shims_on_path else "[yellow]not on PATH in this shell[/yellow]"
         line(f"[bold]Shims (nvcc ...):[/bold] {shims}")

@@ -19,8 +19,10 @@ import posixpath
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from moatbridge.core.check import Check
+from moatbridge.core.emulator_settings import EmulatorSetting
 from moatbridge.core.gfx import decode_gfx_target_version, is_gfx_name, is_nvidia_target
 from moatbridge.core.textsafe import printable
 from moatbridge.errors import InputError
@@ -39,8 +41,15 @@ LIBRARY_PLACES = (("../lib/" + LIBRARY, ".."), ("../lib64/" + LIBRARY, ".."), ("
 PROFILE_DIRS = ("share/rocjitsu/configs", "configs")
 WHERE_TO_GET = (
     "AMD's emulator is rocjitsu (github.com/ROCm/rocm-systems, emulation/rocjitsu): install "
-    "AMD's amdrocm-emulation package, or build it, then set MOATBRIDGE_EMULATOR=/path/to/bin/rocjitsu"
+    "AMD's amdrocm-emulation package, or build it, then set MOATBRIDGE_EMULATOR=/path/to/bin/rocjitsu "
+    "(or, for one toolchain, moatbridge emulator set /path/to/bin/rocjitsu)"
 )
+# How an emulator was found (Emulator.found_by), besides PATH and the directories searched,
+# and where the profile chosen came from.
+FOUND_BY_ENVIRONMENT = "MOATBRIDGE_EMULATOR"
+FOUND_BY_SETTING = "toolchain setting"
+PROFILE_BY_ENVIRONMENT = "MOATBRIDGE_EMULATOR_PROFILE"
+PROFILE_OWN = "emulator"
 # Variables that would make the runtime take the emulated GPU for another one, or hide it.
 UNSET_UNDER_EMULATION = (
     "HSA_OVERRIDE_GFX_VERSION", "ROCR_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES",
@@ -65,7 +74,7 @@ class Emulator:
 
     cli: str  # host path of the CLI, resolved
     prefix: str  # host directory mounted at EMULATOR_MOUNT: the CLI is below it
-    found_by: str  # how: "MOATBRIDGE_EMULATOR", "PATH", or the directory searched
+    found_by: str  # how: "MOATBRIDGE_EMULATOR", "toolchain setting", "PATH", or the directory searched
     version: str | None
     profiles: tuple[Profile, ...]
 
@@ -149,16 +158,33 @@ def choose_profile(emulator: Emulator, gfx: str, toolchain: str) -> Profile:
     )
 
 
-def emulated_gfx(asked: str | None, targets: tuple[str, ...], toolchain: str) -> str:
-    """Which GPU to emulate: the one asked for (it must be one the toolchain builds for),
-    else the toolchain's only AMD target."""
+def amd_targets(targets: tuple[str, ...], toolchain: str) -> tuple[str, ...]:
+    """The toolchain's targets an emulated AMD GPU can run; refused for one that builds for
+    NVIDIA GPUs only."""
     if targets and all(is_nvidia_target(t) for t in targets):
         raise InputError(
             f"Toolchain {toolchain} builds for NVIDIA GPUs ({', '.join(targets)}); "
             "the emulator runs AMD GPU code only.",
             "use a toolchain with an AMD target (gfx1100, gfx1201, gfx942 ...)",
         )
-    targets = tuple(t for t in targets if not is_nvidia_target(t))
+    return tuple(t for t in targets if not is_nvidia_target(t))
+
+
+def require_profile_target(profile: Profile, targets: tuple[str, ...], toolchain: str) -> None:
+    """A profile remembered for a toolchain must describe a GPU the toolchain builds for: its
+    programs have code for no other."""
+    if profile.gfx not in targets:
+        raise InputError(
+            f"The emulator profile {printable(profile.path)} describes {profile.gfx}, which toolchain "
+            f"{toolchain} does not build for (its targets: {', '.join(targets) or 'none'}).",
+            f"give a profile for one of its targets, or set up a toolchain for {profile.gfx}",
+        )
+
+
+def emulated_gfx(asked: str | None, targets: tuple[str, ...], toolchain: str) -> str:
+    """Which GPU to emulate: the one asked for (it must be one the toolchain builds for),
+    else the toolchain's only AMD target."""
+    targets = amd_targets(targets, toolchain)
     if asked is not None:
         if not is_gfx_name(asked):
             raise InputError(
@@ -203,19 +229,28 @@ def announcement(emulator: Emulator, profile: Profile) -> str:
     )
 
 
-def doctor_check(emulator: Emulator | None, problem: str | None, targets: tuple[str, ...]) -> Check:
+def doctor_check(
+    emulator: Emulator | None,
+    problem: str | None,
+    targets: tuple[str, ...],
+    toolchain: str | None = None,
+    fix: str | None = None,
+) -> Check:
     """doctor's line for the emulator: optional, so never a failure. ``targets``: the AMD
-    targets the installed toolchains build for."""
+    targets the installed toolchains build for; ``toolchain``: the one whose `run --emulate`
+    this is (its setting, if it has one, is how the emulator was found); ``fix``: the
+    problem's own hint (a setting's: set it again, or unset it)."""
     title = "GPU emulator (moatbridge run --emulate)"
     if problem is not None:
-        return Check("emulator", title, "warn", problem, WHERE_TO_GET)
+        return Check("emulator", title, "warn", problem, fix or WHERE_TO_GET)
     if emulator is None:
         return Check(
             "emulator", title, "skip", "none found (optional: runs programs without a GPU)", WHERE_TO_GET
         )
     name = posixpath.basename(emulator.cli)
     version = f" {emulator.version}" if emulator.version else ""
-    detail = f"{name}{version} at {emulator.cli} (found by {emulator.found_by}); GPU profiles: " + (
+    how = found_by(emulator, toolchain)
+    detail = f"{name}{version} at {emulator.cli} (found by {how}); GPU profiles: " + (
         ", ".join(emulator.targets) or "none"
     )
     runnable = sorted(set(targets) & set(emulator.targets))
@@ -225,3 +260,92 @@ def doctor_check(emulator: Emulator | None, problem: str | None, targets: tuple[
             "give a profile for one with MOATBRIDGE_EMULATOR_PROFILE=/path/to/gpu.json",
         )  # fmt: skip
     return Check("emulator", title, "pass", detail)
+
+
+def found_by(emulator: Emulator, toolchain: str | None) -> str:
+    """How the emulator was found, in words: a toolchain's setting names the toolchain."""
+    if emulator.found_by == FOUND_BY_SETTING and toolchain is not None:
+        return f"the toolchain setting of {toolchain}"
+    return emulator.found_by
+
+
+def host_profile(emulator: Emulator, profile: Profile) -> str:
+    """Where the profile is on this machine."""
+    return profile.path if posixpath.isabs(profile.path) else posixpath.join(emulator.prefix, profile.path)
+
+
+@dataclass(frozen=True)
+class ProfileChoice:
+    """The profile `run --emulate` of a toolchain takes for one of its targets (None: none)."""
+
+    target: str
+    profile: Profile | None
+    source: str | None  # PROFILE_BY_ENVIRONMENT, FOUND_BY_SETTING or PROFILE_OWN; None: none
+
+
+@dataclass(frozen=True)
+class EmulatorReport:
+    """`moatbridge emulator show`: which emulator and profiles a toolchain's `run --emulate`
+    uses, and why."""
+
+    toolchain: str
+    targets: tuple[str, ...]  # its AMD targets
+    setting: EmulatorSetting | None
+    emulator: Emulator | None
+    choices: tuple[ProfileChoice, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        emulator = self.emulator
+        return {
+            "toolchain": self.toolchain,
+            "targets": list(self.targets),
+            "setting": self.setting.to_json() if self.setting else None,
+            "emulator": None if emulator is None else {
+                "cli": emulator.cli, "prefix": emulator.prefix, "version": emulator.version,
+                "found_by": emulator.found_by, "targets": list(emulator.targets),
+            },
+            "profiles": [
+                {
+                    "target": c.target,
+                    "path": host_profile(emulator, c.profile) if emulator and c.profile else None,
+                    "device": c.profile.device if c.profile else None,
+                    "from": c.source,
+                }
+                for c in self.choices
+            ],
+            "where_to_get": WHERE_TO_GET if emulator is None else None,
+        }  # fmt: skip
+
+    def lines(self) -> list[str]:
+        """The report for people; paths and names from outside are shown printable."""
+        shown = printable
+        out = [f"Toolchain: {self.toolchain} (AMD targets: {', '.join(self.targets)})"]
+        if self.setting is None:
+            out.append("Setting: none")
+        else:
+            profile = f", profile {shown(self.setting.profile)}" if self.setting.profile else ""
+            out.append(f"Setting: emulator {shown(self.setting.emulator)}{profile}")
+        emulator = self.emulator
+        if emulator is None:
+            out.append(f"Emulator: none. {WHERE_TO_GET}.")
+            return out
+        version = f" {emulator.version}" if emulator.version else ""
+        out.append(
+            f"Emulator: {shown(posixpath.basename(emulator.cli))}{version} at {shown(emulator.cli)} "
+            f"(found by {shown(found_by(emulator, self.toolchain))})"
+        )
+        out.append(f"GPU profiles: {', '.join(emulator.targets) or 'none'}")
+        for choice in self.choices:
+            if choice.profile is None:
+                out.append(
+                    f"Profile for {choice.target}: none (give one with moatbridge emulator set --profile "
+                    "FILE, or MOATBRIDGE_EMULATOR_PROFILE=FILE)"
+                )
+                continue
+            device = f"{shown(choice.profile.device)}; " if choice.profile.device else ""
+            source = {PROFILE_OWN: "the emulator's own", FOUND_BY_SETTING: "from the toolchain setting"}.get(
+                choice.source or "", f"from {choice.source}"
+            )
+            where = shown(host_profile(emulator, choice.profile))
+            out.append(f"Profile for {choice.target}: {where} ({device}{source})")
+        return out

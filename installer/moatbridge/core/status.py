@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from moatbridge.core.emulator import Emulator
+from moatbridge.core.emulator_settings import EmulatorSetting
 from moatbridge.core.engine_checks import START_SYSTEM_DAEMON
 from moatbridge.core.shims import warm_container_name
 from moatbridge.core.toolchains import State
@@ -58,7 +59,8 @@ class Facts:
     home_key: str  # Paths.engine_key: the warm containers are this home's
     nvcc: str | None  # what `nvcc` on PATH resolves to (None: nothing)
     notes: tuple[str, ...] = ()  # what the adapters could not find out (e.g. an unreadable pin file)
-    emulator: Emulator | None = None  # a GPU emulator found here (`run --emulate`)
+    emulator: Emulator | None = None  # the GPU emulator `run --emulate` here finds
+    emulator_setting: EmulatorSetting | None = None  # the active toolchain's (`moatbridge emulator set`)
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,7 @@ class Overview:
     next_steps: tuple[Step, ...]  # the first is the one to try now
     problems: tuple[str, ...]
     emulator: Emulator | None = None
+    emulator_setting: EmulatorSetting | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -123,6 +126,7 @@ class Overview:
             ],
             "shims_on_path": self.shims_on_path,
             "emulator": _emulator_json(self.emulator),
+            "emulator_setting": _setting_json(self.emulator_setting),
             "next": [{"command": step.command, "why": step.why} for step in self.next_steps],
             "problems": list(self.problems),
         }
@@ -133,6 +137,10 @@ def _emulator_json(emulator: Emulator | None) -> dict[str, Any] | None:
         return None
     return {"cli": emulator.cli, "version": emulator.version, "found_by": emulator.found_by,
             "targets": list(emulator.targets)}  # fmt: skip
+
+
+def _setting_json(setting: EmulatorSetting | None) -> dict[str, Any] | None:
+    return None if setting is None else {"toolchain": setting.toolchain, **setting.to_json()}
 
 
 def _warm(engine: EngineView, name: str) -> str:
@@ -222,4 +230,5 @@ def overview(facts: Facts) -> Overview:
         next_steps=_next_steps(facts, views, on_path),
         problems=tuple(problems),
         emulator=facts.emulator,
+        emulator_setting=facts.emulator_setting,
     )

@@ -20,6 +20,8 @@ from moatbridge.core.emulator import (
     emulated_gfx,
 )
 from moatbridge.core.toolchains import Toolchain
+from moatbridge.paths import Paths
+from moatbridge.services.emulator_config import setting_for
 
 
 @dataclass(frozen=True)
@@ -49,11 +51,15 @@ def _bind(source: str, target: str) -> str:
     return f'type=bind,"source={source.replace(chr(34), chr(34) * 2)}",target={target},readonly'
 
 
-def emulation_for(toolchain: Toolchain, asked: str | None, environ: Mapping[str, str]) -> Emulation:
-    """The emulator and profile for running ``toolchain``'s programs; InputError when there
-    is no emulator, no profile for the GPU, or the toolchain builds for NVIDIA GPUs."""
+def emulation_for(
+    paths: Paths, toolchain: Toolchain, asked: str | None, environ: Mapping[str, str]
+) -> Emulation:
+    """The emulator and profile for running ``toolchain``'s programs (its setting, if it has
+    one, after MOATBRIDGE_EMULATOR); InputError when there is no emulator, the setting's or
+    the settings file cannot be used, there is no profile for the GPU, or the toolchain
+    builds for NVIDIA GPUs."""
     gfx = emulated_gfx(asked, toolchain.targets, toolchain.name)
-    emulator = require_emulator(environ)
+    emulator = require_emulator(environ, setting=setting_for(paths, toolchain.name))
     return Emulation(emulator, choose_profile(emulator, gfx, toolchain.name))
 
 

@@ -10,23 +10,8 @@ from collections.abc import Callable
 from moatbridge.adapters.engine_status import engine_view
 from moatbridge.core.host import Host
 from moatbridge.core.status import Facts, GpuView
-from moatbridge.core.toolchains import State, choose_toolchain
-from moatbridge.errors import MoatbridgeError
 from moatbridge.paths import Paths
-from moatbridge.services.toolchains import pin_here, state_store
-
-
-def _active(state: State, notes: list[str]) -> tuple[str, str] | None:
-    """The toolchain shims would use here, by the rule of resolve_toolchain, and why."""
-    try:
-        pin = pin_here()
-    except MoatbridgeError as error:  # a pin file that names nothing, or cannot be read
-        notes.append(error.message)
-        pin = None
-    except OSError:  # the working directory was deleted under the shell: no pin to find
-        notes.append("The working directory no longer exists, so no pin file was looked for.")
-        pin = None
-    return choose_toolchain(None, pin, os.environ, state.default)
+from moatbridge.services.toolchains import active_here, state_store
 
 
 def _gpus(host: Host) -> tuple[GpuView, ...]:
@@ -46,20 +31,22 @@ def gather(open_host: Callable[[], Host]) -> Facts:
     paths = Paths.from_environ(os.environ)
     state = state_store(paths).read()
     notes: list[str] = []
-    from moatbridge.adapters.emulator_files import look_for_emulator
+    active = active_here(state, notes)
+    from moatbridge.services.emulator_config import look_here
 
-    emulator, problem = look_for_emulator(os.environ)
-    if problem is not None:
-        notes.append(problem)
+    look = look_here(paths, state, active[0] if active else None, os.environ)
+    if look.problem is not None:
+        notes.append(look.problem.message)
     return Facts(
         home=paths.home,
         state=state,
-        active=_active(state, notes),
+        active=active,
         engine=engine_view(os.environ, notes),
         gpus=_gpus(open_host()),
         uid=os.getuid(),
         home_key=paths.engine_key,
         nvcc=shutil.which("nvcc"),
         notes=tuple(notes),
-        emulator=emulator,
+        emulator=look.emulator,
+        emulator_setting=look.setting,
     )

@@ -26,7 +26,7 @@ def exec_in_toolchain(
     if emulate:
         from moatbridge.services.emulation import emulation_for
 
-        emulation = emulation_for(toolchain, emulate_as, os.environ)
+        emulation = emulation_for(paths, toolchain, emulate_as, os.environ)
     runner = Path(paths.home) / "libexec" / "moatbridge-exec"
     if not runner.exists():
         raise MoatbridgeError(f"The shim runner {runner} is missing.", "run 'moatbridge setup' to repair")

@@ -1,9 +1,10 @@
 """Removing toolchains: reverse exactly what setup did.
 
-Each toolchain's warm container, shims and configuration go and, when asked, its image
-(with the moving tags a build gave the same image). When the last toolchain goes, so do
-the consents, the shared shims, env files and rc-file blocks, and the state itself, which
-leaves rc files byte-identical to before setup when nothing else touched them.
+Each toolchain's warm container, shims, configuration and emulator setting go and, when
+asked, its image (with the moving tags a build gave the same image). When the last
+toolchain goes, so do the consents, the shared shims, env files and rc-file blocks, and
+the state itself, which leaves rc files byte-identical to before setup when nothing else
+touched them.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from moatbridge.core.toolchains import Toolchain
 from moatbridge.errors import UsageError
 from moatbridge.paths import Paths
 from moatbridge.services.consent import consents
+from moatbridge.services.emulator_config import drop_settings
 from moatbridge.services.image_users import other_user
 from moatbridge.services.installation import (
     remove_shared_files,
@@ -93,6 +95,7 @@ def uninstall(
             if remove_images and known is not None:
                 _remove_image(paths, known, request.dry_run, removed, on_image_kept)
             state = state.without_toolchain(name)
+        drop_settings(paths, [t.name for t in state.toolchains], request.dry_run, removed, problems)
         if not state.toolchains:
             # Consents go with the last toolchain (accept again on a new setup), readable or not.
             files = consents(paths)

@@ -10,7 +10,7 @@ from moatbridge.adapters.statestore import StateStore
 from moatbridge.adapters.toolchain_files import Written
 from moatbridge.core.pins import find_pin
 from moatbridge.core.toolchains import State, Toolchain, choose_toolchain
-from moatbridge.errors import InputError
+from moatbridge.errors import InputError, MoatbridgeError
 from moatbridge.paths import Paths
 
 
@@ -44,6 +44,20 @@ def resolve_toolchain(state: State, explicit: str | None, environ: dict[str, str
     if chosen is None:
         raise InputError("No toolchain is installed yet.", "run 'moatbridge setup'")
     return state.toolchain(chosen[0])
+
+
+def active_here(state: State, notes: list[str]) -> tuple[str, str] | None:
+    """The toolchain shims would use here, by the rule of resolve_toolchain, and why; what
+    keeps a pin file from being read goes into ``notes`` (for status and doctor)."""
+    try:
+        pin = pin_here()
+    except MoatbridgeError as error:  # a pin file that names nothing, or cannot be read
+        notes.append(error.message)
+        pin = None
+    except OSError:  # the working directory was deleted under the shell: no pin to find
+        notes.append("The working directory no longer exists, so no pin file was looked for.")
+        pin = None
+    return choose_toolchain(None, pin, os.environ, state.default)
 
 
 def pin_here() -> tuple[str, str] | None:
