@@ -20,6 +20,7 @@ from cudacompat.generate import signatures
 
 from conftest import docker_run, regenerated_from_real_headers
 from support import nvidia_toolkit
+from support.open_stacks import OPEN_STACKS
 
 ACTIVATE = ". /opt/moatbridge/bin/activate gfx1030 >/dev/null"
 
@@ -125,13 +126,8 @@ def test_committed_signatures_match_the_real_header(
 # --- in the image: calls written against the real signatures compile against ours -------------
 
 
-# Each stack's HIP lacks other names: a mapping or a hand-written header right for one can be
-# missing or doubled on another.
-STACKS = (("gfx1030", "open_devel_gfx1030"), ("gfx1201", "open_devel_sid_gfx1201"))
-
-
 @pytest.mark.engine
-@pytest.mark.parametrize(("gfx", "fixture"), STACKS)
+@pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)
 def test_every_runtime_function_compiles_or_is_a_listed_gap(
     request: pytest.FixtureRequest, gfx: str, fixture: str, tmp_path: Path
 ) -> None:
@@ -202,7 +198,7 @@ def test_distinct_enumerators_skip_aliases() -> None:
 
 
 @pytest.mark.engine
-@pytest.mark.parametrize(("gfx", "fixture"), STACKS)
+@pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)
 def test_every_device_attribute_compiles_and_cudas_distinct_ones_stay_distinct(
     request: pytest.FixtureRequest, gfx: str, fixture: str, tmp_path: Path
 ) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import docker_run
+from support.open_stacks import OPEN_STACKS
 
 _PROGRAM = r"""
 #include <cstdio>
@@ -39,11 +40,9 @@ int main() {
 }
 """
 
-STACKS = (("gfx1030", "open_devel_gfx1030"), ("gfx1201", "open_devel_sid_gfx1201"))
-
 
 @pytest.mark.engine
-@pytest.mark.parametrize(("gfx", "fixture"), STACKS)
+@pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)
 def test_every_cuda_math_mode_is_accepted(request: pytest.FixtureRequest, gfx: str, fixture: str) -> None:
     image = str(request.getfixturevalue(fixture)["reference"])
     script = f""". /opt/moatbridge/bin/activate {gfx} >/dev/null

@@ -17,6 +17,7 @@ import pytest
 
 from conftest import REPO, docker_run
 from support import nvidia_toolkit
+from support.open_stacks import OPEN_STACKS
 
 pytestmark = pytest.mark.engine
 
@@ -54,12 +55,7 @@ def test_fp8_conversions_match_nvidias_header_bit_for_bit(
     assert not differing, f"{len(differing)} conversions differ, first: {differing[:5]}"
 
 
-# HIP 5.7's bf16 header and HIP 6's differ in what a host compiler meets (non-inline
-# functions in one, the warp functions in the other): both stacks.
-STACKS = (("gfx1030", "open_devel_gfx1030"), ("gfx1201", "open_devel_sid_gfx1201"))
-
-
-@pytest.mark.parametrize(("gfx", "fixture"), STACKS)
+@pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)
 def test_bf16_functions_match_nvidias_header_bit_for_bit(
     request: pytest.FixtureRequest, gfx: str, fixture: str, shared_tmp: Path, tmp_path: Path
 ) -> None:

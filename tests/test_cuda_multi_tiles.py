@@ -16,6 +16,7 @@ import pytest
 
 from conftest import docker_run
 from support import nvidia_toolkit
+from support.open_stacks import OPEN_STACKS
 
 # How to call each member of a multi-warp tile `tile` (value `v`, an int).
 _CALLS = {
@@ -162,8 +163,6 @@ __global__ void k(int* out) {
 }
 """
 
-STACKS = (("gfx1030", "open_devel_gfx1030"), ("gfx1201", "open_devel_sid_gfx1201"))
-
 
 def _script(gfx: str, calls: str) -> str:
     return f""". /opt/moatbridge/bin/activate {gfx} >/dev/null
@@ -200,7 +199,7 @@ echo "barriers: $(grep -c '^[[:space:]]*s_barrier' "$asm") $(grep -c '^[[:space:
 
 
 @pytest.mark.engine
-@pytest.mark.parametrize(("gfx", "fixture"), STACKS)
+@pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)
 def test_multi_warp_tiles_compile_with_cudas_api(
     request: pytest.FixtureRequest, member_calls: str, gfx: str, fixture: str
 ) -> None:

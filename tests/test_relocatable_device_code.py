@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 
 from conftest import docker_run
+from support.open_stacks import OPEN_STACKS
 
 pytestmark = pytest.mark.engine
 
-STACKS = (("gfx1030", "open_devel_gfx1030"), ("gfx1201", "open_devel_sid_gfx1201"))
 
 LIBRARY = r"""
 __device__ int offset = 7;
@@ -37,7 +37,7 @@ int main() {
 """
 
 
-@pytest.mark.parametrize(("gfx", "fixture"), STACKS)
+@pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)
 def test_device_code_from_a_library_links_without_rdc_on_the_link_line(
     request: pytest.FixtureRequest, gfx: str, fixture: str
 ) -> None:
