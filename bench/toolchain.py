@@ -70,11 +70,15 @@ def commit() -> str:
 SIGNALS = {134: "SIGABRT", 136: "SIGFPE", 137: "SIGKILL", 139: "SIGSEGV", 135: "SIGBUS", 132: "SIGILL"}
 
 
+# Lines that say nothing about the failure: moatbridge's own, and ROCr's leak report at exit.
+_NOISE = ("moatbridge: the GPU is emulated", "Warning: Resource leak detected by SharedSignalPool")
+
+
 def first_line(text: str) -> str:
     """The first line that says something, shortened for a table cell."""
     for line in text.splitlines():
         line = line.strip()
-        if line and not line.startswith("moatbridge: the GPU is emulated"):
+        if line and not line.startswith(_NOISE):
             return line.replace("|", "\\|")[:160]
     return ""
 
