@@ -59,3 +59,13 @@ def test_a_listed_gap_that_compiles_on_this_stack_is_not_reported() -> None:
         return f"probe.cu:{line}:5: error: use of undeclared identifier 'cudaStillMissing'\n"
 
     assert signatures.still_missing(gaps, committed, compile_probe) == gaps[1:]
+
+
+def test_a_probe_that_fails_outside_its_lines_keeps_every_gap() -> None:
+    committed = [signatures.Signature("cuda_runtime_api.h", "cudaGraphAddNode", "cudaError_t", ("int",), 1)]
+    gaps = [signatures.Gap("cudaGraphAddNode", "HIP 5.7 has none")]
+
+    def broken_headers(source: str) -> str:
+        return "moatbridge/overrides.h:12:1: error: unknown type name 'hipFoo'\n"
+
+    assert signatures.still_missing(gaps, committed, broken_headers) == gaps

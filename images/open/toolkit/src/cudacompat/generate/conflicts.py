@@ -33,6 +33,9 @@ _KINDS = (
     "redefinition", "conflicting types", "conflicts with typedef of the same name",
     "static declaration of",  # a hand-written static fallback for a function HIP gained
 )  # fmt: skip
+# What resolve adds: a macro redefined in any header (the provided ones are system headers)
+# is an error, so a hand-written #define after a mapping's shows.
+MACRO_COLLISIONS = ("-Wno-everything", "-Wsystem-headers", "-Werror=macro-redefined")
 _TYPEDEF_NAME = re.compile(r"\b(\w+)\s*;\s*$")
 ROUNDS = 12
 
@@ -50,8 +53,7 @@ def probe_source(headers: Iterable[str]) -> str:
 def compile_flags(include: Path, cuda_version: str) -> list[str]:
     major, minor = cuda_version.split(".")[:2]
     return [
-        "-x", "hip", "--cuda-host-only", "-nogpulib", "-fsyntax-only", "-ferror-limit=0",
-        "-Wno-everything", "-Wsystem-headers", "-Werror=macro-redefined",
+        "-x", "hip", "--cuda-host-only", "-nogpulib", "-fsyntax-only", "-ferror-limit=0", "-w",
         "-isystem", str(include / "moatbridge" / "shadow"), "-isystem", str(include),
         "-include", "moatbridge/nvcc_prelude.h",
         f"-D__CUDACC_VER_MAJOR__={major}", f"-D__CUDACC_VER_MINOR__={minor}", "-D__CUDACC_VER_BUILD__=0",
@@ -142,8 +144,9 @@ def resolve(
         source = Path(scratch, "headers.cu")
         source.write_text(probe_source(headers), encoding="utf-8")
         for _round in range(ROUNDS):
+            flags = [f for f in compile_flags(include, cuda_version) if f != "-w"]
             result = subprocess.run(
-                [clangxx, *compile_flags(include, cuda_version), str(source)],
+                [clangxx, *flags, *MACRO_COLLISIONS, str(source)],
                 capture_output=True, text=True, check=False,
             )  # fmt: skip
             if result.returncode == 0:

@@ -185,6 +185,25 @@ def failures(
     return failed
 
 
+def still_missing(
+    gaps: Sequence[Gap], committed: Sequence[Signature], compile_probe: Callable[[str], str]
+) -> list[Gap]:
+    """The listed gaps this stack's headers still have: a gap whose every call compiles here
+    (a newer HIP gained the function) is not one. `compile_probe` compiles a probe source
+    named probe.cu and returns the compiler's messages; an error outside the probes keeps
+    every gap."""
+    by_name = {s.name: s for s in committed}
+    probed = [by_name[gap.name] for gap in gaps if gap.name in by_name]
+    if not probed:
+        return list(gaps)
+    source, lines = probe_source(probed)
+    output = compile_probe(source)
+    if any(" error: " in line and not line.startswith("probe.cu:") for line in output.splitlines()):
+        return list(gaps)  # the headers themselves failed: nothing is known of the gaps
+    failed = failures(output, lines)
+    return [gap for gap in gaps if gap.name not in by_name or gap.name in failed]
+
+
 # --- reading the real header (I/O) ----------------------------------------------------------
 
 
@@ -221,18 +240,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
-
-
-def still_missing(
-    gaps: Sequence[Gap], committed: Sequence[Signature], compile_probe: Callable[[str], str]
-) -> list[Gap]:
-    """The listed gaps this stack's headers still have: a gap whose every call compiles here
-    (a newer HIP gained the function) is not one. `compile_probe` compiles a probe source
-    named probe.cu and returns the compiler's messages."""
-    by_name = {s.name: s for s in committed}
-    probed = [by_name[gap.name] for gap in gaps if gap.name in by_name]
-    if not probed:
-        return list(gaps)
-    source, lines = probe_source(probed)
-    failed = failures(compile_probe(source), lines)
-    return [gap for gap in gaps if gap.name not in by_name or gap.name in failed]
