@@ -142,13 +142,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"header error: {error}", flush=True)
     print(f"CUDA headers: {provided} of {len(header_plans)} provided (cuda_headers.tsv)", flush=True)
     # the functions listed as missing that this stack's HIP has after all are not gaps here
+    listed_gaps = signatures.load_gaps()
     api_gaps = signatures.still_missing(
-        signatures.load_gaps(), api_functions,
+        listed_gaps, api_functions,
         lambda text: conflicts.compile_source(clangxx, include, cuda_version, text),
     )  # fmt: skip
-    print(
-        f"runtime API gaps on this stack: {len(api_gaps)} of {len(signatures.load_gaps())} listed", flush=True
-    )
+    print(f"runtime API gaps on this stack: {len(api_gaps)} of {len(listed_gaps)} listed", flush=True)
     toolkit.write_report(
         shared, emitted, unresolved, dropped, header_plans, len(api_functions), api_gaps,
         device_functions.load(), signatures.load_gaps(device_functions.GAPS), found,

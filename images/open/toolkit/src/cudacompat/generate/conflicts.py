@@ -50,10 +50,13 @@ def probe_source(headers: Iterable[str]) -> str:
     return "".join(f"#include <{path}>\n" for path in headers)
 
 
-def compile_flags(include: Path, cuda_version: str) -> list[str]:
+def compile_flags(include: Path, cuda_version: str, warnings: bool = False) -> list[str]:
+    """A host-only syntax check of CUDA code against the layer's headers; `warnings`: keep
+    the compiler's warnings (macro redefinitions are how a collision shows)."""
     major, minor = cuda_version.split(".")[:2]
     return [
-        "-x", "hip", "--cuda-host-only", "-nogpulib", "-fsyntax-only", "-ferror-limit=0", "-w",
+        "-x", "hip", "--cuda-host-only", "-nogpulib", "-fsyntax-only", "-ferror-limit=0",
+        *([] if warnings else ["-w"]),
         "-isystem", str(include / "moatbridge" / "shadow"), "-isystem", str(include),
         "-include", "moatbridge/nvcc_prelude.h",
         f"-D__CUDACC_VER_MAJOR__={major}", f"-D__CUDACC_VER_MINOR__={minor}", "-D__CUDACC_VER_BUILD__=0",
@@ -144,7 +147,7 @@ def resolve(
         source = Path(scratch, "headers.cu")
         source.write_text(probe_source(headers), encoding="utf-8")
         for _round in range(ROUNDS):
-            flags = [f for f in compile_flags(include, cuda_version) if f != "-w"]
+            flags = compile_flags(include, cuda_version, warnings=True)
             result = subprocess.run(
                 [clangxx, *flags, *MACRO_COLLISIONS, str(source)],
                 capture_output=True, text=True, check=False,

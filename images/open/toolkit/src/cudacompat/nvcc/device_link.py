@@ -141,6 +141,12 @@ def fatbin_wrapper_assembly(fatbin_path: str, symbols: Iterable[str] = ()) -> st
     return text
 
 
+def references_fatbin(nm_output: str) -> bool:
+    """Whether `nm -u -j` output names a fatbin to be linked: __hip_fatbin (clang 17), or
+    the object's own __hip_fatbin_<hash> (clang 18 and later): relocatable device code."""
+    return any(word == "__hip_fatbin" or word.startswith("__hip_fatbin_") for word in nm_output.split())
+
+
 def wrapper_symbols(nm_output: str) -> list[str]:
     """The per-object fatbin and handle names in `nm -u -j` output."""
     return sorted(

@@ -65,12 +65,11 @@ def _spawn(argv: tuple[str, ...] | list[str], capture: str | None = None) -> tup
 
 
 def _needs_device_link(config: ToolkitConfig, path: str) -> bool:
-    """An object or archive with relocatable device code references an undefined fatbin:
-    __hip_fatbin (clang 17), or one of its own, __hip_fatbin_<hash> (clang 18 and later)."""
+    """An object or archive with relocatable device code, which references an undefined fatbin."""
     if not path.endswith((".o", ".a", ".obj", ".lib")) or not os.path.isfile(path):
         return False
     _, out = _spawn([config.tool("llvm-nm"), "--undefined-only", "--format=just-symbols", path], "stdout")
-    return any(symbol == b"__hip_fatbin" or symbol.startswith(b"__hip_fatbin_") for symbol in out.split())
+    return device_link.references_fatbin(out.decode("utf-8", "replace"))
 
 
 def _compat_report_hints(diagnostics: str, config: ToolkitConfig) -> str:
