@@ -4,7 +4,7 @@
    wavefront have their own (moatbridge/cg_multi_tile.h). */
 #pragma once
 #include <cooperative_groups.h>
-#include <type_traits>
+#include <moatbridge/traits.h>
 
 namespace cooperative_groups {
 
@@ -41,9 +41,9 @@ template <class Group> __device__ inline unsigned int group_rank(const Group& gr
 }  // namespace moatbridge_detail
 
 template <class Group, class Value, class Op,
-          typename std::enable_if<!::moatbridge_cg_multi::is_multi_tile<Group>::value, int>::type = 0>
-__device__ std::decay_t<Value> reduce(const Group& group, Value&& value, Op&& op) {
-    using T = std::decay_t<Value>;
+          typename moatbridge_traits::enable_if<!::moatbridge_cg_multi::is_multi_tile<Group>::value, int>::type = 0>
+__device__ moatbridge_traits::decay_t<Value> reduce(const Group& group, Value&& value, Op&& op) {
+    using T = moatbridge_traits::decay_t<Value>;
     T partial = value;
     const unsigned int count = moatbridge_detail::group_count(group);
     const unsigned int rank = moatbridge_detail::group_rank(group);
@@ -56,9 +56,9 @@ __device__ std::decay_t<Value> reduce(const Group& group, Value&& value, Op&& op
 
 /* Tiles larger than a wavefront (moatbridge/cg_multi_tile.h): through shared memory. */
 template <class Group, class Value, class Op,
-          typename std::enable_if<::moatbridge_cg_multi::is_multi_tile<Group>::value, int>::type = 0>
-__device__ std::decay_t<Value> reduce(const Group&, Value&& value, Op&& op) {
-    return ::moatbridge_cg_multi::reduce<Group::moatbridge_threads>(std::decay_t<Value>(value), op);
+          typename moatbridge_traits::enable_if<::moatbridge_cg_multi::is_multi_tile<Group>::value, int>::type = 0>
+__device__ moatbridge_traits::decay_t<Value> reduce(const Group&, Value&& value, Op&& op) {
+    return ::moatbridge_cg_multi::reduce<Group::moatbridge_threads>(moatbridge_traits::decay_t<Value>(value), op);
 }
 
 }  // namespace cooperative_groups

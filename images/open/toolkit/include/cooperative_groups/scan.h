@@ -7,9 +7,9 @@
 namespace cooperative_groups {
 
 template <class Group, class Value, class Op,
-          typename std::enable_if<!::moatbridge_cg_multi::is_multi_tile<Group>::value, int>::type = 0>
-__device__ std::decay_t<Value> inclusive_scan(const Group& group, Value&& value, Op&& op) {
-    using T = std::decay_t<Value>;
+          typename moatbridge_traits::enable_if<!::moatbridge_cg_multi::is_multi_tile<Group>::value, int>::type = 0>
+__device__ moatbridge_traits::decay_t<Value> inclusive_scan(const Group& group, Value&& value, Op&& op) {
+    using T = moatbridge_traits::decay_t<Value>;
     T running = value;
     const unsigned int count = moatbridge_detail::group_count(group);
     const unsigned int rank = moatbridge_detail::group_rank(group);
@@ -21,35 +21,35 @@ __device__ std::decay_t<Value> inclusive_scan(const Group& group, Value&& value,
 }
 
 template <class Group, class Value>
-__device__ std::decay_t<Value> inclusive_scan(const Group& group, Value&& value) {
-    return inclusive_scan(group, static_cast<Value&&>(value), plus<std::decay_t<Value>>());
+__device__ moatbridge_traits::decay_t<Value> inclusive_scan(const Group& group, Value&& value) {
+    return inclusive_scan(group, static_cast<Value&&>(value), plus<moatbridge_traits::decay_t<Value>>());
 }
 
 template <class Group, class Value, class Op,
-          typename std::enable_if<!::moatbridge_cg_multi::is_multi_tile<Group>::value, int>::type = 0>
-__device__ std::decay_t<Value> exclusive_scan(const Group& group, Value&& value, Op&& op) {
-    using T = std::decay_t<Value>;
+          typename moatbridge_traits::enable_if<!::moatbridge_cg_multi::is_multi_tile<Group>::value, int>::type = 0>
+__device__ moatbridge_traits::decay_t<Value> exclusive_scan(const Group& group, Value&& value, Op&& op) {
+    using T = moatbridge_traits::decay_t<Value>;
     T inclusive = inclusive_scan(group, static_cast<Value&&>(value), op);
     T before = group.shfl_up(inclusive, 1);
     return moatbridge_detail::group_rank(group) == 0 ? T() : before;
 }
 
 template <class Group, class Value>
-__device__ std::decay_t<Value> exclusive_scan(const Group& group, Value&& value) {
-    return exclusive_scan(group, static_cast<Value&&>(value), plus<std::decay_t<Value>>());
+__device__ moatbridge_traits::decay_t<Value> exclusive_scan(const Group& group, Value&& value) {
+    return exclusive_scan(group, static_cast<Value&&>(value), plus<moatbridge_traits::decay_t<Value>>());
 }
 
 /* Tiles larger than a wavefront (moatbridge/cg_multi_tile.h): through shared memory. */
 template <class Group, class Value, class Op,
-          typename std::enable_if<::moatbridge_cg_multi::is_multi_tile<Group>::value, int>::type = 0>
-__device__ std::decay_t<Value> inclusive_scan(const Group&, Value&& value, Op&& op) {
-    return ::moatbridge_cg_multi::scan<true, Group::moatbridge_threads>(std::decay_t<Value>(value), op);
+          typename moatbridge_traits::enable_if<::moatbridge_cg_multi::is_multi_tile<Group>::value, int>::type = 0>
+__device__ moatbridge_traits::decay_t<Value> inclusive_scan(const Group&, Value&& value, Op&& op) {
+    return ::moatbridge_cg_multi::scan<true, Group::moatbridge_threads>(moatbridge_traits::decay_t<Value>(value), op);
 }
 
 template <class Group, class Value, class Op,
-          typename std::enable_if<::moatbridge_cg_multi::is_multi_tile<Group>::value, int>::type = 0>
-__device__ std::decay_t<Value> exclusive_scan(const Group&, Value&& value, Op&& op) {
-    return ::moatbridge_cg_multi::scan<false, Group::moatbridge_threads>(std::decay_t<Value>(value), op);
+          typename moatbridge_traits::enable_if<::moatbridge_cg_multi::is_multi_tile<Group>::value, int>::type = 0>
+__device__ moatbridge_traits::decay_t<Value> exclusive_scan(const Group&, Value&& value, Op&& op) {
+    return ::moatbridge_cg_multi::scan<false, Group::moatbridge_threads>(moatbridge_traits::decay_t<Value>(value), op);
 }
 
 }  // namespace cooperative_groups

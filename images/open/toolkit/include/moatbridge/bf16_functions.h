@@ -8,8 +8,8 @@
    conversions give, where HIP's __float2bfloat16 keeps a NaN's payload. */
 #pragma once
 #define MOATBRIDGE_BF16_FUNCTIONS_H 1
-#include <climits>
-#include <type_traits>
+#include <moatbridge/climits.h>
+#include <moatbridge/traits.h>
 
 #if defined(__HIP__)
 #define MOATBRIDGE_BF16_MEMBER __host__ __device__
@@ -55,7 +55,7 @@ struct __nv_bfloat16_raw {
     __nv_bfloat16_raw() = default;
     MOATBRIDGE_BF16_MEMBER constexpr __nv_bfloat16_raw(unsigned short bits) : x(bits) {}
     MOATBRIDGE_BF16_MEMBER MOATBRIDGE_BF16_CONSTEXPR __nv_bfloat16_raw(const __hip_bfloat16& h) : x(MOATBRIDGE_BF16_BITS(h)) {}
-    template <class T, typename std::enable_if<std::is_floating_point<T>::value, int>::type = 0>
+    template <class T, typename moatbridge_traits::enable_if<moatbridge_traits::is_floating_point<T>::value, int>::type = 0>
     __nv_bfloat16_raw(T) = delete;
     MOATBRIDGE_BF16_MEMBER MOATBRIDGE_BF16_CONSTEXPR operator __hip_bfloat16() const { return MOATBRIDGE_BF16_FROM_BITS(x); }
 };

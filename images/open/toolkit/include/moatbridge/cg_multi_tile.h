@@ -21,7 +21,7 @@
    so only one path is compiled). Compile-tested only: no GPU has run this code (nvcc.md). */
 #pragma once
 #include <hip/hip_cooperative_groups.h>
-#include <type_traits>
+#include <moatbridge/traits.h>
 
 namespace cooperative_groups {
 
@@ -48,14 +48,14 @@ using cooperative_groups::thread_block;
 
 /* CUDA's multi-warp sizes (above 32 lanes); HIP's own tiles stop at 32 or 64. */
 template <unsigned int Size>
-struct is_multi_size : std::integral_constant<bool, (Size & (Size - 1)) == 0 && Size >= 64 && Size <= 1024> {};
+struct is_multi_size : moatbridge_traits::integral_constant<bool, (Size & (Size - 1)) == 0 && Size >= 64 && Size <= 1024> {};
 
 /* The tile types this header defines (their common base): reduce.h and scan.h pick the
    multi-wavefront algorithms by it. */
 template <unsigned int Size> class tile_base;
 template <class Group> struct is_multi_tile {
-    template <unsigned int Size> static std::true_type test(const tile_base<Size>*);
-    static std::false_type test(...);
+    template <unsigned int Size> static moatbridge_traits::true_type test(const tile_base<Size>*);
+    static moatbridge_traits::false_type test(...);
     static constexpr bool value = decltype(test(static_cast<const Group*>(nullptr)))::value;
 };
 
@@ -208,7 +208,7 @@ template <class T, class Op> __device__ __forceinline__ T wave_inclusive_scan(T 
 template <class T> __device__ __forceinline__ void check_value_type() {
     static_assert(sizeof(T) <= sizeof(unsigned long long),
                   "collectives on tiles larger than a warp take values of 8 bytes or less (as in CUDA)");
-    static_assert(std::is_trivially_copyable<T>::value, "a tile collective's value must be trivially copyable");
+    static_assert(moatbridge_traits::is_trivially_copyable<T>::value, "a tile collective's value must be trivially copyable");
 }
 
 /* cg::reduce on a multi-wavefront tile: each wavefront reduces in registers and parks its
@@ -383,14 +383,14 @@ MOATBRIDGE_CG_MULTI_TILE(1024)
 /* More specialised than HIP's tiled_partition<N>(const Parent&), whose body rejects sizes
    above the wavefront: these take the multi-wavefront sizes. Collective over the parent. */
 template <unsigned int Size>
-__device__ typename std::enable_if<::moatbridge_cg_multi::is_multi_size<Size>::value,
+__device__ typename moatbridge_traits::enable_if<::moatbridge_cg_multi::is_multi_size<Size>::value,
                                    thread_block_tile<Size, thread_block>>::type
 tiled_partition(const thread_block& parent) {
     return ::moatbridge_cg_multi::access::partition<Size, thread_block>(parent);
 }
 
 template <unsigned int Size, unsigned int ParentSize, class Grand>
-__device__ typename std::enable_if<::moatbridge_cg_multi::is_multi_size<Size>::value &&
+__device__ typename moatbridge_traits::enable_if<::moatbridge_cg_multi::is_multi_size<Size>::value &&
                                        ::moatbridge_cg_multi::is_multi_size<ParentSize>::value,
                                    thread_block_tile<Size, thread_block_tile<ParentSize, Grand>>>::type
 tiled_partition(const thread_block_tile<ParentSize, Grand>& parent) {

@@ -3,7 +3,7 @@
    intrinsics.h. */
 #pragma once
 #if defined(__HIP__) && !defined(MOATBRIDGE_NO_INTRINSICS)
-#include <type_traits>
+#include <moatbridge/traits.h>
 
 /* --- the mode-taking double functions of device_double_functions.h ------------------------- */
 #ifndef MOATBRIDGE_CUDA_ROUND_MODE

@@ -6,7 +6,7 @@
 #pragma once
 #if defined(__HIP__) && !defined(MOATBRIDGE_NO_INTRINSICS)
 #include <moatbridge/warp_sync.h>
-#include <type_traits>
+#include <moatbridge/traits.h>
 
 /* --- integer dot products (sm_61) ---------------------------------------------------- */
 __device__ inline int __dp4a(int a, int b, int c) {
@@ -53,16 +53,16 @@ template <class T> __device__ inline void __stwb(T* p, T value) { *p = value; }
 template <class T> __device__ inline void __stcg(T* p, T value) { *p = value; }
 template <class T> __device__ inline void __stcs(T* p, T value) { *p = value; }
 /* __ldcv/__stwt (fetch again, write through): volatile accesses, a vector's one word at a time */
-template <class T> __device__ inline typename std::enable_if<std::is_scalar<T>::value, T>::type __ldcv(const T* p) {
+template <class T> __device__ inline typename moatbridge_traits::enable_if<moatbridge_traits::is_scalar<T>::value, T>::type __ldcv(const T* p) {
     return *(const volatile T*)p;
 }
-template <class T> __device__ inline typename std::enable_if<std::is_scalar<T>::value>::type __stwt(T* p, T value) {
+template <class T> __device__ inline typename moatbridge_traits::enable_if<moatbridge_traits::is_scalar<T>::value>::type __stwt(T* p, T value) {
     *(volatile T*)p = value;
 }
 template <class T>
-using moatbridge_word_t = typename std::conditional<sizeof(T) % 4 == 0 && alignof(T) % 4 == 0, unsigned int,
-    typename std::conditional<sizeof(T) % 2 == 0 && alignof(T) % 2 == 0, unsigned short, unsigned char>::type>::type;
-template <class T> __device__ inline typename std::enable_if<!std::is_scalar<T>::value, T>::type __ldcv(const T* p) {
+using moatbridge_word_t = typename moatbridge_traits::conditional<sizeof(T) % 4 == 0 && alignof(T) % 4 == 0, unsigned int,
+    typename moatbridge_traits::conditional<sizeof(T) % 2 == 0 && alignof(T) % 2 == 0, unsigned short, unsigned char>::type>::type;
+template <class T> __device__ inline typename moatbridge_traits::enable_if<!moatbridge_traits::is_scalar<T>::value, T>::type __ldcv(const T* p) {
     typedef moatbridge_word_t<T> W;
     W words[sizeof(T) / sizeof(W)];
     for (unsigned int i = 0; i < sizeof(T) / sizeof(W); ++i) words[i] = ((const volatile W*)p)[i];
@@ -70,7 +70,7 @@ template <class T> __device__ inline typename std::enable_if<!std::is_scalar<T>:
     __builtin_memcpy(&value, words, sizeof(T));
     return value;
 }
-template <class T> __device__ inline typename std::enable_if<!std::is_scalar<T>::value>::type __stwt(T* p, T value) {
+template <class T> __device__ inline typename moatbridge_traits::enable_if<!moatbridge_traits::is_scalar<T>::value>::type __stwt(T* p, T value) {
     typedef moatbridge_word_t<T> W;
     W words[sizeof(T) / sizeof(W)];
     __builtin_memcpy(words, &value, sizeof(T));
