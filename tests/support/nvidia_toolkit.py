@@ -134,6 +134,12 @@ def real_curand_library() -> Path:
     return root / "usr/lib/x86_64-linux-gnu/libcurand.so.10"
 
 
+def real_nvrtc_library() -> Path:
+    """NVIDIA's NVRTC (Debian's libnvrtc12 and its builtins): it compiles without a GPU."""
+    root = unpacked(("libnvrtc12", "libnvrtc-builtins12.4"), "nvidia-nvrtc", keep="usr/lib/x86_64-linux-gnu")
+    return root / "usr/lib/x86_64-linux-gnu/libnvrtc.so.12"
+
+
 def samples_dir() -> Path:
     """NVIDIA's cuda-samples as Debian ships them (Makefile projects, unmodified)."""
     root = unpacked(SAMPLE_PACKAGES, "nvidia-cuda-samples")

@@ -2,6 +2,15 @@
 #pragma once
 #include <moatbridge/runtime.h>
 #if defined(__HIP__)
+#if defined(__HIPCC_RTC__) && HIP_VERSION_MAJOR < 6
+/* hiprtc 5.7 has HIP's detail headers built in without their include guards, so the bf16
+   header's includes of them define everything twice (plain hiprtc fails the same way on
+   `#include <hip/hip_bf16.h>`): their guards, defined here, leave hiprtc's copies alone. */
+#define HIP_INCLUDE_HIP_AMD_DETAIL_HIP_COMMON_H
+#define HIP_INCLUDE_HIP_AMD_DETAIL_HIP_VECTOR_TYPES_H
+#define HIP_INCLUDE_HIP_AMD_DETAIL_DEVICE_LIBRARY_DECLS_H
+#define HIP_INCLUDE_HIP_AMD_DETAIL_HOST_DEFINES_H
+#endif
 /* HIP's bf16 header, shadowed where its __hip_bfloat16 is not the class CUDA's __nv_bfloat16
    is (the generator's bfloat16_class probe: HIP 5.7; HIP 6 has the class and no shadow is
    written); listed explicitly for host compilers, whose include path has no shadow directory */

@@ -5,66 +5,134 @@
 #include <hip/hiprtc.h>
 #include <moatbridge/restore_cuda_macros.h>
 #include <moatbridge/generated/nvrtc.h>
-#include <stdlib.h>
-#include <string.h>
+#include <moatbridge/nvrtc_options.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
 
-/* nvrtcCompileProgram with NVRTC's options put into hiprtc's words; the caller's array is
-   left as it is. An NVIDIA architecture (--gpu-architecture=sm_86, -arch=compute_80, or
-   `-arch` with the name as the next option) is left out, so hiprtc compiles for the current
-   device, its default: hiprtc aborts the process on an sm_ name (6.4: "free(): invalid
-   pointer" inside hiprtcCompileProgram) and every cuda-samples *_nvrtc program passes one
-   (nvrtc_helper.h). An AMD name (gfx1100) goes through. --include-path=D, --define-macro=M
-   and --undefine-macro=M, which hiprtc rejects, become -ID, -DM and -UM. NVRTC takes
-   `const char* const*` options (char** converts); hipRTC takes `const char**`. */
-static inline int moatbridge_nvrtc_is_nvidia_arch(const char* name) {
-    return strncmp(name, "sm_", 3) == 0 || strncmp(name, "compute_", 8) == 0 || strncmp(name, "lto_", 4) == 0;
-}
-static inline const char* moatbridge_nvrtc_value(const char* option, const char* name) {
-    size_t length = strlen(name);
-    return strncmp(option, name, length) == 0 ? option + length : NULL;
-}
-static inline hiprtcResult moatbridge_nvrtcCompileProgram(hiprtcProgram prog, int numOptions,
-                                                          const char* const* options) {
-    const char** kept;
-    char** made;
-    int count = 0, owned = 0, i;
-    hiprtcResult result;
-    if (numOptions < 0 || (numOptions > 0 && options == NULL)) return HIPRTC_ERROR_INVALID_INPUT;
-    kept = (const char**)malloc(sizeof(char*) * (size_t)(numOptions + 1));
-    made = (char**)malloc(sizeof(char*) * (size_t)(numOptions + 1));
-    if (kept == NULL || made == NULL) {
-        free(kept);
-        free(made);
-        return HIPRTC_ERROR_OUT_OF_MEMORY;
+/* NVRTC over hiprtc, with what NVRTC gives a program and hiprtc does not:
+   - NVRTC's options (moatbridge/nvrtc_options.h); an NVIDIA architecture sets __CUDA_ARCH__
+     (the last one given; NVRTC's default, compute_52 up to CUDA 12 and compute_75 from 13,
+     otherwise) and hiprtc compiles for the current device, its default: hiprtc aborts the
+     process on an sm_ name (6.4: "free(): invalid pointer"), and every cuda-samples *_nvrtc
+     program passes one;
+   - NVRTC's predefined macros and the CUDA device functions HIP lacks
+     (moatbridge/nvrtc_prelude.h), and these headers themselves after the program's own
+     include paths: a kernel's <cooperative_groups.h> or <cuda_fp16.h>, from here or from a
+     copy of them, compiles as under nvcc;
+   - quoted includes from the directory of the program's name (the working directory for a
+     name without one), which NVRTC searches and hiprtc, compiling a copy of the source in a
+     directory of its own, does not. That directory is kept from nvrtcCreateProgram to
+     nvrtcDestroyProgram in a process-wide list (weak definitions: one list however many
+     translation units include this header).
+   NVRTC takes `const char* const*` options and headers (char** converts); hiprtc takes
+   `const char**`. The caller's arrays are left as they are. */
+struct moatbridge_nvrtc_origin {
+    hiprtcProgram program;
+    char* directory; /* as the name gives it; a relative one is taken from the working directory at compile time */
+    struct moatbridge_nvrtc_origin* next;
+};
+__attribute__((weak)) struct moatbridge_nvrtc_origin* moatbridge_nvrtc_origins = NULL;
+__attribute__((weak)) pthread_mutex_t moatbridge_nvrtc_origins_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline hiprtcResult moatbridge_nvrtcCreateProgram(hiprtcProgram* prog, const char* src, const char* name,
+                                                         int numHeaders, const char* const* headers,
+                                                         const char* const* includeNames) {
+    hiprtcResult result =
+        hiprtcCreateProgram(prog, src, name, numHeaders, (const char**)headers, (const char**)includeNames);
+    const char* slash = name != NULL ? strrchr(name, '/') : NULL;
+    struct moatbridge_nvrtc_origin* origin;
+    size_t length = slash == NULL ? 1 : slash == name ? 1 : (size_t)(slash - name);
+    if (result != HIPRTC_SUCCESS) return result;
+    origin = (struct moatbridge_nvrtc_origin*)malloc(sizeof *origin);
+    if (origin == NULL) return result; /* then quoted includes are searched as hiprtc does */
+    origin->directory = (char*)malloc(length + 1);
+    if (origin->directory == NULL) {
+        free(origin);
+        return result;
     }
-    for (i = 0; i < numOptions; i++) {
-        const char* option = options[i];
-        const char* value = moatbridge_nvrtc_value(option, "--gpu-architecture=");
-        const char* flag = NULL;
-        if (value == NULL) value = moatbridge_nvrtc_value(option, "-arch=");
-        if (value != NULL && moatbridge_nvrtc_is_nvidia_arch(value)) continue;
-        if ((strcmp(option, "--gpu-architecture") == 0 || strcmp(option, "-arch") == 0) && i + 1 < numOptions &&
-            moatbridge_nvrtc_is_nvidia_arch(options[i + 1])) {
-            i++;
-            continue;
-        }
-        if ((value = moatbridge_nvrtc_value(option, "--include-path=")) != NULL) flag = "-I";
-        else if ((value = moatbridge_nvrtc_value(option, "--define-macro=")) != NULL) flag = "-D";
-        else if ((value = moatbridge_nvrtc_value(option, "--undefine-macro=")) != NULL) flag = "-U";
-        if (flag != NULL) {
-            char* spelled = (char*)malloc(strlen(value) + 3);
-            if (spelled == NULL) continue;
-            strcpy(spelled, flag);
-            strcat(spelled, value);
-            made[owned++] = spelled;
-            option = spelled;
-        }
-        kept[count++] = option;
-    }
-    result = hiprtcCompileProgram(prog, count, kept);
-    while (owned > 0) free(made[--owned]);
-    free(made);
-    free(kept);
+    memcpy(origin->directory, slash == NULL ? "." : name, length);
+    origin->directory[length] = '\0';
+    origin->program = *prog;
+    pthread_mutex_lock(&moatbridge_nvrtc_origins_lock);
+    origin->next = moatbridge_nvrtc_origins;
+    moatbridge_nvrtc_origins = origin;
+    pthread_mutex_unlock(&moatbridge_nvrtc_origins_lock);
     return result;
 }
+
+static inline hiprtcResult moatbridge_nvrtcDestroyProgram(hiprtcProgram* prog) {
+    struct moatbridge_nvrtc_origin** link;
+    struct moatbridge_nvrtc_origin* found = NULL;
+    if (prog != NULL && *prog != NULL) {
+        pthread_mutex_lock(&moatbridge_nvrtc_origins_lock);
+        for (link = &moatbridge_nvrtc_origins; *link != NULL; link = &(*link)->next) {
+            if ((*link)->program == *prog) {
+                found = *link;
+                *link = found->next;
+                break;
+            }
+        }
+        pthread_mutex_unlock(&moatbridge_nvrtc_origins_lock);
+    }
+    if (found != NULL) {
+        free(found->directory);
+        free(found);
+    }
+    return hiprtcDestroyProgram(prog);
+}
+
+/* "-iquote DIR" for the program's name, DIR absolute; nothing for a program this header did not create. */
+static inline void moatbridge_nvrtc_add_quote_directory(hiprtcProgram prog, struct moatbridge_nvrtc_words* words) {
+    struct moatbridge_nvrtc_origin* origin;
+    char working[4096];
+    pthread_mutex_lock(&moatbridge_nvrtc_origins_lock);
+    for (origin = moatbridge_nvrtc_origins; origin != NULL && origin->program != prog; origin = origin->next) {
+    }
+    if (origin != NULL) {
+        moatbridge_nvrtc_add(words, "-iquote");
+        if (origin->directory[0] == '/') moatbridge_nvrtc_add(words, origin->directory);
+        else if (getcwd(working, sizeof working) != NULL) {
+            size_t length = strlen(working);
+            if (length + 1 < sizeof working) {
+                working[length] = '/';
+                working[length + 1] = '\0';
+            }
+            moatbridge_nvrtc_add2(words, working, origin->directory);
+        } else {
+            moatbridge_nvrtc_add(words, origin->directory);
+        }
+    }
+    pthread_mutex_unlock(&moatbridge_nvrtc_origins_lock);
+}
+
+static inline hiprtcResult moatbridge_nvrtcCompileProgram(hiprtcProgram prog, int numOptions,
+                                                          const char* const* options) {
+    struct moatbridge_nvrtc_words words = {NULL, 0, 0, 0};
+    struct moatbridge_nvrtc_settings settings = {MOATBRIDGE_CUDA_MAJOR >= 13 ? 750 : 520, 1};
+    char arch[64];
+    hiprtcResult result;
+    if (numOptions < 0 || (numOptions > 0 && options == NULL)) return HIPRTC_ERROR_INVALID_INPUT;
+    if (moatbridge_nvrtc_translate(numOptions, options, &words, &settings) != 0) {
+        moatbridge_nvrtc_free_words(&words);
+        return HIPRTC_ERROR_INVALID_OPTION;
+    }
+    snprintf(arch, sizeof arch, "-D__CUDA_ARCH__=%d", settings.cuda_arch);
+    moatbridge_nvrtc_add(&words, arch);
+    snprintf(arch, sizeof arch, "-D__CUDA_ARCH_LIST__=%d", settings.cuda_arch);
+    moatbridge_nvrtc_add(&words, arch);
+#if HIP_VERSION_MAJOR >= 7
+    moatbridge_nvrtc_add(&words, "-DHIP_DISABLE_WARP_SYNC_BUILTINS=1"); /* as moatbridge/runtime.h does */
+#endif
+    if (settings.source_include) moatbridge_nvrtc_add_quote_directory(prog, &words);
+    moatbridge_nvrtc_add(&words, "-I" MOATBRIDGE_INCLUDE_DIR);
+    moatbridge_nvrtc_add(&words, "-include");
+    moatbridge_nvrtc_add(&words, MOATBRIDGE_INCLUDE_DIR "/moatbridge/nvrtc_prelude.h");
+    result = words.failed ? HIPRTC_ERROR_OUT_OF_MEMORY
+                          : hiprtcCompileProgram(prog, words.count, (const char**)words.items);
+    moatbridge_nvrtc_free_words(&words);
+    return result;
+}
+#define nvrtcCreateProgram moatbridge_nvrtcCreateProgram
+#define nvrtcDestroyProgram moatbridge_nvrtcDestroyProgram
 #define nvrtcCompileProgram moatbridge_nvrtcCompileProgram

@@ -1,6 +1,14 @@
 /* moatbridge: the CUDA runtime and driver API names on HIP 5.7. Included by cuda_runtime.h,
    cuda_runtime_api.h and cuda.h; usable from .cu (nvcc) and plain C++ (CMake's CUDA::cudart). */
 #pragma once
+#if defined(__HIPCC_RTC__)
+/* Runtime compilation (nvrtc.h over hiprtc): hiprtc has HIP's device side built in and no
+   host API to declare; what CUDA device code has beyond HIP's comes from the same headers as
+   under nvcc. */
+#include <moatbridge/generated/version.h>
+#include <moatbridge/warp_sync.h>
+#include <moatbridge/intrinsics.h>
+#else
 #ifndef __HIP_PLATFORM_AMD__
 #define __HIP_PLATFORM_AMD__ 1
 #endif
@@ -23,6 +31,7 @@
 #include <moatbridge/warp_sync.h>
 #include <moatbridge/intrinsics.h>
 #include <moatbridge/surface_functions.h>
+#endif
 #endif
 /* The calling convention of host callbacks (empty but on Windows) */
 #ifndef CUDART_CB

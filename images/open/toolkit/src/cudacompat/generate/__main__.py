@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{family}: {len(result.resolved)} mappings, {len(result.unresolved)} unresolved", flush=True)
     toolkit.write_text(
         include / "moatbridge" / "generated" / "version.h",
-        toolkit.version_header(cuda_version, args.mimic_cc),
+        toolkit.version_header(cuda_version, args.mimic_cc, include),
     )
     shadowed = toolkit.write_shadow_tree(include, args.system_include / "thrust", "thrust")
     cub = toolkit.write_cub_headers(include, args.system_include / "hipcub")

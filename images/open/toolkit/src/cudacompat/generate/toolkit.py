@@ -21,7 +21,6 @@ LINKER_SCRIPTS: dict[str, str] = {
     "libcudart_static.a": "INPUT(-lamdhip64)",
     "stubs/libcuda.so": "INPUT(-lamdhip64)",
     "libcuda.so": "INPUT(-lamdhip64)",
-    "libnvrtc.so": "INPUT(-lamdhip64)",
     "libcublas.so": "INPUT(-lhipblas)",
     "libcublas_static.a": "INPUT(-lhipblas)",
     "libcufft.so": "INPUT(-lhipfft)",
@@ -75,6 +74,9 @@ def write_libraries(lib64: Path, stack: Stack) -> None:
     header = "/* moatbridge: the CUDA name of a ROCm library (GNU ld / lld linker script) */\n"
     for name, script in LINKER_SCRIPTS.items():
         write_text(lib64 / name, header + script + "\n")
+    # HIP 7 moved hiprtc out of libamdhip64 into libhiprtc; before, libamdhip64 has it.
+    nvrtc = "INPUT(-lhiprtc -lamdhip64)" if stack.hip_major >= 7 else "INPUT(-lamdhip64)"
+    write_text(lib64 / "libnvrtc.so", header + nvrtc + "\n")
     for name, (library, script) in OPTIONAL_SCRIPTS.items():
         if getattr(stack, library):
             write_text(lib64 / name, header + script + "\n")
@@ -105,15 +107,21 @@ def mapping_header(family: str, mappings: Sequence[Mapping], source: str) -> str
     return "\n".join(lines) + "\n"
 
 
-def version_header(cuda_version: str, mimic_cc: int) -> str:
-    major, minor = (int(part) for part in cuda_version.split(".")[:2])
+def version_header(cuda_version: str, mimic_cc: int, include: Path) -> str:
+    """The mimicked CUDA version (major.minor.build) and compute capability, and where the
+    headers are: runtime compilation (nvrtc.h) hands the directory to hiprtc."""
+    major, minor, build = (int(part) for part in cuda_version.split(".")[:3])
     number = major * 1000 + minor * 10
     return (
         "/* Generated at image build by moatbridge: the CUDA version this toolkit mimics. */\n"
         "#pragma once\n"
         f"#define MOATBRIDGE_CUDA_VERSION_NUMBER {number}\n"
+        f"#define MOATBRIDGE_CUDA_MAJOR {major}\n"
+        f"#define MOATBRIDGE_CUDA_MINOR {minor}\n"
+        f"#define MOATBRIDGE_CUDA_BUILD {build}\n"
         f"#define MOATBRIDGE_MIMIC_CC_MAJOR {mimic_cc // 10}\n"
         f"#define MOATBRIDGE_MIMIC_CC_MINOR {mimic_cc % 10}\n"
+        f'#define MOATBRIDGE_INCLUDE_DIR "{include}"\n'
     )
 
 

@@ -1,0 +1,218 @@
+"""NVRTC as CUDA programs drive it, measured against NVIDIA's NVRTC (Debian's libnvrtc12, CUDA
+12.4, fetched at test time; it compiles without a GPU). One driver program compiles each case
+with the real NVRTC and with ours (nvrtc.h over hiprtc) in the same image, and both must give
+the expected outcome: NVRTC's option spellings (joined, separate, NVIDIA-only ones accepted),
+its predefined macros and __CUDA_ARCH__, quoted includes from the directory of the program's
+name and not from the working directory, and CUDA's device headers (cooperative groups and
+their reductions, fp16, bf16, warp functions) from the toolkit's include directory or from a
+copy next to the kernel, as cuda-samples' matrixMul_nvrtc makes. Runs without a GPU: ours
+names the target hiprtc would otherwise ask the device for."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+from conftest import docker_run
+from support import nvidia_toolkit
+from support.open_stacks import OPEN_STACKS
+
+pytestmark = pytest.mark.engine
+
+DRIVER = r"""
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+#ifdef ORACLE  /* NVIDIA's entry points and result codes, declared here: no CUDA header needed */
+extern "C" {
+typedef struct _nvrtcProgram* nvrtcProgram;
+typedef int nvrtcResult;
+nvrtcResult nvrtcCreateProgram(nvrtcProgram*, const char*, const char*, int, const char* const*, const char* const*);
+nvrtcResult nvrtcCompileProgram(nvrtcProgram, int, const char* const*);
+nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram, size_t*);
+nvrtcResult nvrtcGetProgramLog(nvrtcProgram, char*);
+nvrtcResult nvrtcDestroyProgram(nvrtcProgram*);
+}
+enum { NVRTC_SUCCESS = 0, NVRTC_ERROR_INVALID_OPTION = 5, NVRTC_ERROR_COMPILATION = 6 };
+#else
+#include <nvrtc.h>
+#endif
+// argv: the program's name (its source is read from there, as the samples do), then options.
+int main(int argc, char** argv) {
+    std::ifstream file(argv[1]);
+    std::stringstream text;
+    text << file.rdbuf();
+    std::string source = text.str();
+    std::vector<char*> options;
+#ifdef EXTRA_OPTION
+    options.push_back(const_cast<char*>(EXTRA_OPTION));
+#endif
+    for (int i = 2; i < argc; ++i) options.push_back(argv[i]);
+    nvrtcProgram program;
+    if (nvrtcCreateProgram(&program, source.c_str(), argv[1], 0, NULL, NULL) != NVRTC_SUCCESS) return 1;
+    nvrtcResult result = nvrtcCompileProgram(program, (int)options.size(), options.data());
+    size_t size = 0;
+    nvrtcGetProgramLogSize(program, &size);
+    std::string log(size + 1, '\0');
+    nvrtcGetProgramLog(program, &log[0]);
+    std::fprintf(stderr, "%s: %s\n", argv[1], log.c_str());
+    nvrtcDestroyProgram(&program);
+    std::printf("%s\n", result == NVRTC_SUCCESS ? "compiled" : result == NVRTC_ERROR_INVALID_OPTION ? "invalid option"
+                        : result == NVRTC_ERROR_COMPILATION ? "compile error" : "other");
+    return 0;
+}
+"""
+
+SOURCES = {
+    "plain.cu": 'extern "C" __global__ void kernel(float* x) { x[threadIdx.x] = 1.0f; }\n',
+    "macros.cu": (
+        "#if !defined(__CUDACC__) || !defined(__CUDACC_RTC__) || defined(__NVCC__)\n#error identity\n#endif\n"
+        "#if __CUDACC_VER_MAJOR__ != 12 || __CUDACC_VER_MINOR__ != 4 || CUDART_VERSION != 12040\n#error version\n#endif\n"
+        "#if __CUDA_API_VER_MAJOR__ != 12 || __CUDA_API_VER_MINOR__ != 4\n#error api version\n#endif\n"
+        '__device__ void kernel() { static_assert(__CUDA_ARCH__ == 520 && __CUDA_ARCH_LIST__ == 520, "default"); }\n'
+    ),
+    "sm86.cu": '__device__ void f() { static_assert(__CUDA_ARCH__ == 860, "sm_86"); }\n',
+    "sm80.cu": '__device__ void f() { static_assert(__CUDA_ARCH__ == 800, "compute_80"); }\n',
+    "sm90.cu": '__device__ void f() { static_assert(__CUDA_ARCH__ == 900, "the last one"); }\n',
+    "kernels/quoted.cu": '#include "local.cuh"\n__device__ int f() { return LOCAL; }\n',
+    "kernels/local.cuh": "#define LOCAL 1\n",
+    "kernels/cwd.cu": '#include "top.cuh"\n__device__ int f() { return TOP; }\n',
+    "top.cuh": "#define TOP 1\n",
+    "angle.cu": "#include <inc.cuh>\n__device__ int f() { return INC; }\n",
+    "inc/inc.cuh": "#define INC 1\n",
+    "inc/pre.h": "#define PRE 1\n",
+    "preinc.cu": "__device__ int f() { return PRE; }\n",
+    "define.cu": "#if !defined(ONE) || TWO != 2\n#error macros\n#endif\n__device__ int f() { return TWO; }\n",
+    "groups.cu": r"""
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void kernel(float* out, const __half* h, const __nv_bfloat16* b) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    float v = __half2float(__hmul(h[threadIdx.x], h[threadIdx.x])) + __bfloat162float(b[threadIdx.x]);
+    v = cg::reduce(warp, v, cg::plus<float>());
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+    unsigned mask = __ballot_sync(__activemask(), v > 0.0f);
+    __syncwarp();
+    cg::sync(block);
+    if (warp.thread_rank() == 0) out[blockIdx.x] = v + (float)__popc(mask) + __int_as_float(__brev(mask));
+}
+""",
+    "copied/matrix.cu": r"""
+#include <cooperative_groups.h>
+extern "C" __global__ void kernel(float* c, const float* a) {
+    cooperative_groups::thread_block cta = cooperative_groups::this_thread_block();
+    __shared__ float tile[16][16];
+    tile[threadIdx.y][threadIdx.x] = a[threadIdx.y * 16 + threadIdx.x];
+    cooperative_groups::sync(cta);
+    c[threadIdx.y * 16 + threadIdx.x] = tile[threadIdx.x][threadIdx.y];
+}
+""",
+}
+
+# NVIDIA-only options NVRTC 12.4 accepts, each once (it refuses a second -arch or -lineinfo):
+# ours must accept them too (and drop or translate them).
+ACCEPTED_JOINED = [
+    "--use_fast_math", "-lineinfo", "-G", "-rdc=true", "--ftz=true", "--prec-div=false", "--prec-sqrt=true",
+    "--fmad=false", "--std=c++17", "-w", "-default-device", "--maxrregcount=32", "--ptxas-options=-v", "-dopt=on",
+    "--restrict", "--extra-device-vectorization", "-device-int128", "-err-no", "--diag-suppress=177", "-dlto",
+    "-jtd=50", "-builtin-move-forward=true", "-modify-stack-limit=false", "-brief-diag=true",
+]  # fmt: skip
+ACCEPTED_SEPARATE = [
+    "--generate-line-info", "--device-debug", "--disable-warnings", "-use_fast_math", "-std=c++14",
+    "--relocatable-device-code", "false", "-ftz", "false", "-maxrregcount", "32", "-Xptxas", "-v",
+    "-diag-suppress", "177", "-fmad", "true", "-dopt", "on", "-ewp",
+]  # fmt: skip
+CUDA = "@CUDA_INCLUDE@"  # NVIDIA's include directory for the real NVRTC, the toolkit's for ours
+
+# (case, directory to run in, program name, options, outcome NVRTC gives)
+CASES: list[tuple[str, str, str, list[str], str]] = [
+    ("plain", ".", "plain.cu", [], "compiled"),
+    ("predefined macros, default arch", ".", "macros.cu", [], "compiled"),
+    ("arch joined", ".", "sm86.cu", ["-arch=sm_86"], "compiled"),
+    ("arch long joined", ".", "sm86.cu", ["--gpu-architecture=sm_86"], "compiled"),
+    ("arch separate virtual", ".", "sm80.cu", ["-arch", "compute_80"], "compiled"),
+    ("arch long separate", ".", "sm90.cu", ["--gpu-architecture", "sm_90"], "compiled"),
+    ("another arch asserted", ".", "sm90.cu", ["-arch=sm_86"], "compile error"),
+    ("quoted include from the name's directory", ".", "kernels/quoted.cu", [], "compiled"),
+    ("a name without a directory: the working one", "kernels", "quoted.cu", [], "compiled"),
+    ("quoted include not from the working directory", ".", "kernels/cwd.cu", [], "compile error"),
+    ("-no-source-include", ".", "kernels/quoted.cu", ["-no-source-include"], "compile error"),
+    ("quoted include from an include path", ".", "kernels/quoted.cu",
+     ["-no-source-include", "--include-path=kernels"], "compiled"),
+    ("angle include without a path", ".", "angle.cu", [], "compile error"),
+    ("-I separate", ".", "angle.cu", ["-I", "inc"], "compiled"),
+    ("-I joined", ".", "angle.cu", ["-Iinc"], "compiled"),
+    ("-I=", ".", "angle.cu", ["-I=inc"], "compiled"),
+    ("--include-path separate", ".", "angle.cu", ["--include-path", "inc"], "compiled"),
+    ("-D joined and separate", ".", "define.cu", ["-DONE", "-D", "TWO=2"], "compiled"),
+    ("--define-macro", ".", "define.cu", ["--define-macro=ONE", "--define-macro", "TWO=2"], "compiled"),
+    ("-U", ".", "define.cu", ["-DONE", "-DTWO=2", "-UONE"], "compile error"),
+    ("--pre-include", ".", "preinc.cu", ["--pre-include=inc/pre.h"], "compiled"),
+    ("-include separate", ".", "preinc.cu", ["-include", "inc/pre.h"], "compiled"),
+    ("NVIDIA-only options, joined", ".", "plain.cu", ACCEPTED_JOINED, "compiled"),
+    ("NVIDIA-only options, separate", ".", "plain.cu", ACCEPTED_SEPARATE, "compiled"),
+    ("a true/false option without its value", ".", "plain.cu", ["-rdc"], "invalid option"),
+    ("a true/false option with another value", ".", "plain.cu", ["--ftz=yes"], "invalid option"),
+    ("a valued option at the end", ".", "plain.cu", ["-arch"], "invalid option"),
+    ("CUDA's device headers from the toolkit", ".", "groups.cu", [f"--include-path={CUDA}", "-arch=sm_86"],
+     "compiled"),
+    ("cooperative_groups.h copied next to the kernel", ".", "copied/matrix.cu", ["--include-path=copied"],
+     "compiled"),
+]  # fmt: skip
+
+
+def _script(driver: str) -> str:
+    """Runs every case with `driver`, one line each: case, then outcome."""
+    lines = []
+    for case, directory, name, options, _ in CASES:
+        words = " ".join(shlex.quote(o).replace(CUDA, '"$CUDA_INCLUDE"') for o in options)
+        lines.append(f'echo "{case}: $(cd {shlex.quote(directory)} && {driver} {shlex.quote(name)} {words})"')
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)
+def test_nvrtc_compiles_what_nvidias_does_and_refuses_what_it_refuses(
+    request: pytest.FixtureRequest, gfx: str, fixture: str, tmp_path: Path
+) -> None:
+    include = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
+    nvrtc = nvidia_toolkit.required(nvidia_toolkit.real_nvrtc_library)
+    image = str(request.getfixturevalue(fixture)["reference"])
+    (tmp_path / "driver.cpp").write_text(DRIVER)
+    cases = tmp_path / "cases"
+    for relative, text in SOURCES.items():
+        (cases / relative).parent.mkdir(parents=True, exist_ok=True)
+        (cases / relative).write_text(text)
+    copy_groups = (
+        'cp "$CUDA_INCLUDE/cooperative_groups.h" copied/ && cp -r "$CUDA_INCLUDE/cooperative_groups" copied/'
+    )
+    script = f""". /opt/moatbridge/bin/activate {gfx} >/dev/null
+set -eu
+g++ -DORACLE -o /tmp/real /p/driver.cpp /real/lib/libnvrtc.so.12
+nvcc '-DEXTRA_OPTION="--offload-arch={gfx}"' -o /tmp/ours /p/driver.cpp -lnvrtc
+cp -r /p/cases /tmp/real-cases && cp -r /p/cases /tmp/our-cases
+cd /tmp/real-cases && CUDA_INCLUDE=/real/include && {copy_groups}
+echo "== NVIDIA"
+export LD_LIBRARY_PATH=/real/lib
+{_script("/tmp/real")}
+unset LD_LIBRARY_PATH
+cd /tmp/our-cases && CUDA_INCLUDE="$CUDA_PATH/include" && {copy_groups}
+echo "== ours"
+{_script("/tmp/ours")}
+"""
+    result = docker_run(
+        image, script, "-v", f"{include}:/real/include:ro", "-v", f"{nvrtc.parent}:/real/lib:ro",
+        "-v", f"{tmp_path}:/p:ro",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-6000:]
+    _, real, ours = result.stdout.split("== ")
+    expected = [f"{case}: {outcome}" for case, *_, outcome in CASES]
+    assert real.splitlines()[1:] == expected, "NVIDIA's NVRTC disagrees with the expectations:\n" + real
+    assert ours.splitlines()[1:] == expected, result.stderr[-8000:]
