@@ -10,10 +10,13 @@ names the target hiprtc would otherwise ask the device for."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 
 import pytest
+
+from cudacompat.generate import device_functions, signatures
 
 from conftest import docker_run
 from support import nvidia_toolkit
@@ -86,6 +89,11 @@ SOURCES = {
     "inc/inc.cuh": "#define INC 1\n",
     "inc/pre.h": "#define PRE 1\n",
     "preinc.cu": "__device__ int f() { return PRE; }\n",
+    "builtins.cu": (
+        '__device__ void f(int* p) { assert(p != NULL); size_t n = sizeof(ptrdiff_t); printf("%d", (int)n);\n'
+        '    static_assert(sizeof(NULL) == sizeof(int), "NVRTC\'s NULL is 0"); }\n'
+    ),
+    "ndebug.cu": "__device__ void f() { assert(nonexistent); }\n",
     "define.cu": "#if !defined(ONE) || TWO != 2\n#error macros\n#endif\n__device__ int f() { return TWO; }\n",
     "groups.cu": r"""
 #include <cooperative_groups.h>
@@ -136,6 +144,9 @@ CUDA = "@CUDA_INCLUDE@"  # NVIDIA's include directory for the real NVRTC, the to
 CASES: list[tuple[str, str, str, list[str], str]] = [
     ("plain", ".", "plain.cu", [], "compiled"),
     ("predefined macros, default arch", ".", "macros.cu", [], "compiled"),
+    ("NULL, assert, size_t, ptrdiff_t, printf without an include", ".", "builtins.cu", [], "compiled"),
+    ("assert under -DNDEBUG", ".", "ndebug.cu", ["-DNDEBUG"], "compiled"),
+    ("assert without NDEBUG", ".", "ndebug.cu", [], "compile error"),
     ("arch joined", ".", "sm86.cu", ["-arch=sm_86"], "compiled"),
     ("arch long joined", ".", "sm86.cu", ["--gpu-architecture=sm_86"], "compiled"),
     ("arch separate virtual", ".", "sm80.cu", ["-arch", "compute_80"], "compiled"),
@@ -216,3 +227,78 @@ echo "== ours"
     expected = [f"{case}: {outcome}" for case, *_, outcome in CASES]
     assert real.splitlines()[1:] == expected, "NVIDIA's NVRTC disagrees with the expectations:\n" + real
     assert ours.splitlines()[1:] == expected, result.stderr[-8000:]
+
+
+# device_api.tsv's probe kernels as NVRTC compiles them: no includes (the device functions are
+# built in) and no <type_traits>, so the probes' pointer types are spelled out.
+_RTC_TRAITS = (
+    "template <class T> struct probe_plain { typedef T type; };\n"
+    "template <class T> struct probe_plain<const T> { typedef T type; };\n"
+    "template <class T> struct probe_plain<volatile T> { typedef T type; };\n"
+    "template <class T> struct probe_plain<const volatile T> { typedef T type; };\n"
+)
+# NVRTC leaves out the shuffles without a mask for sm_70 and later, which the probe targets.
+NVIDIA_ONLY_BEFORE_SM70 = {"__shfl", "__shfl_up", "__shfl_down", "__shfl_xor"}
+_NVRTC_ERROR = re.compile(r"^probe\.cu\((\d+)\): error: (.*)$", re.MULTILINE)
+
+
+def _runtime_probe() -> tuple[str, dict[int, str]]:
+    """The probe source for runtime compilation, and line number -> function name."""
+    source, lines, _ = device_functions.probe_source(device_functions.load())
+    includes = "#include <cuda_runtime.h>\n#include <type_traits>\n"
+    assert source.startswith(includes)
+    source = _RTC_TRAITS + source[len(includes) :]
+    source = source.replace("std::add_pointer_t<std::remove_cv_t<", "typename probe_plain<").replace(
+        ">> r", ">::type* r"
+    )
+    source = re.sub(r"std::add_pointer_t<(.+?)> a(\d+)", r"\1* a\2", source)
+    assert "std::" not in source
+    shift = _RTC_TRAITS.count("\n") - includes.count("\n")
+    return source, {line + shift: name for line, name in lines.items()}
+
+
+@pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)
+def test_every_device_function_compiles_at_run_time_or_is_a_listed_gap(
+    request: pytest.FixtureRequest, gfx: str, fixture: str, tmp_path: Path
+) -> None:
+    """NVRTC has CUDA's device functions without an include: a program compiled at run time
+    calls them as a .cu file does. Every signature of device_api.tsv (NVIDIA CUDA 12.4's
+    device headers) is probed through NVIDIA's NVRTC and ours: NVIDIA's compiles them all
+    (but the pre-sm_70 shuffles at sm_90), and ours fails exactly on the listed device gaps,
+    as nvcc does."""
+    nvrtc = nvidia_toolkit.required(nvidia_toolkit.real_nvrtc_library)
+    image = str(request.getfixturevalue(fixture)["reference"])
+    source, lines = _runtime_probe()
+    (tmp_path / "probe.cu").write_text(source)
+    (tmp_path / "driver.cpp").write_text(DRIVER)
+    script = f""". /opt/moatbridge/bin/activate {gfx} >/dev/null
+set -eu
+g++ -DORACLE -o /tmp/real /p/driver.cpp /real/lib/libnvrtc.so.12
+nvcc '-DEXTRA_OPTION="--offload-arch={gfx}"' -o /tmp/ours /p/driver.cpp -lnvrtc
+cd /p
+echo "== NVIDIA: $(LD_LIBRARY_PATH=/real/lib /tmp/real probe.cu -arch=sm_90 2>/tmp/real.log)"
+cat /tmp/real.log
+echo "== ours: $(/tmp/ours probe.cu -arch=sm_90 -ferror-limit=0 2>/tmp/ours.log)"
+cat /tmp/ours.log
+"""
+    result = docker_run(
+        image, script, "-v", f"{nvrtc.parent}:/real/lib:ro", "-v", f"{tmp_path}:/p:ro"
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    real, ours = result.stdout.split("== ours: ")
+    real_failed = {lines[int(m.group(1))] for m in _NVRTC_ERROR.finditer(real)}
+    assert real_failed <= NVIDIA_ONLY_BEFORE_SM70, sorted(real_failed)
+    ours = re.sub(r"^\S*/probe\.cu:", "probe.cu:", ours, flags=re.MULTILINE)
+    failed = signatures.failures(ours, lines)
+    gaps = {gap.name for gap in signatures.load_gaps(device_functions.GAPS)}
+    print(f"\nCUDA device functions at run time: {len(set(lines.values())) - len(failed)} compile")
+    assert set(failed) - gaps == set(), "\n".join(
+        f"{n}: {e}" for n, e in sorted(failed.items()) if n not in gaps
+    )
+    assert gaps - set(failed) == set(), (
+        f"listed as gaps but compile at run time: {sorted(gaps - set(failed))}"
+    )
+    unexplained = [
+        line for line in ours.splitlines() if " error: " in line and not line.startswith("probe.cu:")
+    ]
+    assert not unexplained, "\n".join(unexplained[:20])
