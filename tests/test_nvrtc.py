@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     nvrtcGetProgramLogSize(program, &size);
     std::string log(size + 1, '\0');
     nvrtcGetProgramLog(program, &log[0]);
-    std::fprintf(stderr, "%s: %s\n", argv[1], log.c_str());
+    std::fprintf(stderr, "== the log of %s\n%s\n", argv[1], log.c_str());
     nvrtcDestroyProgram(&program);
     std::printf("%s\n", result == NVRTC_SUCCESS ? "compiled" : result == NVRTC_ERROR_INVALID_OPTION ? "invalid option"
                         : result == NVRTC_ERROR_COMPILATION ? "compile error" : "other");
