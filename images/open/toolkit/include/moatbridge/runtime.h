@@ -1,14 +1,10 @@
 /* moatbridge: the CUDA runtime and driver API names on HIP 5.7. Included by cuda_runtime.h,
    cuda_runtime_api.h and cuda.h; usable from .cu (nvcc) and plain C++ (CMake's CUDA::cudart). */
 #pragma once
-#if defined(__HIPCC_RTC__)
-/* Runtime compilation (nvrtc.h over hiprtc): hiprtc has HIP's device side built in and no
-   host API to declare; what CUDA device code has beyond HIP's comes from the same headers as
-   under nvcc. */
 #include <moatbridge/generated/version.h>
-#include <moatbridge/warp_sync.h>
-#include <moatbridge/intrinsics.h>
-#else
+/* Runtime compilation (nvrtc.h over hiprtc) has HIP's device side built in and no host API to
+   declare: only what CUDA device code has beyond HIP's comes from here. */
+#if !defined(__HIPCC_RTC__)
 #ifndef __HIP_PLATFORM_AMD__
 #define __HIP_PLATFORM_AMD__ 1
 #endif
@@ -24,12 +20,13 @@
 #include <hip/hip_complex.h>
 #include <hip/library_types.h>
 #include <moatbridge/restore_cuda_macros.h>
-#include <moatbridge/generated/version.h>
 #include <moatbridge/generated/runtime.h>
 #include <moatbridge/overrides.h>
+#endif
 #if defined(__HIP__)
 #include <moatbridge/warp_sync.h>
 #include <moatbridge/intrinsics.h>
+#if !defined(__HIPCC_RTC__)
 #include <moatbridge/surface_functions.h>
 #endif
 #endif
