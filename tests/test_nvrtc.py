@@ -64,7 +64,9 @@ int main(int argc, char** argv) {
     nvrtcGetProgramLog(program, &log[0]);
     std::fprintf(stderr, "== the log of %s\n%s\n", argv[1], log.c_str());
     nvrtcDestroyProgram(&program);
-    std::printf("%s\n", result == NVRTC_SUCCESS ? "compiled" : result == NVRTC_ERROR_INVALID_OPTION ? "invalid option"
+    bool warned = log.find("warning") != std::string::npos;
+    std::printf("%s\n", result == NVRTC_SUCCESS ? (warned ? "compiled, with warnings" : "compiled")
+                        : result == NVRTC_ERROR_INVALID_OPTION ? "invalid option"
                         : result == NVRTC_ERROR_COMPILATION ? "compile error" : "other");
     return 0;
 }

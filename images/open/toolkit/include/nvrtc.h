@@ -125,7 +125,8 @@ static inline hiprtcResult moatbridge_nvrtcCompileProgram(hiprtcProgram prog, in
     moatbridge_nvrtc_add(&words, "-DHIP_DISABLE_WARP_SYNC_BUILTINS=1"); /* as moatbridge/runtime.h does */
 #endif
     if (settings.source_include) moatbridge_nvrtc_add_quote_directory(prog, &words);
-    moatbridge_nvrtc_add(&words, "-I" MOATBRIDGE_INCLUDE_DIR);
+    moatbridge_nvrtc_add(&words, "-isystem"); /* after the program's own -I paths, warnings off, as nvcc has them */
+    moatbridge_nvrtc_add(&words, MOATBRIDGE_INCLUDE_DIR);
     moatbridge_nvrtc_add(&words, "-include");
     moatbridge_nvrtc_add(&words, MOATBRIDGE_INCLUDE_DIR "/moatbridge/nvrtc_prelude.h");
     result = words.failed ? HIPRTC_ERROR_OUT_OF_MEMORY
