@@ -90,6 +90,8 @@ SOURCES = {
     "angle.cu": "#include <inc.cuh>\n__device__ int f() { return INC; }\n",
     "inc/inc.cuh": "#define INC 1\n",
     "inc/pre.h": "#define PRE 1\n",
+    "inc/prenull.h": "__device__ inline int* pre_null() { return NULL; }\n",
+    "prenull.cu": "__device__ int f() { return pre_null() == 0; }\n",
     "preinc.cu": "__device__ int f() { return PRE; }\n",
     "builtins.cu": (
         '__device__ void f(int* p) { assert(p != NULL); size_t n = sizeof(ptrdiff_t); printf("%d", (int)n);\n'
@@ -170,6 +172,7 @@ CASES: list[tuple[str, str, str, list[str], str]] = [
     ("-U", ".", "define.cu", ["-DONE", "-DTWO=2", "-UONE"], "compile error"),
     ("--pre-include", ".", "preinc.cu", ["--pre-include=inc/pre.h"], "compiled"),
     ("-include separate", ".", "preinc.cu", ["-include", "inc/pre.h"], "compiled"),
+    ("a pre-included header sees NVRTC's built-ins", ".", "prenull.cu", ["--pre-include=inc/prenull.h"], "compiled"),
     ("NVIDIA-only options, joined", ".", "plain.cu", ACCEPTED_JOINED, "compiled"),
     ("NVIDIA-only options, separate", ".", "plain.cu", ACCEPTED_SEPARATE, "compiled"),
     ("a true/false option without its value", ".", "plain.cu", ["-rdc"], "invalid option"),

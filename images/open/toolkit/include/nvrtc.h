@@ -113,6 +113,9 @@ static inline hiprtcResult moatbridge_nvrtcCompileProgram(hiprtcProgram prog, in
     char arch[64];
     hiprtcResult result;
     if (numOptions < 0 || (numOptions > 0 && options == NULL)) return HIPRTC_ERROR_INVALID_INPUT;
+    /* first of the -include files: what NVRTC has built in comes before the program's own */
+    moatbridge_nvrtc_add(&words, "-include");
+    moatbridge_nvrtc_add(&words, MOATBRIDGE_INCLUDE_DIR "/moatbridge/nvrtc_prelude.h");
     if (moatbridge_nvrtc_translate(numOptions, options, &words, &settings) != 0) {
         moatbridge_nvrtc_free_words(&words);
         return HIPRTC_ERROR_INVALID_OPTION;
@@ -127,8 +130,6 @@ static inline hiprtcResult moatbridge_nvrtcCompileProgram(hiprtcProgram prog, in
     if (settings.source_include) moatbridge_nvrtc_add_quote_directory(prog, &words);
     moatbridge_nvrtc_add(&words, "-isystem"); /* after the program's own -I paths, warnings off, as nvcc has them */
     moatbridge_nvrtc_add(&words, MOATBRIDGE_INCLUDE_DIR);
-    moatbridge_nvrtc_add(&words, "-include");
-    moatbridge_nvrtc_add(&words, MOATBRIDGE_INCLUDE_DIR "/moatbridge/nvrtc_prelude.h");
     result = words.failed ? HIPRTC_ERROR_OUT_OF_MEMORY
                           : hiprtcCompileProgram(prog, words.count, (const char**)words.items);
     moatbridge_nvrtc_free_words(&words);
