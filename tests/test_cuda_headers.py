@@ -20,6 +20,7 @@ from cudacompat.generate import headers, inventory
 
 from conftest import docker_run
 from support import nvidia_toolkit
+from support.open_stacks import OPEN_STACKS
 
 TARGET = "/opt/moatbridge/targets/gfx1030"
 
@@ -231,3 +232,93 @@ nvcc -o plain plain.c && nvcc -o overloads overloads.cpp && ./overloads
     # kind(cuInit(0)): HIP's driver calls return hipError_t, so the runtime overload is the
     # exact match there, as CUDA code that checks both kinds with one template expects.
     assert out.split()[-4:] == ["2", "1", "1", "0"], out
+
+
+# --- in the image: each header alone, in every language mode -------------------------------------
+
+STANDALONE = r"""
+cd /tmp && mkdir -p alone && cd alone
+# one line per (header, standard, whose): "ok" or "FAIL"; NVIDIA's are read from /real
+check() {  # header std whose flags...
+    h=$1 std=$2 whose=$3; shift 3
+    n=$(echo "$h-$std-$whose" | tr / _)
+    printf '#include <%s>\nint main() { return 0; }\n' "$h" > "$n.cpp"
+    if g++ -std="$std" -fsyntax-only "$@" "$n.cpp" > "$n.log" 2>&1; then r=ok; else r=FAIL; fi
+    echo "$h $std $whose $r"
+}
+export -f check
+for h in HEADERS; do
+    for std in c++11 c++17; do
+        [ -f "/real/$h" ] && echo "check $h $std nvidia -I/real"
+        echo "check $h $std ours -isystem $CUDA_HOME/include"
+    done
+done | xargs -P2 -I{} bash -c '{}' > results.txt
+cat results.txt
+for f in *.log; do [ -s "$f" ] && { echo "== $f"; head -c 1500 "$f"; }; done > logs.txt || true
+"""
+
+
+def _public_headers(image: str) -> list[str]:
+    """The headers the toolkit provides that a program includes (not crt/ internals or .hpp parts)."""
+    report = json.loads(_ok(docker_run(image, "cat /opt/moatbridge/toolkit/compat-report.json")))
+    return sorted(h for h in report["headers"]["provided"] if h.endswith(".h") and not h.startswith("crt/"))
+
+
+def _standalone_results(
+    image: str, gfx: str, headers_: list[str], real: Path
+) -> tuple[dict[tuple[str, str, str], str], str]:
+    script = f". /opt/moatbridge/bin/activate {gfx}\n" + STANDALONE.replace("HEADERS", " ".join(headers_))
+    script += "echo '#logs'; cat logs.txt\n"
+    out = _ok(docker_run(image, script, "-v", f"{real}:/real:ro"))
+    table, _, logs = out.partition("#logs\n")
+    results = {}
+    for line in table.splitlines():
+        header, std, whose, outcome = line.split()
+        results[(header, std, whose)] = outcome
+    return results, logs
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)
+def test_each_header_compiles_alone_in_host_code_where_nvidias_does(
+    gfx: str, fixture: str, request: pytest.FixtureRequest
+) -> None:
+    """A host-only .cpp (g++, as the samples' Makefiles build them) includes one CUDA header, in
+    C++11 and C++17: wherever NVIDIA's header compiles alone, ours must. C++14 names in C++11
+    mode and device-only content outside a device compile are what this catches."""
+    image = str(request.getfixturevalue(fixture)["reference"])
+    real = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
+    provided = _public_headers(image)
+    results, logs = _standalone_results(image, gfx, provided, real)
+    expected = {
+        (h, std) for (h, std, whose), outcome in results.items() if whose == "nvidia" and outcome == "ok"
+    }
+    assert len(expected) > 60, f"NVIDIA's headers should mostly compile alone: {sorted(expected)}"
+    broken = sorted(f"{h} -std={std}" for h, std in expected if results.get((h, std, "ours")) != "ok")
+    assert not broken, "\n".join(broken) + "\n" + logs[-6000:]
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)
+def test_every_header_compiles_together_as_cuda_in_every_standard(
+    gfx: str, fixture: str, request: pytest.FixtureRequest
+) -> None:
+    """All the toolkit's public headers in one .cu through our nvcc, with -std=c++11 and
+    -std=c++17, and the same set as a host .cpp through g++: one translation unit per mode."""
+    image = str(request.getfixturevalue(fixture)["reference"])
+    provided = _public_headers(image)
+    includes = "".join(f"#include <{h}>\\n" for h in provided)
+    script = f"""
+    . /opt/moatbridge/bin/activate {gfx}
+    set -e
+    cd /tmp
+    printf '{includes}__global__ void k(int* x) {{ x[threadIdx.x] = 1; }}\\nint main() {{ return 0; }}\\n' > all.cu
+    cp all.cu all.cpp
+    sed -i '/__global__/d' all.cpp
+    for std in c++11 c++17; do
+        nvcc -std=$std -c all.cu -o all-$std.o
+        g++ -std=$std -fsyntax-only -isystem $CUDA_HOME/include all.cpp
+    done
+    echo compiled
+    """
+    assert _ok(docker_run(image, script)).strip().endswith("compiled")

@@ -5,6 +5,7 @@
 #pragma once
 #include <cooperative_groups.h>
 #include <moatbridge/traits.h>
+#if defined(__HIP__) /* device compilers only, as cooperative_groups.h */
 
 namespace cooperative_groups {
 
@@ -62,3 +63,4 @@ __device__ moatbridge_traits::decay_t<Value> reduce(const Group&, Value&& value,
 }
 
 }  // namespace cooperative_groups
+#endif

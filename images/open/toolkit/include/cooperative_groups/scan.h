@@ -3,6 +3,7 @@
    wavefront: moatbridge/cg_multi_tile.h). */
 #pragma once
 #include <cooperative_groups/reduce.h>
+#if defined(__HIP__) /* device compilers only, as cooperative_groups.h */
 
 namespace cooperative_groups {
 
@@ -53,3 +54,4 @@ __device__ moatbridge_traits::decay_t<Value> exclusive_scan(const Group&, Value&
 }
 
 }  // namespace cooperative_groups
+#endif

@@ -8,7 +8,7 @@
 #include <type_traits>
 namespace moatbridge_traits {
 using std::conditional;
-using std::decay_t;
+template <class T> using decay_t = typename std::decay<T>::type; /* std::decay_t is C++14's */
 using std::enable_if;
 using std::false_type;
 using std::integral_constant;
