@@ -92,6 +92,7 @@ def main() -> int:
     parser.add_argument("--emulator", help="run on an emulated GPU: the emulator's CLI (bin/rocjitsu)")
     parser.add_argument("--timeout", type=int, default=120, help="seconds per program run (default: 120)")
     parser.add_argument("--jobs", type=int, default=1, help="programs run at once (default: 1)")
+    parser.add_argument("--emulator-commit", default="", help="the emulator's source commit, for the table")
     args = parser.parse_args()
     commit = toolchain.commit()  # the images are built from the tree as it is now
     examples = nvidia_toolkit.samples_dir()
@@ -123,6 +124,12 @@ def main() -> int:
         f"{datetime.date.today().isoformat()} at commit {commit} (Debian nvidia-cuda-samples 12.4.1, "
         f"unmodified Makefiles through the host shims; targets {args.targets}). Skipped samples need "
         "what no open stack has here (the reason is on each line)."
+        + (
+            f" Run on an emulated GPU ({args.emulator} at commit {args.emulator_commit or 'unknown'}),"
+            f" {args.timeout} s per program, with the samples' own options for smaller sizes."
+            if args.run and args.emulator
+            else ""
+        )
     )
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(cuda_samples.markdown(results, header), encoding="utf-8")

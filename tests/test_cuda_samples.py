@@ -76,3 +76,18 @@ def test_a_slice_of_the_samples_builds_through_the_host_shims(examples: Path, to
     assert matrix_mul.status == "built"
     binary = work / "Samples" / "0_Introduction" / "matrixMul" / "matrixMul"
     assert binary.stat().st_uid == os.getuid()
+
+
+def test_runs_are_counted_as_built_and_tallied_per_target() -> None:
+    results = [
+        cuda_samples.Result("a/one", "gfx1100", "built, PASSED", "one", 1.0),
+        cuda_samples.Result("a/two", "gfx1100", "built, wrong result: max error 3", "two", 1.0),
+        cuda_samples.Result("a/three", "gfx1100", "built, PASSED", "three", 1.0),
+        cuda_samples.Result("a/four", "gfx1100", "failed", "error: x", 1.0),
+        cuda_samples.Result("a/five", "gfx1100", "built", "five", 1.0),
+    ]
+    assert cuda_samples.summary(results) == (4, 1, 0)
+    assert [cuda_samples.run_outcome(r) for r in results] == ["PASSED", "wrong result", "PASSED", None, None]
+    text = cuda_samples.markdown(results, "# t")
+    assert "* gfx1100: 4 of 5 buildable samples build" in text
+    assert "* gfx1100, run: 2 of 3 built samples passed (2 PASSED, 1 wrong result)" in text

@@ -148,7 +148,7 @@ def prepare(examples: Path, work: Path) -> None:
 
 
 def summary(results: list[Result]) -> tuple[int, int, int]:
-    built = sum(r.status == "built" for r in results)
+    built = sum(r.status.split(",")[0] == "built" for r in results)  # "built" or "built, PASSED"...
     failed = sum(r.status == "failed" for r in results)
     skipped = sum(r.status == "skipped" for r in results)
     return built, failed, skipped
@@ -179,6 +179,7 @@ def markdown(results: list[Result], header: str) -> str:
         mine = [r for r in results if r.target == target]
         t_built, t_failed, _ = summary(mine)
         lines.append(f"* {target}: {t_built} of {t_built + t_failed} buildable samples build")
+    lines += _run_outcomes(results)
     for title, status in (("What stops the others", "failed"), ("Skipped on purpose", "skipped")):
         groups = by_cause(results, status)
         if groups:
@@ -188,6 +189,26 @@ def markdown(results: list[Result], header: str) -> str:
     for r in sorted(results, key=lambda r: (r.status != "failed", r.sample, r.target)):
         lines.append(f"| {r.sample} | {r.target} | {r.status} | {_cell(r.detail)} |")
     return "\n".join(lines) + "\n"
+
+
+def run_outcome(result: Result) -> str | None:
+    """What running a built sample gave ("PASSED", "WAIVED", "wrong result", "too slow", ...),
+    or None when it was not run."""
+    built, sep, ran = result.status.partition(", ")
+    return ran.split(":")[0] if built == "built" and sep else None
+
+
+def _run_outcomes(results: list[Result]) -> list[str]:
+    """Per target, how the built samples that ran ended, when they ran."""
+    lines: list[str] = []
+    for target in sorted({r.target for r in results}):
+        outcomes = [o for o in map(run_outcome, (r for r in results if r.target == target)) if o]
+        if outcomes:
+            counts = sorted({o: outcomes.count(o) for o in outcomes}.items(), key=lambda c: (-c[1], c[0]))
+            passed = outcomes.count("PASSED")
+            tally = ", ".join(f"{n} {o}" for o, n in counts)
+            lines.append(f"* {target}, run: {passed} of {len(outcomes)} built samples passed ({tally})")
+    return lines
 
 
 def _cell(text: str) -> str:
