@@ -40,7 +40,7 @@ def in_shell(env: dict[str, str], command: str, cwd: str, timeout: float) -> sub
     """`command` in a bash whose PATH has the toolchain's host shims (nvcc, cmake, make, ninja)."""
     return subprocess.run(
         ["bash", "-c", f'. "$HOME/.local/share/moatbridge/env" && {command}'],
-        capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env,
+        capture_output=True, text=True, errors="replace", timeout=timeout, cwd=cwd, env=env,
     )  # fmt: skip
 
 
@@ -57,7 +57,7 @@ def run_built(
     return subprocess.run(
         [sys.executable, "-m", "moatbridge", "run", *(["--emulate"] if emulate else []), "--",
          "timeout", str(limit), f"./{name}", *args],
-        capture_output=True, text=True, cwd=directory, env=env,
+        capture_output=True, text=True, errors="replace", cwd=directory, env=env,
     )  # fmt: skip
 
 
