@@ -254,7 +254,7 @@ for h in HEADERS; do
     done
 done | xargs -P2 -I{} bash -c '{}' > results.txt
 cat results.txt
-for f in *.log; do [ -s "$f" ] && { echo "== $f"; head -c 1500 "$f"; }; done > logs.txt || true
+for f in *-ours.log; do [ -s "$f" ] && { echo "== $f"; head -c 1500 "$f"; }; done > logs.txt || true
 """
 
 
@@ -265,9 +265,9 @@ def _public_headers(image: str) -> list[str]:
 
 
 def _standalone_results(
-    image: str, gfx: str, headers_: list[str], real: Path
+    image: str, gfx: str, names: list[str], real: Path
 ) -> tuple[dict[tuple[str, str, str], str], str]:
-    script = f". /opt/moatbridge/bin/activate {gfx}\n" + STANDALONE.replace("HEADERS", " ".join(headers_))
+    script = f". /opt/moatbridge/bin/activate {gfx}\n" + STANDALONE.replace("HEADERS", " ".join(names))
     script += "echo '#logs'; cat logs.txt\n"
     out = _ok(docker_run(image, script, "-v", f"{real}:/real:ro"))
     table, _, logs = out.partition("#logs\n")

@@ -8,10 +8,12 @@ real setup.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -275,6 +277,37 @@ def test_a_deleted_working_directory_is_a_note_not_a_crash(tmp_path: Path) -> No
     assert result.returncode == 0, result.stderr
     assert "working directory no longer exists" in result.stdout
     assert "internal error" not in result.stderr
+
+
+def test_an_ssh_proxy_that_outlives_ssh_does_not_hold_the_output_open(tmp_path: Path) -> None:
+    """A ProxyCommand that ignores the SIGHUP ssh sends it on exit (a wrapper started under
+    nohup, a proxy of its own making) would keep the stderr ssh gave it, the caller's, open after
+    moatbridge exits: `moatbridge status | cat` would wait for it. ssh and what it starts end with
+    moatbridge, as with the docker CLI's connection helper."""
+    real_ssh = shutil.which("ssh")
+    if real_ssh is None:
+        pytest.skip("openssh-client is needed (.ci/run installs it)")
+    proxy = tmp_path / "proxy"
+    proxy.write_text("#!/bin/sh\ntrap '' HUP\nexec sleep 600\n")
+    proxy.chmod(0o755)
+    (tmp_path / "ssh_config").write_text(f"Host silent.invalid\n  ProxyCommand {proxy}\n")
+    (tmp_path / "bin").mkdir()
+    wrapper = tmp_path / "bin" / "ssh"
+    wrapper.write_text(f'#!/bin/sh\nexec {real_ssh} -F {tmp_path / "ssh_config"} "$@"\n')
+    wrapper.chmod(0o755)
+    env = {**os.environ, "DOCKER_HOST": "ssh://silent.invalid", "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}",
+           "HOME": str(tmp_path), "MOATBRIDGE_HOME": str(tmp_path / "mbh")}  # fmt: skip
+    process = subprocess.Popen([sys.executable, "-m", "moatbridge", "status", "--json"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)  # fmt: skip
+    try:
+        stdout, _ = process.communicate(timeout=30)  # both pipes closed: nothing of ours holds them
+    except subprocess.TimeoutExpired:
+        pytest.fail("something moatbridge started kept its output open after it exited")
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == 0
+    assert json.loads(stdout)["engine"]["running"] is False
 
 
 def test_an_ssh_host_that_does_not_answer_costs_the_timeout_only(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ changes it (see there).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 from collections.abc import Mapping
@@ -84,15 +85,27 @@ def _ssh_as_the_cli(docker: ModuleType) -> None:
     -T`). The SDK gives none, so a host that does not answer (off, behind a VPN that is down)
     held every command, `status` with its 3-second promise too, for the system's TCP timeout
     (minutes). The timeout is the client's when shorter (status and doctor ask with a few
-    seconds); the SDK's own connect is otherwise kept: same ssh, user, port and command."""
+    seconds); the SDK's own connect is otherwise kept: same ssh, user, port and command.
+
+    As the CLI's commandconn, ssh runs in a session of its own (terminal Ctrl-C is for
+    moatbridge), and ssh with what it started (a ProxyCommand) ends when the connection closes
+    and when moatbridge exits: a proxy that outlives ssh would otherwise hold the caller's
+    stderr open, and `moatbridge status | cat` would wait for it."""
     sshconn = getattr(docker.transport, "sshconn", None)  # absent without paramiko: no ssh at all
     if sshconn is None or getattr(sshconn.SSHSocket, "moatbridge", False):
         return
+    import atexit
     import math
-    import signal
     import subprocess
 
     sdk_socket: Any = sshconn.SSHSocket
+    started: list[subprocess.Popen[bytes]] = []
+
+    def end_all() -> None:
+        for proc in started:
+            _end_process_group(proc)
+
+    atexit.register(end_all)
 
     class CliSshSocket(sdk_socket):  # type: ignore[misc]
         moatbridge = True
@@ -104,13 +117,29 @@ def _ssh_as_the_cli(docker: ModuleType) -> None:
             args += ["-l", self.user] if self.user else []
             args += ["-p", self.port] if self.port else []
             env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "SSL_CERT_FILE")}
-            self.proc = subprocess.Popen(  # as the SDK: Ctrl-C is for moatbridge, not for ssh
+            self.proc = subprocess.Popen(
                 [*args, "--", self.host, "docker system dial-stdio"],
-                env=env, stdout=subprocess.PIPE, stdin=subprocess.PIPE,
-                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+                env=env, stdout=subprocess.PIPE, stdin=subprocess.PIPE, start_new_session=True,
             )  # fmt: skip
+            started.append(self.proc)
+
+        def close(self) -> None:
+            super().close()
+            if self.proc is not None:
+                _end_process_group(self.proc)
 
     sshconn.SSHSocket = CliSshSocket
+
+
+def _end_process_group(proc: Any) -> None:
+    """SIGTERM to the process group a `start_new_session` child leads. Only while the child is
+    not reaped (returncode None): until then its pid, the group's id, cannot name another
+    process."""
+    import signal
+
+    if proc.returncode is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGTERM)
 
 
 def _helper_tolerant_auth(sdk_auth: Any) -> Any:
