@@ -26,6 +26,7 @@ pytestmark = pytest.mark.engine
 
 DRIVER = r"""
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -39,6 +40,8 @@ nvrtcResult nvrtcCompileProgram(nvrtcProgram, int, const char* const*);
 nvrtcResult nvrtcGetProgramLogSize(nvrtcProgram, size_t*);
 nvrtcResult nvrtcGetProgramLog(nvrtcProgram, char*);
 nvrtcResult nvrtcDestroyProgram(nvrtcProgram*);
+nvrtcResult nvrtcGetPTXSize(nvrtcProgram, size_t*);
+nvrtcResult nvrtcGetPTX(nvrtcProgram, char*);
 }
 enum { NVRTC_SUCCESS = 0, NVRTC_ERROR_INVALID_OPTION = 5, NVRTC_ERROR_COMPILATION = 6 };
 #else
@@ -63,6 +66,13 @@ int main(int argc, char** argv) {
     std::string log(size + 1, '\0');
     nvrtcGetProgramLog(program, &log[0]);
     std::fprintf(stderr, "== the log of %s\n%s\n", argv[1], log.c_str());
+    if (result == NVRTC_SUCCESS && std::getenv("NVRTC_CODE") != NULL) {  // NVIDIA's PTX, our code object
+        size_t code_size = 0;
+        nvrtcGetPTXSize(program, &code_size);
+        std::string code(code_size, '\0');
+        nvrtcGetPTX(program, &code[0]);
+        std::ofstream(std::getenv("NVRTC_CODE"), std::ios::binary).write(code.data(), (std::streamsize)code.size());
+    }
     nvrtcDestroyProgram(&program);
     bool warned = log.find("warning") != std::string::npos;
     std::printf("%s\n", result == NVRTC_SUCCESS ? (warned ? "compiled, with warnings" : "compiled")
@@ -232,6 +242,138 @@ echo "== ours"
     expected = [f"{case}: {outcome}" for case, *_, outcome in CASES]
     assert real.splitlines()[1:] == expected, "NVIDIA's NVRTC disagrees with the expectations:\n" + real
     assert ours.splitlines()[1:] == expected, result.stderr[-8000:]
+
+
+# Namespace-scope device variables declared `static`: NVRTC keeps each under its own name (its
+# PTX declares and reads them) and cuModuleGetGlobal finds them, as binomialOptions_nvrtc does
+# for its `static __constant__` options. Ours must give them symbols the runtime finds.
+STATIC_VARIABLES = r"""
+static __constant__ float c_static[4];
+__device__ static int d_static = 3;
+static __device__ float twice(float x) { return 2.0f * x; }
+extern "C" __global__ void kernel(float* out) { out[threadIdx.x] = twice(c_static[threadIdx.x]) + d_static; }
+"""
+# The source rewrite that does it (moatbridge/nvrtc_source.h), case by case: "@static" marks a
+# `static` that must be blanked for hiprtc, a plain `static` one that must stay.
+SCAN_CASES = {
+    "constant array": "@static __constant__ float c[4];\n",
+    "device scalar": "@static __device__ int counter;\n",
+    "specifiers in another order": "__device__ @static volatile unsigned long long ticks = 3;\n",
+    "managed": "@static __managed__ int shared_with_host;\n",
+    "several declarators": "@static __device__ int a, b[2], *c;\n",
+    "brace-initialised": "@static __device__ int braced{7};\n",
+    "array initialiser, then another": "@static __device__ int t[] = {1, 2, 3};\n@static __constant__ float k = 1.0f;\n",
+    "a device function": "static __device__ float twice(float x) { return 2 * x; }\n",
+    "a function declared": "static __device__ float half(float);\n",
+    "a template argument list with a comma": "template <class A, class B> struct P {};\nstatic __device__ P<int, int> make(int);\n",
+    "a kernel": "static __global__ void k(float* x) { x[0] = 1; }\n",
+    "a host variable": "static int host_only = 1;\n",
+    "static_assert": 'static_assert(sizeof(int) == 4, "int");\n',
+    "a class member": "struct S { static __device__ int m(); static const int n = 2; };\n",
+    "a local": "__global__ void k(int* o) { static __shared__ int t[4]; t[0] = 1; o[0] = t[0]; }\n",
+    "in a namespace": "namespace tables { inline namespace v1 { @static __constant__ float c[2]; } }\n",
+    'in extern "C"': 'extern "C" {\n@static __device__ int v;\n}\n',
+    "after a function body with a lambda": (
+        "__device__ int g() { auto l = [] { return 1; }; return l(); }\n@static __device__ int e;\n"
+    ),
+    "attributes and alignment": (
+        "[[maybe_unused]] @static __device__ __align__(16) float a[4];\n"
+        "@static __constant__ __attribute__((aligned(8))) double d[2];\n"
+        "static __device__ __attribute__((noinline)) float f(float x) { return x; }\n"
+    ),
+    "comments, literals and directives": (
+        "// static __device__ int line;\n/* static __constant__ int block; */\n"
+        '__device__ const char* s = "static __device__ int quoted;";\n'
+        '__device__ const char* r = R"x(static __device__ int raw; )" )x";\n'
+        "#define DECLARE static __device__ int macro; \\\n    static __device__ int continued;\n"
+        "__device__ int n = 1'000'000; __device__ char q = '\\'';\n@static __device__ int after;\n"
+    ),
+    "CRLF lines": "@static __device__ int crlf;\r\nstatic __device__ int g(int x) { return x; }\r\n",
+    "sizeof an array type": "@static __device__ int z = sizeof(char[3]);\n",
+    "an unterminated comment": "@static __device__ int last; /* static __device__ int never;",
+}
+SCAN_HARNESS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <moatbridge/nvrtc_source.h>
+/* each argument a file; writes FILE.out, the source as hiprtc gets it */
+int main(int argc, char** argv) {
+    static char text[1 << 20];
+    char name[4096];
+    int i;
+    for (i = 1; i < argc; i++) {
+        FILE* in = fopen(argv[i], "rb");
+        FILE* out;
+        size_t n;
+        char* copy;
+        if (in == NULL) return 1;
+        n = fread(text, 1, sizeof text - 1, in);
+        fclose(in);
+        text[n] = '\0';
+        copy = moatbridge_nvrtc_external_device_variables(text);
+        snprintf(name, sizeof name, "%s.out", argv[i]);
+        if ((out = fopen(name, "wb")) == NULL) return 1;
+        fputs(copy != NULL ? copy : text, out);
+        fclose(out);
+        free(copy);
+    }
+    return 0;
+}
+"""
+_SYMBOL = re.compile(r"^\s*\d+: [0-9a-f]+\s+(\d+) (\w+)\s+(\w+)\s+\w+\s+\S+ (\S+)$", re.MULTILINE)
+
+
+@pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)
+def test_static_device_variables_keep_their_names_as_under_nvrtc(
+    request: pytest.FixtureRequest, gfx: str, fixture: str, tmp_path: Path
+) -> None:
+    nvrtc = nvidia_toolkit.required(nvidia_toolkit.real_nvrtc_library)
+    image = str(request.getfixturevalue(fixture)["reference"])
+    (tmp_path / "driver.cpp").write_text(DRIVER)
+    (tmp_path / "harness.c").write_text(SCAN_HARNESS)
+    (tmp_path / "statics.cu").write_text(STATIC_VARIABLES)
+    scan = tmp_path / "scan"
+    scan.mkdir()
+    names = {f"{i}.cu": case for i, case in enumerate(SCAN_CASES)}
+    for name, case in names.items():
+        (scan / name).write_bytes(SCAN_CASES[case].replace("@static", "static").encode())
+    out = tmp_path / "out"
+    out.mkdir()
+    script = f""". /opt/moatbridge/bin/activate {gfx} >/dev/null
+set -eu
+g++ -DORACLE -o /tmp/real /p/driver.cpp /real/lib/libnvrtc.so.12
+nvcc '-DEXTRA_OPTION="--offload-arch={gfx}"' -o /tmp/ours /p/driver.cpp -lnvrtc
+gcc -std=c99 -pedantic -Wall -Wextra -Werror -I"$CUDA_PATH/include" -o /tmp/scan-c /p/harness.c
+g++ -x c++ -Wall -Wextra -Werror -I"$CUDA_PATH/include" -o /tmp/scan-cxx /p/harness.c
+mkdir /out/c /out/cxx && cp /p/scan/*.cu /out/c && cp /p/scan/*.cu /out/cxx
+/tmp/scan-c /out/c/*.cu && /tmp/scan-cxx /out/cxx/*.cu
+cd /p
+echo "== NVIDIA: $(NVRTC_CODE=/tmp/real.ptx LD_LIBRARY_PATH=/real/lib /tmp/real statics.cu -arch=sm_86)"
+cat /tmp/real.ptx
+echo "== ours: $(NVRTC_CODE=/tmp/ours.co /tmp/ours statics.cu -arch=sm_86)"
+readelf -sW /tmp/ours.co
+"""
+    result = docker_run(
+        image, script, "-v", f"{nvrtc.parent}:/real/lib:ro", "-v", f"{tmp_path}:/p:ro", "-v", f"{out}:/out"
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    for language in ("c", "cxx"):
+        wrong = [
+            case for name, case in names.items()
+            if (out / language / f"{name}.out").read_bytes() != SCAN_CASES[case].replace("@static", "      ").encode()
+        ]  # fmt: skip
+        assert wrong == [], f"rewritten wrongly as {language}: {wrong}"
+    real, ours = result.stdout.split("== ours: ")
+    assert real.startswith("== NVIDIA: compiled"), real[:3000]
+    for declared, read in (
+        (r"\.const .*\bc_static\[16\];", r", c_static;"),  # declared, then its address taken
+        (r"\.global .*\bd_static = 3;", r"\[d_static\]"),  # declared, then loaded
+    ):
+        assert re.search(declared, real) and re.search(read, real), f"NVIDIA's PTX:\n{real[:3000]}"
+    assert ours.startswith("compiled"), ours[:3000] + result.stderr[-3000:]
+    symbols = {m.group(4): (int(m.group(1)), m.group(2), m.group(3)) for m in _SYMBOL.finditer(ours)}
+    assert symbols.get("c_static") == (16, "OBJECT", "GLOBAL"), ours[-3000:]
+    assert symbols.get("d_static") == (4, "OBJECT", "GLOBAL"), ours[-3000:]
 
 
 # device_api.tsv's probe kernels as NVRTC compiles them: no includes (the device functions are

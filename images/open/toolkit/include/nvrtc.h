@@ -6,6 +6,7 @@
 #include <moatbridge/restore_cuda_macros.h>
 #include <moatbridge/generated/nvrtc.h>
 #include <moatbridge/nvrtc_options.h>
+#include <moatbridge/nvrtc_source.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
      (moatbridge/nvrtc_prelude.h), and these headers themselves after the program's own
      include paths: a kernel's <cooperative_groups.h> or <cuda_fp16.h>, from here or from a
      copy of them, compiles as under nvcc;
+   - `static` namespace-scope device variables by their names (moatbridge/nvrtc_source.h);
    - quoted includes from the directory of the program's name (the working directory for a
      name without one), which NVRTC searches and hiprtc, compiling a copy of the source in a
      directory of its own, does not. That directory is kept from nvrtcCreateProgram to
@@ -38,11 +40,13 @@ __attribute__((weak)) pthread_mutex_t moatbridge_nvrtc_origins_lock = PTHREAD_MU
 static inline hiprtcResult moatbridge_nvrtcCreateProgram(hiprtcProgram* prog, const char* src, const char* name,
                                                          int numHeaders, const char* const* headers,
                                                          const char* const* includeNames) {
-    hiprtcResult result =
-        hiprtcCreateProgram(prog, src, name, numHeaders, (const char**)headers, (const char**)includeNames);
+    char* external = moatbridge_nvrtc_external_device_variables(src); /* hiprtc keeps a copy */
+    hiprtcResult result = hiprtcCreateProgram(prog, external != NULL ? external : src, name, numHeaders,
+                                              (const char**)headers, (const char**)includeNames);
     const char* slash = name != NULL ? strrchr(name, '/') : NULL;
     struct moatbridge_nvrtc_origin* origin;
     size_t length = slash == NULL ? 1 : slash == name ? 1 : (size_t)(slash - name);
+    free(external);
     if (result != HIPRTC_SUCCESS) return result;
     origin = (struct moatbridge_nvrtc_origin*)malloc(sizeof *origin);
     if (origin == NULL) return result; /* then quoted includes are searched as hiprtc does */
