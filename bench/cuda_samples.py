@@ -97,9 +97,13 @@ def main() -> int:
     commit = toolchain.commit()  # the images are built from the tree as it is now
     examples = nvidia_toolkit.samples_dir()
     samples = cuda_samples.discover(examples)
-    if args.only:
-        wanted = set(args.only.split(","))
-        samples = [s for s in samples if s.name in wanted]
+    if args.only:  # a sample by its own name (matrixMul) or with its folder (0_Introduction/matrixMul)
+        wanted = {name for name in args.only.split(",") if name}
+        chosen = [s for s in samples if s.name in wanted or s.name.rsplit("/", 1)[-1] in wanted]
+        unknown = wanted - {s.name for s in chosen} - {s.name.rsplit("/", 1)[-1] for s in chosen}
+        if unknown:
+            parser.error(f"no such sample: {', '.join(sorted(unknown))}")
+        samples = chosen
     results: list[cuda_samples.Result] = []
     for target in [t for t in args.targets.split(",") if t]:
         with toolchain.toolchain_home(target, "cuda-samples", args.distro) as env:
