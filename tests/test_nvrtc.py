@@ -195,6 +195,15 @@ CASES: list[tuple[str, str, str, list[str], str]] = [
 ]  # fmt: skip
 
 
+def _drivers(gfx: str) -> str:
+    """The image's shell, activated for `gfx`, with DRIVER built twice from /p/driver.cpp:
+    /tmp/real against NVIDIA's NVRTC (mounted at /real/lib), /tmp/ours against ours."""
+    return f""". /opt/moatbridge/bin/activate {gfx} >/dev/null
+set -eu
+g++ -DORACLE -o /tmp/real /p/driver.cpp /real/lib/libnvrtc.so.12
+nvcc '-DEXTRA_OPTION="--offload-arch={gfx}"' -o /tmp/ours /p/driver.cpp -lnvrtc"""
+
+
 def _script(driver: str) -> str:
     """Runs every case with `driver`, one line each: case, then outcome."""
     lines = []
@@ -219,10 +228,7 @@ def test_nvrtc_compiles_what_nvidias_does_and_refuses_what_it_refuses(
     copy_groups = (
         'cp "$CUDA_INCLUDE/cooperative_groups.h" copied/ && cp -r "$CUDA_INCLUDE/cooperative_groups" copied/'
     )
-    script = f""". /opt/moatbridge/bin/activate {gfx} >/dev/null
-set -eu
-g++ -DORACLE -o /tmp/real /p/driver.cpp /real/lib/libnvrtc.so.12
-nvcc '-DEXTRA_OPTION="--offload-arch={gfx}"' -o /tmp/ours /p/driver.cpp -lnvrtc
+    script = f"""{_drivers(gfx)}
 cp -r /p/cases /tmp/real-cases && cp -r /p/cases /tmp/our-cases
 cd /tmp/real-cases && CUDA_INCLUDE=/real/include && {copy_groups}
 echo "== NVIDIA"
@@ -339,10 +345,7 @@ def test_static_device_variables_keep_their_names_as_under_nvrtc(
         (scan / name).write_bytes(SCAN_CASES[case].replace("@static", "static").encode())
     out = tmp_path / "out"
     out.mkdir()
-    script = f""". /opt/moatbridge/bin/activate {gfx} >/dev/null
-set -eu
-g++ -DORACLE -o /tmp/real /p/driver.cpp /real/lib/libnvrtc.so.12
-nvcc '-DEXTRA_OPTION="--offload-arch={gfx}"' -o /tmp/ours /p/driver.cpp -lnvrtc
+    script = f"""{_drivers(gfx)}
 gcc -std=c99 -pedantic -Wall -Wextra -Werror -I"$CUDA_PATH/include" -o /tmp/scan-c /p/harness.c
 g++ -x c++ -Wall -Wextra -Werror -I"$CUDA_PATH/include" -o /tmp/scan-cxx /p/harness.c
 mkdir /out/c /out/cxx && cp /p/scan/*.cu /out/c && cp /p/scan/*.cu /out/cxx
@@ -418,10 +421,7 @@ def test_every_device_function_compiles_at_run_time_or_is_a_listed_gap(
     source, lines = _runtime_probe()
     (tmp_path / "probe.cu").write_text(source)
     (tmp_path / "driver.cpp").write_text(DRIVER)
-    script = f""". /opt/moatbridge/bin/activate {gfx} >/dev/null
-set -eu
-g++ -DORACLE -o /tmp/real /p/driver.cpp /real/lib/libnvrtc.so.12
-nvcc '-DEXTRA_OPTION="--offload-arch={gfx}"' -o /tmp/ours /p/driver.cpp -lnvrtc
+    script = f"""{_drivers(gfx)}
 cd /p
 echo "== NVIDIA: $(LD_LIBRARY_PATH=/real/lib /tmp/real probe.cu -arch=sm_90 2>/tmp/real.log)"
 cat /tmp/real.log

@@ -279,24 +279,31 @@ def test_a_deleted_working_directory_is_a_note_not_a_crash(tmp_path: Path) -> No
     assert "internal error" not in result.stderr
 
 
+def _silent_ssh_host(tmp_path: Path, proxy_command: str) -> dict[str, str]:
+    """The environment of a moatbridge whose engine is ssh://silent.invalid, a host reached
+    through `proxy_command` (ssh's -F, through an `ssh` first on PATH: OpenSSH reads ~/.ssh
+    from the passwd entry, never root's here)."""
+    real_ssh = shutil.which("ssh")
+    if real_ssh is None:
+        pytest.skip("openssh-client is needed (.ci/run installs it)")
+    (tmp_path / "ssh_config").write_text(f"Host silent.invalid\n  ProxyCommand {proxy_command}\n")
+    (tmp_path / "bin").mkdir()
+    wrapper = tmp_path / "bin" / "ssh"
+    wrapper.write_text(f'#!/bin/sh\nexec {real_ssh} -F {tmp_path / "ssh_config"} "$@"\n')
+    wrapper.chmod(0o755)
+    return {**os.environ, "DOCKER_HOST": "ssh://silent.invalid", "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}",
+            "HOME": str(tmp_path), "MOATBRIDGE_HOME": str(tmp_path / "mbh")}  # fmt: skip
+
+
 def test_an_ssh_proxy_that_outlives_ssh_does_not_hold_the_output_open(tmp_path: Path) -> None:
     """A ProxyCommand that ignores the SIGHUP ssh sends it on exit (a wrapper started under
     nohup, a proxy of its own making) would keep the stderr ssh gave it, the caller's, open after
     moatbridge exits: `moatbridge status | cat` would wait for it. ssh and what it starts end with
     moatbridge, as with the docker CLI's connection helper."""
-    real_ssh = shutil.which("ssh")
-    if real_ssh is None:
-        pytest.skip("openssh-client is needed (.ci/run installs it)")
     proxy = tmp_path / "proxy"
     proxy.write_text("#!/bin/sh\ntrap '' HUP\nexec sleep 600\n")
     proxy.chmod(0o755)
-    (tmp_path / "ssh_config").write_text(f"Host silent.invalid\n  ProxyCommand {proxy}\n")
-    (tmp_path / "bin").mkdir()
-    wrapper = tmp_path / "bin" / "ssh"
-    wrapper.write_text(f'#!/bin/sh\nexec {real_ssh} -F {tmp_path / "ssh_config"} "$@"\n')
-    wrapper.chmod(0o755)
-    env = {**os.environ, "DOCKER_HOST": "ssh://silent.invalid", "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}",
-           "HOME": str(tmp_path), "MOATBRIDGE_HOME": str(tmp_path / "mbh")}  # fmt: skip
+    env = _silent_ssh_host(tmp_path, str(proxy))
     process = subprocess.Popen([sys.executable, "-m", "moatbridge", "status", "--json"], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)  # fmt: skip
     try:
@@ -313,18 +320,8 @@ def test_an_ssh_proxy_that_outlives_ssh_does_not_hold_the_output_open(tmp_path: 
 def test_an_ssh_host_that_does_not_answer_costs_the_timeout_only(tmp_path: Path) -> None:
     """ssh:// to a host that never answers (off, or behind a VPN that is down) is given ssh's
     ConnectTimeout, as the docker CLI gives it: status ends in seconds, not the system's TCP
-    timeout. The host's "connection" is a ProxyCommand that says nothing (ssh's -F, through an
-    `ssh` first on PATH: OpenSSH reads ~/.ssh from the passwd entry, never root's here)."""
-    real_ssh = shutil.which("ssh")
-    if real_ssh is None:
-        pytest.skip("openssh-client is needed (.ci/run installs it)")
-    (tmp_path / "ssh_config").write_text("Host silent.invalid\n  ProxyCommand sleep 600\n")
-    (tmp_path / "bin").mkdir()
-    wrapper = tmp_path / "bin" / "ssh"
-    wrapper.write_text(f'#!/bin/sh\nexec {real_ssh} -F {tmp_path / "ssh_config"} "$@"\n')
-    wrapper.chmod(0o755)
-    env = {**os.environ, "DOCKER_HOST": "ssh://silent.invalid", "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}",
-           "HOME": str(tmp_path), "MOATBRIDGE_HOME": str(tmp_path / "mbh")}  # fmt: skip
+    timeout. The host's "connection" is a ProxyCommand that says nothing."""
+    env = _silent_ssh_host(tmp_path, "sleep 600")
     started = time.monotonic()
     result = subprocess.run([sys.executable, "-m", "moatbridge", "status", "--json"], capture_output=True,
                             text=True, env=env, timeout=60, start_new_session=True)  # fmt: skip
