@@ -160,6 +160,77 @@ def test_every_runtime_function_compiles_or_is_a_listed_gap(
     )
 
 
+def _calls_ignoring_results(items: list[signatures.Signature]) -> tuple[str, int]:
+    """A host C++ source calling every function once with its result ignored, as CUDA code
+    does (`cudaFree(p);`); returns it and the first call's line."""
+    lines = ["#include <cuda_runtime_api.h>"]
+    for index, item in enumerate(items):
+        signatures.check_plain(item)
+        lines += [f"using moatbridge_t{index}_{i} = {t};" for i, t in enumerate(item.parameters)]
+    first = len(lines) + 1
+    for index, item in enumerate(items):
+        parameters = ", ".join(f"moatbridge_t{index}_{i} a{i}" for i in range(len(item.parameters)))
+        arguments = ", ".join(f"a{i}" for i in range(len(item.parameters)))
+        lines.append(f"void moatbridge_call_{index}({parameters}) {{ {item.name}({arguments}); }}")
+    return "\n".join(lines) + "\n", first
+
+
+def _warned_calls(stderr: str, file: str, first: int, count: int) -> set[int]:
+    import re
+
+    found = re.findall(rf"^(?:\S*/)?{re.escape(file)}:(\d+):\d+: warning:", stderr, re.MULTILINE)
+    return {int(line) - first for line in found if 0 <= int(line) - first < count}
+
+
+def test_calls_ignoring_results_are_written_one_per_line() -> None:
+    items = [
+        signatures.Signature("h", "cudaFree", "cudaError_t", ("void *",), 1),
+        signatures.Signature("h", "cudaLaunchHostFunc", "cudaError_t", ("cudaStream_t", "cudaHostFn_t", "void *"), 3),
+    ]  # fmt: skip
+    source, first = _calls_ignoring_results(items)
+    lines = source.splitlines()
+    assert lines[first - 1] == "void moatbridge_call_0(moatbridge_t0_0 a0) { cudaFree(a0); }"
+    assert "using moatbridge_t1_1 = cudaHostFn_t;" in lines
+    assert _warned_calls(
+        f"x/p.cpp:{first + 1}:3: warning: w\np.cpp:1:1: warning: w\n", "p.cpp", first, 2
+    ) == {1}
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)
+def test_host_code_ignoring_results_is_as_quiet_as_with_nvidias_headers(
+    request: pytest.FixtureRequest, open_devel_gfx1030: dict[str, Any], gfx: str, fixture: str, tmp_path: Path
+) -> None:
+    """g++ -std=c++17 -Wall -Wextra on a .cpp calling every runtime function (but the listed
+    gaps) and ignoring the result warns at the same calls with ours as with NVIDIA's headers:
+    the deprecated ones (HIP's hipError_t is [[nodiscard]] from C++17 on, and ROCm deprecates
+    other functions than CUDA)."""
+    gaps = {gap.name for gap in signatures.load_gaps()}
+    items = [s for s in signatures.load() if s.name not in gaps]
+    source, first = _calls_ignoring_results(items)
+    (tmp_path / "calls.cpp").write_text(source)
+    include = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
+    flags = "-std=c++17 -Wall -Wextra -fsyntax-only"
+    theirs = docker_run(
+        str(open_devel_gfx1030["reference"]), f"cd /p && g++ {flags} -isystem /real calls.cpp",
+        "-v", f"{include}:/real:ro", "-v", f"{tmp_path}:/p:ro",
+    )  # fmt: skip
+    assert theirs.returncode == 0, theirs.stderr[-2000:]
+    nvidia = {items[i].name for i in _warned_calls(theirs.stderr, "calls.cpp", first, len(items))}
+    assert "cudaThreadSynchronize" in nvidia and len(nvidia) < 30, sorted(nvidia)
+    ours = docker_run(
+        str(request.getfixturevalue(fixture)["reference"]),
+        f". /opt/moatbridge/bin/activate {gfx} >/dev/null; cd /p && g++ {flags} -I\"$CUDA_PATH/include\" calls.cpp",
+        "-v", f"{tmp_path}:/p:ro",
+    )  # fmt: skip
+    assert ours.returncode == 0, ours.stderr[-3000:]
+    moat = {items[i].name for i in _warned_calls(ours.stderr, "calls.cpp", first, len(items))}
+    assert moat == nvidia, (
+        f"warn with ours only: {sorted(moat - nvidia)[:15]}, with NVIDIA's only: {sorted(nvidia - moat)}\n"
+        f"{ours.stderr[-1500:]}"
+    )
+
+
 @pytest.mark.engine
 def test_nvcc_names_the_reason_a_runtime_function_is_missing(
     open_devel_gfx1030: dict[str, Any], tmp_path: Path

@@ -1,5 +1,14 @@
 /* moatbridge: CUDA calls whose HIP counterpart differs in more than its name. */
 #pragma once
+/* What NVIDIA's CUDA 12.4 headers mark deprecated is deprecated here too, silenced as there by
+   CUDA_ENABLE_DEPRECATED (the generated declarations define the same, see deprecations.py). */
+#ifndef MOATBRIDGE_DEPRECATED_RUNTIME
+#if defined(CUDA_ENABLE_DEPRECATED)
+#define MOATBRIDGE_DEPRECATED_RUNTIME
+#else
+#define MOATBRIDGE_DEPRECATED_RUNTIME __attribute__((deprecated))
+#endif
+#endif
 #ifdef __cplusplus
 /* CUDA's driver-API status (CUresult) and the runtime's (cudaError_t) are two enums, so C++
    code overloads and specialises on them (helper_cuda.h's _cudaGetErrorEnum, error-string and
@@ -148,7 +157,7 @@ static inline hipError_t moatbridge_cudaFuncSetAttribute(T* entry, hipFuncAttrib
 }
 #define cudaFuncSetAttribute moatbridge_cudaFuncSetAttribute
 template <class T>
-static inline hipError_t moatbridge_cudaFuncSetSharedMemConfig(T* entry, hipSharedMemConfig config) {
+MOATBRIDGE_DEPRECATED_RUNTIME static inline hipError_t moatbridge_cudaFuncSetSharedMemConfig(T* entry, hipSharedMemConfig config) {
     return hipFuncSetSharedMemConfig(reinterpret_cast<const void*>(entry), config);
 }
 #define cudaFuncSetSharedMemConfig moatbridge_cudaFuncSetSharedMemConfig
@@ -356,11 +365,11 @@ static inline hipError_t hipGraphExecMemcpyNodeSetParams(hipGraphExec_t exec, hi
 }
 
 /* Runtime calls HIP 5.7 lacks, over the ones it has. */
-static inline hipError_t cudaThreadSetLimit(hipLimit_t limit, size_t value) { return cudaDeviceSetLimit(limit, value); }
-static inline hipError_t cudaThreadGetLimit(size_t* value, hipLimit_t limit) { return cudaDeviceGetLimit(value, limit); }
+MOATBRIDGE_DEPRECATED_RUNTIME static inline hipError_t cudaThreadSetLimit(hipLimit_t limit, size_t value) { return cudaDeviceSetLimit(limit, value); }
+MOATBRIDGE_DEPRECATED_RUNTIME static inline hipError_t cudaThreadGetLimit(size_t* value, hipLimit_t limit) { return cudaDeviceGetLimit(value, limit); }
 /* Deprecated since CUDA 10 and without effect there too. */
-static inline hipError_t cudaSetDoubleForDevice(double*) { return hipSuccess; }
-static inline hipError_t cudaSetDoubleForHost(double*) { return hipSuccess; }
+MOATBRIDGE_DEPRECATED_RUNTIME static inline hipError_t cudaSetDoubleForDevice(double*) { return hipSuccess; }
+MOATBRIDGE_DEPRECATED_RUNTIME static inline hipError_t cudaSetDoubleForHost(double*) { return hipSuccess; }
 #if HIP_VERSION_MAJOR < 6 /* HIP 6 has hipSetValidDevices (mapped) */
 /* The first usable device of the list becomes current (CUDA tries them in order). */
 static inline hipError_t cudaSetValidDevices(int* devices, int count) {
@@ -401,14 +410,24 @@ static inline hipError_t cudaDeviceGetTexture1DLinearMaxWidth(size_t* width, con
     return status;
 }
 /* Deprecated array copies, as the 2D copies with one row. */
-static inline hipError_t cudaMemcpyToArrayAsync(hipArray_t dst, size_t wOffset, size_t hOffset, const void* src,
+MOATBRIDGE_DEPRECATED_RUNTIME static inline hipError_t cudaMemcpyToArrayAsync(hipArray_t dst, size_t wOffset, size_t hOffset, const void* src,
                                                 size_t count, hipMemcpyKind kind, hipStream_t stream = nullptr) {
     return hipMemcpy2DToArrayAsync(dst, wOffset, hOffset, src, count, count, 1, kind, stream);
 }
-static inline hipError_t cudaMemcpyFromArrayAsync(void* dst, hipArray_const_t src, size_t wOffset, size_t hOffset,
+MOATBRIDGE_DEPRECATED_RUNTIME static inline hipError_t cudaMemcpyFromArrayAsync(void* dst, hipArray_const_t src, size_t wOffset, size_t hOffset,
                                                   size_t count, hipMemcpyKind kind, hipStream_t stream = nullptr) {
     return hipMemcpy2DFromArrayAsync(dst, count, src, wOffset, hOffset, count, 1, kind, stream);
 }
+/* HIP's multi-device cooperative launch is also a template in C++ (no single type for the
+   generated declaration to take): CUDA's, deprecated, with its unsigned count and default. */
+#undef cudaLaunchCooperativeKernelMultiDevice
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+MOATBRIDGE_DEPRECATED_RUNTIME static inline hipError_t cudaLaunchCooperativeKernelMultiDevice(
+    hipLaunchParams* launches, unsigned int count, unsigned int flags = 0) {
+    return hipLaunchCooperativeKernelMultiDevice(launches, static_cast<int>(count), flags);
+}
+#pragma GCC diagnostic pop
 /* CUDA 12.2's location-based prefetch and advice; a location is a device or the host. */
 static inline int moatbridge_location_device(const hipMemLocation& location) {
     return location.type == hipMemLocationTypeDevice ? location.id : hipCpuDeviceId;

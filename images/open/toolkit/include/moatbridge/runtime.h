@@ -16,6 +16,13 @@
 #if HIP_VERSION_MAJOR >= 7 && !defined(HIP_DISABLE_WARP_SYNC_BUILTINS)
 #define HIP_DISABLE_WARP_SYNC_BUILTINS 1
 #endif
+/* HIP's runtime API with hipError_t not [[nodiscard]] (the generator's no_nodiscard shadow,
+   where HIP has it): CUDA's cudaError_t is a plain enum, so `cudaFree(p);` is quiet under
+   g++ -std=c++17 too. Listed explicitly for host compilers, whose include path has no
+   shadow directory; its include guard then keeps HIP's own copy out. */
+#if __has_include(<moatbridge/shadow/hip/hip_runtime_api.h>)
+#include <moatbridge/shadow/hip/hip_runtime_api.h>
+#endif
 #include <hip/hip_runtime.h>
 #include <hip/hip_complex.h>
 #include <hip/library_types.h>

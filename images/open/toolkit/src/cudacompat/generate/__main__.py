@@ -13,6 +13,7 @@ from pathlib import Path
 from ..nvcc.config import ToolkitConfig, full_cuda_version
 from . import (
     conflicts,
+    deprecations,
     device_functions,
     headers,
     inventory,
@@ -85,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     resolved: dict[str, list[mappings.Mapping]] = {}
     sources: dict[str, str] = {}
     unresolved: list[mappings.Mapping] = []
+    # CUDA name -> deprecated as NVIDIA has it, for the mappings declared as functions
+    declared: dict[str, dict[str, bool]] = {}
+    cuda_deprecated = deprecations.load()
     for family in mappings.FAMILIES:
         members = [m for m in kept if m.family == family]
         library = mappings.OPTIONAL_FAMILIES.get(family)
@@ -99,11 +103,16 @@ def main(argv: list[str] | None = None) -> int:
         unresolved += result.unresolved
         source = f"{args.hipify.name}" if family != "cusolver" else "hipSOLVER's compat API (hand rule)"
         sources[family] = source
+        declared[family] = deprecations.declared(clangxx, family, result.resolved, cuda_deprecated)
         toolkit.write_text(
             include / "moatbridge" / "generated" / f"{family}.h",
-            toolkit.mapping_header(family, result.resolved, source),
+            toolkit.mapping_header(family, result.resolved, source, declared[family]),
         )
-        print(f"{family}: {len(result.resolved)} mappings, {len(result.unresolved)} unresolved", flush=True)
+        print(
+            f"{family}: {len(result.resolved)} mappings, {len(result.unresolved)} unresolved, "
+            f"{len(declared[family])} declared for CUDA's deprecation",
+            flush=True,
+        )
     toolkit.write_text(
         include / "moatbridge" / "generated" / "version.h",
         toolkit.version_header(cuda_version, args.mimic_cc, include),
@@ -126,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         emitted[family] = len(members)
         toolkit.write_text(
             include / "moatbridge" / "generated" / f"{family}.h",
-            toolkit.mapping_header(family, members, sources[family]),
+            toolkit.mapping_header(family, members, sources[family], declared.get(family, {})),
         )
 
     # Mappings onto names the hand-written headers define themselves (HIP gained them): the

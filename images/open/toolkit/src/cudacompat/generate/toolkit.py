@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ..nvcc.config import CONFIG_RELATIVE, ToolkitConfig
-from . import headers, signatures
+from . import deprecations, headers, signatures
 from .mappings import Dropped, Mapping
 from .stack import Stack
 
@@ -96,14 +96,22 @@ def write_libraries(lib64: Path, stack: Stack) -> None:
         write_text(lib64 / name, _EMPTY_ARCHIVE)
 
 
-def mapping_header(family: str, mappings: Sequence[Mapping], source: str) -> str:
+def mapping_header(
+    family: str, mappings: Sequence[Mapping], source: str, declared: dict[str, bool] | None = None
+) -> str:
+    """`#define cudaX hipX` for each mapping but the ones declared as functions of their own
+    (declared: CUDA name -> deprecated, see deprecations.py)."""
+    declared = declared or {}
     lines = [
         f"/* Generated at image build by moatbridge from {source}; do not edit.",
         f"   {len(mappings)} CUDA names of the {family} family, each compile-probed against the",
         "   HIP headers of this image. Left-out names: /opt/moatbridge/toolkit/compat-report.md */",
         "#pragma once",
     ]
-    lines += [f"#define {m.cuda} {m.hip}" for m in mappings]
+    lines += [f"#define {m.cuda} {m.hip}" for m in mappings if m.cuda not in declared]
+    lines += deprecations.block(
+        family, [deprecations.declaration(m, declared[m.cuda]) for m in mappings if m.cuda in declared]
+    )
     return "\n".join(lines) + "\n"
 
 
