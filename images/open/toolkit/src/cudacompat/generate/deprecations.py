@@ -25,7 +25,7 @@ from pathlib import Path
 
 from . import probe
 from .mappings import Mapping as NameMapping
-from .signatures import json_documents, renamed
+from .signatures import json_documents, real_header, renamed
 
 DEPRECATED = Path(__file__).with_name("cuda_deprecated.tsv")
 # The real headers read, each with the prefix of the functions it declares.
@@ -199,7 +199,8 @@ def declared(
 ) -> dict[str, bool]:
     """CUDA name -> deprecated, for the family's mappings declared as functions in this stack."""
     preamble = probe.preamble(family)
-    functions = [m for m in mappings if m.hip not in probe.defined_macros(clangxx, family)]
+    macros = probe.defined_macros(clangxx, family)
+    functions = [m for m in mappings if m.hip not in macros]
     hip = hip_deprecated(clangxx, preamble, (m.hip for m in functions))
     return declarable(clangxx, preamble, family, functions, wanted(functions, hip, cuda_deprecated))
 
@@ -210,14 +211,8 @@ def declared(
 def read_real(include: Path, clang: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for header, prefix in HEADERS.items():
-        with tempfile.TemporaryDirectory() as scratch:
-            source = Path(scratch) / "probe.cpp"
-            source.write_text(f"#include <{header}>\n", encoding="utf-8")
-            base = [clang, "-x", "c++", "-std=c++17", "-isystem", str(include), str(source)]
-            dump = ["-fsyntax-only", "-Xclang", "-ast-dump=json", "-Xclang", f"-ast-dump-filter={prefix}"]
-            ast = subprocess.run([*base, *dump], capture_output=True, text=True, check=True)
-            defines = subprocess.run([*base, "-E", "-dM"], capture_output=True, text=True, check=True)
-        found += [(header, name) for name in deprecated_functions(ast.stdout, defines.stdout, prefix)]
+        ast, defines = real_header(include, clang, header, prefix)
+        found += [(header, name) for name in deprecated_functions(ast, defines, prefix)]
     return found
 
 

@@ -207,20 +207,27 @@ def still_missing(
 # --- reading the real header (I/O) ----------------------------------------------------------
 
 
-def read_real(include: Path, clang: str) -> list[Signature]:
+def real_header(include: Path, clang: str, header: str, prefix: str) -> tuple[str, str]:
+    """clang's JSON AST of the declarations named `prefix`... that one real header makes
+    visible in C++17 host code, and the macros it defines (`-dM`)."""
     import subprocess
     import tempfile
 
+    with tempfile.TemporaryDirectory() as scratch:
+        source = Path(scratch) / "probe.cpp"
+        source.write_text(f"#include <{header}>\n", encoding="utf-8")
+        base = [clang, "-x", "c++", "-std=c++17", "-isystem", str(include), str(source)]
+        dump = ["-fsyntax-only", "-Xclang", "-ast-dump=json", "-Xclang", f"-ast-dump-filter={prefix}"]
+        ast = subprocess.run([*base, *dump], capture_output=True, text=True, check=True)
+        defines = subprocess.run([*base, "-E", "-dM"], capture_output=True, text=True, check=True)
+    return ast.stdout, defines.stdout
+
+
+def read_real(include: Path, clang: str) -> list[Signature]:
     found: list[Signature] = []
     for header, prefix in HEADERS.items():
-        with tempfile.TemporaryDirectory() as scratch:
-            source = Path(scratch) / "probe.cpp"
-            source.write_text(f"#include <{header}>\n", encoding="utf-8")
-            base = [clang, "-x", "c++", "-std=c++17", "-isystem", str(include), str(source)]
-            dump = ["-fsyntax-only", "-Xclang", "-ast-dump=json", "-Xclang", f"-ast-dump-filter={prefix}"]
-            ast = subprocess.run([*base, *dump], capture_output=True, text=True, check=True)
-            defines = subprocess.run([*base, "-E", "-dM"], capture_output=True, text=True, check=True)
-        found += signatures(ast.stdout, defines.stdout, header, prefix)
+        ast, defines = real_header(include, clang, header, prefix)
+        found += signatures(ast, defines, header, prefix)
     return found
 
 
