@@ -304,7 +304,10 @@ def test_every_header_compiles_together_as_cuda_in_every_standard(
     gfx: str, fixture: str, request: pytest.FixtureRequest
 ) -> None:
     """All the toolkit's public headers in one .cu through our nvcc, with -std=c++11 and
-    -std=c++17, and the same set as a host .cpp through g++: one translation unit per mode."""
+    -std=c++17, and the same set as a host .cpp through g++: one translation unit per mode.
+    Then in C++20 and C++23 with every standard library header after them, as NVIDIA's allow:
+    a macro of ours or HIP's that a library header spells (libstdc++'s
+    [[__gnu__::__noinline__]] in <format>) breaks that."""
     image = str(request.getfixturevalue(fixture)["reference"])
     provided = _public_headers(image)
     includes = "".join(f"#include <{h}>\\n" for h in provided)
@@ -318,6 +321,10 @@ def test_every_header_compiles_together_as_cuda_in_every_standard(
     for std in c++11 c++17; do
         nvcc -std=$std -c all.cu -o all-$std.o
         g++ -std=$std -fsyntax-only -isystem $CUDA_HOME/include all.cpp
+    done
+    sed 's|^int main|#include <bits/stdc++.h>\nint main|' all.cpp > library.cpp
+    for std in c++20 c++23; do
+        g++ -std=$std -fsyntax-only -isystem $CUDA_HOME/include library.cpp
     done
     echo compiled
     """

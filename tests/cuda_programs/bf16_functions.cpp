@@ -1,5 +1,6 @@
 // bf16_functions.cpp — the cuda_bf16.h functions the open toolkit adds to HIP's (its
-// moatbridge/bf16_functions.h), checked two ways (tests/test_cuda_fp8.py):
+// moatbridge/bf16_functions.h), and in a host compiler's build the whole host API (its
+// moatbridge/bf16_host.h), checked two ways (tests/test_cuda_fp8.py):
 //  - exact expected bit patterns for the edge cases (zeros, subnormals, ties, NaN, infinities,
 //    integer saturation): a failure prints FAIL and the exit status is 1;
 //  - sweeps over floats, bf16 values, integers and bf16 pairs of every host-callable function,
@@ -303,6 +304,169 @@ static void sweep_pairs() {
 #undef PRINT
 }
 
+// The rest of what NVIDIA's header gives host code: conversions, arithmetic, comparisons,
+// classification, moving halves, the operators and the class's conversions, over every pair
+// of specials and random pairs (min/max of +0 and -0 left to the expectations). A host
+// compiler's (g++: moatbridge's host bf16); an nvcc build gets HIP's class and functions,
+// which do not have all of it yet (no long long constructor) and leave the section out.
+#if !defined(__HIP__)
+#define HOST_BINARY(X) X(__hadd, 0) X(__hsub, 0) X(__hmul, 0) X(__hdiv, 0) X(__hmax, 1) X(__hmin, 1)
+#define HOST_BINARY2(X) X(__hadd2, 0) X(__hsub2, 0) X(__hmul2, 0) X(__h2div, 0) X(__hmax2, 1) X(__hmin2, 1) \
+    X(__heq2, 0) X(__hne2, 0) X(__hle2, 0) X(__hge2, 0) X(__hlt2, 0) X(__hgt2, 0) X(__lows2bfloat162, 0) \
+    X(__highs2bfloat162, 0)
+#define HOST_TESTS(X) X(__heq) X(__hne) X(__hle) X(__hge) X(__hlt) X(__hgt) X(__hequ) X(__hneu) X(__hleu) \
+    X(__hgeu) X(__hltu) X(__hgtu)
+#define HOST_TESTS2(X) X(__hbeq2) X(__hbne2) X(__hble2) X(__hbge2) X(__hblt2) X(__hbgt2) X(__hbequ2) X(__hbneu2) \
+    X(__hbleu2) X(__hbgeu2) X(__hbltu2) X(__hbgtu2)
+#define HOST_UNARY(X) X(__hneg) X(__habs)
+#define HOST_UNARY2(X) X(__hneg2) X(__habs2) X(__hisnan2) X(__low2bfloat162) X(__high2bfloat162) X(__lowhigh2highlow)
+#define OPERATORS(X) X(+, plus) X(-, minus) X(*, times) X(/, over)
+#define RELATIONS(X) X(==, eq) X(!=, ne) X(<, lt) X(>, gt) X(<=, le) X(>=, ge)
+static unsigned pair_bits(const __nv_bfloat162 r) { return bits(r.x) | (unsigned)bits(r.y) << 16; }
+static void sweep_host_api() {
+    {
+        Hash to_float, classify, unary, as, members, from_float;
+        for (unsigned int h = 0; h < 65536; ++h) {
+            const __nv_bfloat16 a = bf((unsigned short)h);
+            const float f = __bfloat162float(a);
+            unsigned int u;
+            memcpy(&u, &f, sizeof u);
+            to_float.add(u);
+            classify.add((unsigned)__hisnan(a) | (unsigned)(__hisinf(a) + 1) << 1);
+#define HASH(name) unary.add(bits(name(a)));
+            HOST_UNARY(HASH)
+#undef HASH
+            as.add((unsigned short)__bfloat16_as_short(a) ^ (unsigned)__bfloat16_as_ushort(a) << 16);
+            as.add(bits(__short_as_bfloat16((short)h)) ^ (unsigned)bits(__ushort_as_bfloat16((unsigned short)h)) << 16);
+            // the class's conversions (towards zero, saturated) and its float and bool
+            members.add((unsigned long long)(long long)(int)a ^ (unsigned long long)(unsigned int)a << 32);
+            members.add((unsigned long long)(long long)a ^ (unsigned long long)a);
+            members.add((unsigned long long)(short)a ^ (unsigned long long)(unsigned short)a << 16 ^
+                        (unsigned long long)(unsigned char)(signed char)a << 32 ^ (unsigned long long)(unsigned char)a << 40 ^
+                        (unsigned long long)(long)a << 3 ^ (unsigned long long)(unsigned long)a << 5 ^
+                        (unsigned long long)(bool)a << 48);
+            memcpy(&u, &f, sizeof u);
+            const __nv_bfloat16 from_member(f);
+            const __nv_bfloat16 from_member_double((double)f * 1.0000001);
+            from_float.add(bits(__float2bfloat16(f)) ^ (unsigned)bits(from_member) << 16);
+            from_float.add(bits(__double2bfloat16((double)f * 1.0000001)) ^ (unsigned)bits(from_member_double) << 16);
+            __half_raw half_bits;
+            half_bits.x = (unsigned short)h;
+            from_float.add(bits(__nv_bfloat16(__half(half_bits))));
+        }
+        printf("bfloat162float %016llx\nhisnan hisinf %016llx\nhneg habs %016llx\n", to_float.value, classify.value,
+               unary.value);
+        printf("as short/ushort %016llx\nclass conversions %016llx\nfloat2bfloat16 %016llx\n", as.value,
+               members.value, from_float.value);
+    }
+    {
+        // float and double to bf16: ties and near-ties at every exponent, and random ones
+        Hash from_float, from_double, from_integers;
+        unsigned long long state = 0x123456789abcdefull;
+        for (int i = 0; i < 300000; ++i) {
+            const unsigned long long r = next_random(state);
+            const unsigned int u = i < 65536 ? (unsigned int)i << 16 | 0x8000u | (i & 3) : (unsigned int)r;
+            float f;
+            memcpy(&f, &u, sizeof f);
+            from_float.add(bits(__float2bfloat16(f)));
+            double d;
+            unsigned long long v = i < 65536 ? ((unsigned long long)(i & 0x87ff) << 48 | 0x000f000000000000ull) ^ (r >> 20)
+                                             : r;
+            if (i % 3 == 0) v = (v & 0xfff0000000000000ull) | 0x0000100000000000ull | (r & 1);  // ties, or just past them
+            memcpy(&d, &v, sizeof d);
+            from_double.add(bits(__double2bfloat16(d)));
+            // the class from integers, rounded to nearest even from the exact value
+            const __nv_bfloat16 from_int((int)r), from_uint((unsigned int)(r >> 3)), from_ll((long long)(r >> (r % 64))),
+                from_ull((unsigned long long)r >> (r % 60)), from_short((short)r), from_ushort((unsigned short)r);
+            __nv_bfloat16 assigned;
+            assigned = (long long)r;
+            from_integers.add(bits(from_int) ^ (unsigned)bits(from_uint) << 16 ^ (unsigned long long)bits(from_ll) << 32 ^
+                              (unsigned long long)bits(from_ull) << 48);
+            from_integers.add(bits(from_short) ^ (unsigned)bits(from_ushort) << 16 ^ (unsigned long long)bits(assigned) << 32);
+        }
+        printf("float2bfloat16 ties %016llx\ndouble2bfloat16 %016llx\nclass from integers %016llx\n", from_float.value,
+               from_double.value, from_integers.value);
+    }
+    const unsigned short specials[] = {0x0000, 0x8000, 0x0001, 0x8001, 0x007f, 0x0080, 0x3f7f, 0x3f80, 0xbf80, 0x3f81,
+                                       0x4000, 0xc000, 0x7f7f, 0xff7f, 0x7f80, 0xff80, 0x7fc0, 0xffc0, 0x7f81, 0xffff};
+    const int n_specials = sizeof specials / sizeof specials[0];
+    unsigned long long state = 0x0badc0ffee0ddf00ull;
+#define DECLARE(name, ...) Hash hash##name;
+    HOST_BINARY(DECLARE) HOST_BINARY2(DECLARE) HOST_TESTS(DECLARE) HOST_TESTS2(DECLARE) HOST_UNARY2(DECLARE)
+#undef DECLARE
+    Hash operators, operators2, relations, relations2, steps, moves;
+    for (int i = 0; i < n_specials * n_specials + 300000; ++i) {
+        unsigned short p, q;
+        if (i < n_specials * n_specials) {
+            p = specials[i / n_specials];
+            q = specials[i % n_specials];
+        } else {
+            const unsigned long long r = next_random(state);
+            p = (unsigned short)r;
+            q = (unsigned short)(r >> 16);
+            if (i % 2) q = (unsigned short)((q & 0x807f) | ((p + ((r >> 32) % 9) * 0x80 - 4 * 0x80) & 0x7f80));
+        }
+        const __nv_bfloat16 a = bf(p), b = bf(q);
+        const __nv_bfloat162 ab(a, b), ba(b, a), bb(b, b);
+        const bool zeros = ((p | q) & 0x7fff) == 0 && p != q;
+#define HASH(name, skip_zeros) \
+    if (!(skip_zeros && zeros)) hash##name.add(bits(name(a, b)));
+        HOST_BINARY(HASH)
+#undef HASH
+#define HASH(name, skip_zeros) \
+    if (!(skip_zeros && zeros)) hash##name.add(pair_bits(name(ab, ba)));
+        HOST_BINARY2(HASH)
+#undef HASH
+#define HASH(name) hash##name.add(name(a, b));
+        HOST_TESTS(HASH)
+#undef HASH
+#define HASH(name) hash##name.add(name(ab, ba) ^ 2 * name(ab, bb));
+        HOST_TESTS2(HASH)
+#undef HASH
+#define HASH(name) hash##name.add(pair_bits(name(ab)));
+        HOST_UNARY2(HASH)
+#undef HASH
+#define HASH(op, name)                                 \
+    {                                                  \
+        __nv_bfloat16 c = a;                           \
+        c op## = b;                                    \
+        operators.add(bits(a op b) ^ (unsigned)bits(c) << 16); \
+        __nv_bfloat162 c2 = ab;                        \
+        c2 op## = ba;                                  \
+        operators2.add(pair_bits(ab op ba) ^ (unsigned long long)pair_bits(c2) << 32); \
+    }
+        OPERATORS(HASH)
+#undef HASH
+#define HASH(op, name) relations.add(a op b); relations2.add(ab op ba);
+        RELATIONS(HASH)
+#undef HASH
+        __nv_bfloat16 c = a;
+        __nv_bfloat162 c2 = ab;
+        steps.add(bits(c++) ^ (unsigned)bits(++c) << 16 ^ (unsigned long long)bits(c--) << 32 ^
+                  (unsigned long long)bits(--c) << 48);
+        steps.add(pair_bits(c2++) ^ (unsigned long long)pair_bits(--c2) << 32);
+        steps.add(bits(-a) ^ (unsigned)bits(+a) << 16 ^ (unsigned long long)pair_bits(-ab) << 32);
+        moves.add(pair_bits(__halves2bfloat162(a, b)) ^ (unsigned long long)pair_bits(__bfloat162bfloat162(a)) << 32);
+        moves.add(bits(__low2bfloat16(ab)) ^ (unsigned)bits(__high2bfloat16(ab)) << 16);
+        const float2 f2 = __bfloat1622float2(ab);
+        const float lo = __low2float(ab), hi = __high2float(ab);
+        unsigned int u[4];
+        memcpy(&u[0], &f2.x, 4);
+        memcpy(&u[1], &f2.y, 4);
+        memcpy(&u[2], &lo, 4);
+        memcpy(&u[3], &hi, 4);
+        moves.add(u[0] ^ (unsigned long long)u[1] << 32);
+        moves.add(u[2] ^ (unsigned long long)u[3] << 32);
+        moves.add(pair_bits(__float22bfloat162_rn(f2)));
+    }
+#define PRINT(name, ...) printf(#name " %016llx\n", hash##name.value);
+    HOST_BINARY(PRINT) HOST_BINARY2(PRINT) HOST_TESTS(PRINT) HOST_TESTS2(PRINT) HOST_UNARY2(PRINT)
+#undef PRINT
+    printf("operators %016llx %016llx\nrelations %016llx %016llx\nsteps %016llx\nmoves %016llx\n", operators.value,
+           operators2.value, relations.value, relations2.value, steps.value, moves.value);
+}
+#endif
+
 #if defined(__HIP__) || defined(__CUDACC__)
 // Every device function added, from a kernel: it must compile for the GPU.
 __global__ void every_device_function(__nv_bfloat16* h, __nv_bfloat162* h2, long long* i, float* f) {
@@ -342,6 +506,10 @@ int main() {
     sweep_float_conversions();
     sweep_integer_conversions();
     sweep_pairs();
+    printf("--- the rest of the host API\n");
+#if !defined(__HIP__)
+    sweep_host_api();
+#endif
     printf("expectations failed: %d\n", failures);
     return failures ? 1 : 0;
 }

@@ -21,8 +21,13 @@
 #include <moatbridge/bf16_functions.h>
 #else
 #include <hip/hip_version.h>
-#if HIP_VERSION_MAJOR >= 6
-/* A host-only compile (g++, or clang++ without -x hip) of HIP 6's bf16 header: its functions
+#if !defined(__clang__)
+/* g++ cannot read HIP 7's bf16 header (clang extensions), and HIP 5.7's and 6's only with
+   parts cut out: it gets moatbridge's host bf16, the types and functions NVIDIA's header
+   gives a host compiler. */
+#include <moatbridge/bf16_host.h>
+#elif HIP_VERSION_MAJOR >= 6
+/* A host-only compile (clang++ without -x hip) of HIP 6's bf16 header: its functions
    are `static inline` already, but it includes HIP's warp functions, which only a device
    compiler parses (amdgcn builtins, the wave size), and defines the bf16 warp shuffles on top
    of them. Leave both out: a host compiler cannot call them anyway. */
@@ -40,7 +45,7 @@
 #pragma pop_macro("HIP_ENABLE_WARP_SYNC_BUILTINS")
 #include <moatbridge/bf16_functions.h>
 #else
-/* A host-only compile (g++, or clang++ without -x hip) of HIP 5.7's bf16 header defines 26
+/* A host-only compile (clang++ without -x hip) of HIP 5.7's bf16 header defines 26
    non-inline `__device__` functions (duplicate symbols across translation units) and calls
    device-library math (__ocml_*) that no host library provides. Make those functions static
    there, and give the math host definitions (weak: one copy per program). */

@@ -1,7 +1,7 @@
 /* moatbridge: the cuda_bf16.h functions HIP 5.7's bf16 header lacks (directed-rounding and
    integer conversions, _rn/_sat/_relu arithmetic, NaN-propagating min/max, comparison masks,
    __hcmadd) and CUDA's __nv_bfloat16_raw/__nv_bfloat162_raw. Included by cuda_bf16.h after
-   HIP's header, over the shadowed __hip_bfloat16 class (`unsigned short data`).
+   HIP's header (or bf16_host.h, in a host compiler that is not clang).
    What CUDA declares __host__ __device__ is host-callable here too (also from a host-only
    g++ compile); what CUDA declares __device__ exists only when compiling HIP.
    Results are CUDA's to the bit: NaN results are the canonical 0x7fff, as NVIDIA's
@@ -22,8 +22,9 @@
 
 /* The bits of a __hip_bfloat16, and one from bits: the shadowed class of HIP 5.7 (written only
    where the generator's bfloat16_class probe found HIP's a plain struct) keeps them in `data`
-   with a constexpr bits constructor; HIP 6's own class converts to and from its raw type. */
-#if __has_include(<moatbridge/shadow/hip/amd_detail/amd_hip_bf16.h>)
+   with a constexpr bits constructor; HIP 6's own class and a host compiler's (bf16_host.h)
+   convert to and from their raw type. */
+#if __has_include(<moatbridge/shadow/hip/amd_detail/amd_hip_bf16.h>) && !defined(MOATBRIDGE_BF16_HOST_H)
 #define MOATBRIDGE_BF16_BITS(h) ((h).data)
 #define MOATBRIDGE_BF16_FROM_BITS(bits) __hip_bfloat16(moatbridge_bf16_bits(), (bits))
 #define MOATBRIDGE_BF16_CONSTEXPR constexpr
