@@ -23,6 +23,7 @@ pytestmark = pytest.mark.engine
 
 PROGRAM = REPO / "tests" / "cuda_programs" / "fp8_conversions.cpp"
 BF16_PROGRAM = REPO / "tests" / "cuda_programs" / "bf16_functions.cpp"
+ACROSS_OBJECTS = ("bf16_across_objects.h", "bf16_across_objects.cu", "bf16_across_objects_main.cpp")
 
 
 def _real_output(program: Path, tmp_path: Path) -> str:
@@ -85,3 +86,27 @@ def test_bf16_functions_match_nvidias_header_bit_for_bit(
     for build, output in (("g++", gxx), ("nvcc", nvcc)):
         differing = [(r, o) for r, o in zip(expected[build], output.splitlines(), strict=True) if r != o]
         assert not differing, f"{build}: {len(differing)} lines differ, first: {differing[:5]}"
+
+
+@pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)
+def test_bf16_values_cross_between_gxx_and_nvcc_objects(
+    request: pytest.FixtureRequest, gfx: str, fixture: str, shared_tmp: Path
+) -> None:
+    """A .cu (nvcc) and a .cpp (g++, which gets moatbridge's host bf16) pass __nv_bfloat16 and
+    __nv_bfloat162 by value both ways, return them and share a struct holding them; linked in
+    both orders at -O0, where each object keeps its out-of-line copies of the class's members."""
+    for name in ACROSS_OBJECTS:
+        shutil.copy(REPO / "tests" / "cuda_programs" / name, shared_tmp / name)
+    ours = docker_run(
+        str(request.getfixturevalue(fixture)["reference"]),
+        f". /opt/moatbridge/bin/activate {gfx} && cd {shared_tmp}"
+        " && nvcc -O0 -c bf16_across_objects.cu -o /tmp/cu.o"
+        f" && g++ -O0 -c -I/opt/moatbridge/targets/{gfx}/include bf16_across_objects_main.cpp -o /tmp/main.o"
+        " && nvcc /tmp/cu.o /tmp/main.o -o /tmp/cu-first && nvcc /tmp/main.o /tmp/cu.o -o /tmp/cpp-first"
+        " && /tmp/cu-first; echo \"exit $?\"; /tmp/cpp-first; echo \"exit $?\"",
+        "-v", f"{shared_tmp}:{shared_tmp}",
+    )  # fmt: skip
+    assert ours.returncode == 0, ours.stderr[-3000:]
+    runs = ours.stdout.split("failures: ")
+    assert len(runs) == 3, ours.stdout
+    assert ours.stdout.count("exit 0") == 2 and "FAIL" not in ours.stdout, ours.stdout

@@ -1,8 +1,8 @@
 // bfloat16_tiles.cu
 // Covers: cuda_bf16.h's __nv_bfloat16 as a class (implicit float conversions, arithmetic and
 // comparison operators on __nv_bfloat16 and __nv_bfloat162, construction from int and double)
-// and cooperative-groups tile shuffles of a type that is neither integer nor float (uint4 and
-// a struct), as reductions in real code write them; cg::labeled_partition and
+// and cooperative-groups tile shuffles of types that are neither integer nor float (uint4, a
+// struct, __nv_bfloat162), as reductions in real code write them; cg::labeled_partition and
 // cg::binary_partition of a tile (warp-aggregated atomics).
 #include <cstdio>
 #include <cstdlib>
@@ -47,8 +47,9 @@ __global__ void bf16Ops(const __nv_bfloat162* x, const __nv_bfloat16* y, float* 
     out[i] = ordered ? acc + static_cast<float>(twice) : -1.0f;
 }
 
-// Warp-tile reduction of a struct and a vector type through tile.shfl_xor.
-__global__ void tileReduce(const float* in, MinMax* result, uint4* lanes)
+// Warp-tile reduction of a struct and a vector type through tile.shfl_xor, and a bf16 pair
+// passed down the tile.
+__global__ void tileReduce(const float* in, MinMax* result, uint4* lanes, __nv_bfloat162* pairs)
 {
     auto tile = cg::tiled_partition<32>(cg::this_thread_block());
     float v = in[threadIdx.x];
@@ -61,6 +62,8 @@ __global__ void tileReduce(const float* in, MinMax* result, uint4* lanes)
         m.count += other.count;
     }
     uint4 neighbour = tile.shfl_down(word, 1);
+    __nv_bfloat162 pair = __floats2bfloat162_rn(static_cast<float>(threadIdx.x), -0.5f * threadIdx.x);
+    pairs[threadIdx.x] = tile.shfl_down(pair, 1);
     if (threadIdx.x == 0) *result = m;
     lanes[threadIdx.x] = neighbour;
 }
@@ -113,16 +116,20 @@ int main()
     float* din;
     MinMax* dresult;
     uint4* dlanes;
+    __nv_bfloat162* dpairs;
+    CHECK(cudaMalloc(&dpairs, 32 * sizeof(__nv_bfloat162)));
     CHECK(cudaMalloc(&din, 32 * sizeof(float)));
     CHECK(cudaMalloc(&dresult, sizeof(MinMax)));
     CHECK(cudaMalloc(&dlanes, 32 * sizeof(uint4)));
     CHECK(cudaMemcpy(din, in.data(), 32 * sizeof(float), cudaMemcpyHostToDevice));
-    tileReduce<<<1, 32>>>(din, dresult, dlanes);
+    tileReduce<<<1, 32>>>(din, dresult, dlanes, dpairs);
     CHECK(cudaGetLastError());
     MinMax result;
     std::vector<uint4> lanes(32);
     CHECK(cudaMemcpy(&result, dresult, sizeof(MinMax), cudaMemcpyDeviceToHost));
     CHECK(cudaMemcpy(lanes.data(), dlanes, 32 * sizeof(uint4), cudaMemcpyDeviceToHost));
+    std::vector<__nv_bfloat162> pairs(32);
+    CHECK(cudaMemcpy(pairs.data(), dpairs, 32 * sizeof(__nv_bfloat162), cudaMemcpyDeviceToHost));
     if (result.lo != -10.0f || result.hi != 21.0f || result.count != 32) {
         fprintf(stderr, "tile reduction: lo %g hi %g count %d\n", result.lo, result.hi, result.count);
         return 1;
@@ -130,6 +137,11 @@ int main()
     for (unsigned i = 0; i < 31; ++i) {
         if (lanes[i].x != i + 1 || lanes[i].w != 4 * (i + 1)) {
             fprintf(stderr, "shfl_down of uint4 at lane %u: %u\n", i, lanes[i].x);
+            return 1;
+        }
+        const float low = __low2float(pairs[i]), high = __high2float(pairs[i]);
+        if (low != static_cast<float>(i + 1) || high != -0.5f * (i + 1)) {
+            fprintf(stderr, "shfl_down of __nv_bfloat162 at lane %u: %g %g\n", i, low, high);
             return 1;
         }
     }
@@ -160,6 +172,7 @@ int main()
     CHECK(cudaFree(din));
     CHECK(cudaFree(dresult));
     CHECK(cudaFree(dlanes));
+    CHECK(cudaFree(dpairs));
     printf("PASSED\n");
     return 0;
 }

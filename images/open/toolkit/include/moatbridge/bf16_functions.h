@@ -28,6 +28,10 @@
 #define MOATBRIDGE_BF16_BITS(h) ((h).data)
 #define MOATBRIDGE_BF16_FROM_BITS(bits) __hip_bfloat16(moatbridge_bf16_bits(), (bits))
 #define MOATBRIDGE_BF16_CONSTEXPR constexpr
+#elif defined(MOATBRIDGE_BF16_HOST_H)
+#define MOATBRIDGE_BF16_BITS(h) (static_cast<__hip_bfloat16_raw>(h).x)
+#define MOATBRIDGE_BF16_FROM_BITS(bits) __hip_bfloat16(__hip_bfloat16_raw{static_cast<unsigned short>(bits)})
+#define MOATBRIDGE_BF16_CONSTEXPR constexpr
 #else
 #define MOATBRIDGE_BF16_BITS(h) (static_cast<__hip_bfloat16_raw>(h).x)
 #define MOATBRIDGE_BF16_FROM_BITS(bits) __hip_bfloat16(__hip_bfloat16_raw{static_cast<unsigned short>(bits)})
@@ -56,6 +60,9 @@ struct __nv_bfloat16_raw {
     __nv_bfloat16_raw() = default;
     MOATBRIDGE_BF16_MEMBER constexpr __nv_bfloat16_raw(unsigned short bits) : x(bits) {}
     MOATBRIDGE_BF16_MEMBER MOATBRIDGE_BF16_CONSTEXPR __nv_bfloat16_raw(const __hip_bfloat16& h) : x(MOATBRIDGE_BF16_BITS(h)) {}
+#if defined(MOATBRIDGE_BF16_HOST_H)
+    __nv_bfloat16_raw(const volatile __hip_bfloat16& h) : x(static_cast<__hip_bfloat16_raw>(h).x) {}
+#endif
     template <class T, typename moatbridge_traits::enable_if<moatbridge_traits::is_floating_point<T>::value, int>::type = 0>
     __nv_bfloat16_raw(T) = delete;
     MOATBRIDGE_BF16_MEMBER MOATBRIDGE_BF16_CONSTEXPR operator __hip_bfloat16() const { return MOATBRIDGE_BF16_FROM_BITS(x); }
@@ -145,6 +152,17 @@ MOATBRIDGE_BF16_HOSTDEVICE unsigned short moatbridge_bf16_fma_rn(const __hip_bfl
     /* up in magnitude when the exact value is further from zero than the tie */
     return (unsigned short)((u >> 16) + ((residual > 0.0) == !(u >> 31) ? 1u : 0u));
 }
+
+/* CUDA's named values */
+#ifndef CUDART_INF_BF16
+#define CUDART_INF_BF16 moatbridge_bf16_make(0x7f80u)
+#define CUDART_NAN_BF16 moatbridge_bf16_make(0x7fffu)
+#define CUDART_MIN_DENORM_BF16 moatbridge_bf16_make(0x0001u)
+#define CUDART_MAX_NORMAL_BF16 moatbridge_bf16_make(0x7f7fu)
+#define CUDART_NEG_ZERO_BF16 moatbridge_bf16_make(0x8000u)
+#define CUDART_ZERO_BF16 moatbridge_bf16_make(0x0000u)
+#define CUDART_ONE_BF16 moatbridge_bf16_make(0x3f80u)
+#endif
 
 /* --- float -> bf16 ---------------------------------------------------------------------- */
 MOATBRIDGE_BF16_HOSTDEVICE __hip_bfloat16 __float2bfloat16_rn(const float a) { return moatbridge_bf16_make(moatbridge_bf16_round_rn(a)); }

@@ -27,71 +27,94 @@ typedef struct __attribute__((aligned(4))) {
     unsigned short y;
 } __hip_bfloat162_raw;
 
+/* The members get an ABI tag of their own: nvcc's objects define HIP's members of these same
+   classes (with HIP's results) as weak symbols of the same names, so untagged, the linker
+   would keep one of the two for the whole program. */
+#define MOATBRIDGE_BF16_HOST_MEMBER __attribute__((abi_tag("moatbridge_host")))
+struct __nv_bfloat16_raw;
+
 struct __attribute__((aligned(2))) __hip_bfloat16 {
   protected:
     unsigned short __x;
 
   public:
     __hip_bfloat16() = default;
-    constexpr __hip_bfloat16(const __hip_bfloat16_raw& r) : __x(r.x) {}
-    __hip_bfloat16& operator=(const __hip_bfloat16_raw& r) { __x = r.x; return *this; }
-    volatile __hip_bfloat16& operator=(const __hip_bfloat16_raw& r) volatile { __x = r.x; return *this; }
-    volatile __hip_bfloat16& operator=(const volatile __hip_bfloat16_raw& r) volatile { __x = r.x; return *this; }
-    operator __hip_bfloat16_raw() const { return __hip_bfloat16_raw{__x}; }
-    operator __hip_bfloat16_raw() const volatile { return __hip_bfloat16_raw{__x}; }
+    MOATBRIDGE_BF16_HOST_MEMBER constexpr __hip_bfloat16(const __hip_bfloat16_raw& r) : __x(r.x) {}
+    MOATBRIDGE_BF16_HOST_MEMBER __hip_bfloat16& operator=(const __hip_bfloat16_raw& r) { __x = r.x; return *this; }
+    MOATBRIDGE_BF16_HOST_MEMBER volatile __hip_bfloat16& operator=(const __hip_bfloat16_raw& r) volatile { __x = r.x; return *this; }
+    MOATBRIDGE_BF16_HOST_MEMBER volatile __hip_bfloat16& operator=(const volatile __hip_bfloat16_raw& r) volatile { __x = r.x; return *this; }
+    MOATBRIDGE_BF16_HOST_MEMBER inline volatile __hip_bfloat16& operator=(const __nv_bfloat16_raw& r) volatile;
+    MOATBRIDGE_BF16_HOST_MEMBER inline volatile __hip_bfloat16& operator=(const volatile __nv_bfloat16_raw& r) volatile;
+    MOATBRIDGE_BF16_HOST_MEMBER constexpr operator __hip_bfloat16_raw() const { return __hip_bfloat16_raw{__x}; }
+    MOATBRIDGE_BF16_HOST_MEMBER operator __hip_bfloat16_raw() const volatile { return __hip_bfloat16_raw{__x}; }
 #if !defined(__CUDA_NO_BFLOAT16_CONVERSIONS__)
-    inline __hip_bfloat16(float f);
-    inline __hip_bfloat16(double f);
-    inline explicit __hip_bfloat16(const __half f);
-    inline operator float() const;
-    inline __hip_bfloat16& operator=(float f);
-    inline __hip_bfloat16& operator=(double f);
+    MOATBRIDGE_BF16_HOST_MEMBER inline __hip_bfloat16(float f);
+    MOATBRIDGE_BF16_HOST_MEMBER inline __hip_bfloat16(double f);
+    MOATBRIDGE_BF16_HOST_MEMBER inline explicit __hip_bfloat16(const __half f);
+    MOATBRIDGE_BF16_HOST_MEMBER inline operator float() const;
+    MOATBRIDGE_BF16_HOST_MEMBER inline __hip_bfloat16& operator=(float f);
+    MOATBRIDGE_BF16_HOST_MEMBER inline __hip_bfloat16& operator=(double f);
 #if !defined(__CUDA_BF16_DISABLE_IMPLICIT_INTEGER_CONVERTS_FOR_HOST_COMPILERS__)
     /* CUDA's integer conversions: to bf16 rounded to nearest even from the exact integer, back
        towards zero and saturated (NaN gives 0) */
-    inline __hip_bfloat16(short v);
-    inline __hip_bfloat16(unsigned short v);
-    inline __hip_bfloat16(int v);
-    inline __hip_bfloat16(unsigned int v);
-    inline __hip_bfloat16(long v);
-    inline __hip_bfloat16(unsigned long v);
-    inline __hip_bfloat16(long long v);
-    inline __hip_bfloat16(unsigned long long v);
-    inline operator signed char() const;
-    inline operator unsigned char() const;
-    inline operator char() const;
-    inline operator short() const;
-    inline operator unsigned short() const;
-    inline operator int() const;
-    inline operator unsigned int() const;
-    inline operator long() const;
-    inline operator unsigned long() const;
-    inline operator long long() const;
-    inline operator unsigned long long() const;
-    inline __hip_bfloat16& operator=(short v);
-    inline __hip_bfloat16& operator=(unsigned short v);
-    inline __hip_bfloat16& operator=(int v);
-    inline __hip_bfloat16& operator=(unsigned int v);
-    inline __hip_bfloat16& operator=(long long v);
-    inline __hip_bfloat16& operator=(unsigned long long v);
+    MOATBRIDGE_BF16_HOST_MEMBER inline __hip_bfloat16(short v);
+    MOATBRIDGE_BF16_HOST_MEMBER inline __hip_bfloat16(unsigned short v);
+    MOATBRIDGE_BF16_HOST_MEMBER inline __hip_bfloat16(int v);
+    MOATBRIDGE_BF16_HOST_MEMBER inline __hip_bfloat16(unsigned int v);
+    MOATBRIDGE_BF16_HOST_MEMBER inline __hip_bfloat16(long v);
+    MOATBRIDGE_BF16_HOST_MEMBER inline __hip_bfloat16(unsigned long v);
+    MOATBRIDGE_BF16_HOST_MEMBER inline __hip_bfloat16(long long v);
+    MOATBRIDGE_BF16_HOST_MEMBER inline __hip_bfloat16(unsigned long long v);
+    MOATBRIDGE_BF16_HOST_MEMBER inline operator signed char() const;
+    MOATBRIDGE_BF16_HOST_MEMBER inline operator unsigned char() const;
+    MOATBRIDGE_BF16_HOST_MEMBER inline operator char() const;
+    MOATBRIDGE_BF16_HOST_MEMBER inline operator short() const;
+    MOATBRIDGE_BF16_HOST_MEMBER inline operator unsigned short() const;
+    MOATBRIDGE_BF16_HOST_MEMBER inline operator int() const;
+    MOATBRIDGE_BF16_HOST_MEMBER inline operator unsigned int() const;
+    MOATBRIDGE_BF16_HOST_MEMBER inline operator long() const;
+    MOATBRIDGE_BF16_HOST_MEMBER inline operator unsigned long() const;
+    MOATBRIDGE_BF16_HOST_MEMBER inline operator long long() const;
+    MOATBRIDGE_BF16_HOST_MEMBER inline operator unsigned long long() const;
+    MOATBRIDGE_BF16_HOST_MEMBER inline __hip_bfloat16& operator=(short v);
+    MOATBRIDGE_BF16_HOST_MEMBER inline __hip_bfloat16& operator=(unsigned short v);
+    MOATBRIDGE_BF16_HOST_MEMBER inline __hip_bfloat16& operator=(int v);
+    MOATBRIDGE_BF16_HOST_MEMBER inline __hip_bfloat16& operator=(unsigned int v);
+    MOATBRIDGE_BF16_HOST_MEMBER inline __hip_bfloat16& operator=(long long v);
+    MOATBRIDGE_BF16_HOST_MEMBER inline __hip_bfloat16& operator=(unsigned long long v);
     /* true unless +0 or -0 (a NaN is true) */
-    operator bool() const { return (__x & 0x7fffu) != 0; }
+    MOATBRIDGE_BF16_HOST_MEMBER constexpr operator bool() const { return (__x & 0x7fffu) != 0; }
 #endif
 #endif
 };
 
+/* Copied by constructors of its own, as CUDA's __nv_bfloat162 and HIP 6's class are (and the
+   HIP 5.7 class the generator shadows): not trivially copyable, so every compiler passes one
+   by value the same way, through memory. */
 struct __attribute__((aligned(4))) __hip_bfloat162 {
     __hip_bfloat16 x;
     __hip_bfloat16 y;
     __hip_bfloat162() = default;
-    constexpr __hip_bfloat162(const __hip_bfloat16& a, const __hip_bfloat16& b) : x(a), y(b) {}
-    __hip_bfloat162(const __hip_bfloat162_raw& r) : x(__hip_bfloat16_raw{r.x}), y(__hip_bfloat16_raw{r.y}) {}
-    __hip_bfloat162& operator=(const __hip_bfloat162_raw& r) {
+    MOATBRIDGE_BF16_HOST_MEMBER constexpr __hip_bfloat162(const __hip_bfloat16& a, const __hip_bfloat16& b) : x(a), y(b) {}
+    MOATBRIDGE_BF16_HOST_MEMBER __hip_bfloat162(const __hip_bfloat162& o) : x(o.x), y(o.y) {}
+    MOATBRIDGE_BF16_HOST_MEMBER __hip_bfloat162(__hip_bfloat162&& o) : x(o.x), y(o.y) {}
+    MOATBRIDGE_BF16_HOST_MEMBER __hip_bfloat162& operator=(const __hip_bfloat162& o) {
+        x = o.x;
+        y = o.y;
+        return *this;
+    }
+    MOATBRIDGE_BF16_HOST_MEMBER __hip_bfloat162& operator=(__hip_bfloat162&& o) {
+        x = o.x;
+        y = o.y;
+        return *this;
+    }
+    MOATBRIDGE_BF16_HOST_MEMBER __hip_bfloat162(const __hip_bfloat162_raw& r) : x(__hip_bfloat16_raw{r.x}), y(__hip_bfloat16_raw{r.y}) {}
+    MOATBRIDGE_BF16_HOST_MEMBER __hip_bfloat162& operator=(const __hip_bfloat162_raw& r) {
         x = __hip_bfloat16_raw{r.x};
         y = __hip_bfloat16_raw{r.y};
         return *this;
     }
-    operator __hip_bfloat162_raw() const {
+    MOATBRIDGE_BF16_HOST_MEMBER operator __hip_bfloat162_raw() const {
         return __hip_bfloat162_raw{static_cast<__hip_bfloat16_raw>(x).x, static_cast<__hip_bfloat16_raw>(y).x};
     }
 };
@@ -320,6 +343,8 @@ static inline bool operator<=(const __hip_bfloat162& a, const __hip_bfloat162& b
 
 /* the integer members call the integer conversions bf16_functions.h defines */
 #include <moatbridge/bf16_functions.h>
+inline volatile __hip_bfloat16& __hip_bfloat16::operator=(const __nv_bfloat16_raw& r) volatile { __x = r.x; return *this; }
+inline volatile __hip_bfloat16& __hip_bfloat16::operator=(const volatile __nv_bfloat16_raw& r) volatile { __x = r.x; return *this; }
 #if !defined(__CUDA_NO_BFLOAT16_CONVERSIONS__) && !defined(__CUDA_BF16_DISABLE_IMPLICIT_INTEGER_CONVERTS_FOR_HOST_COMPILERS__)
 inline __hip_bfloat16::__hip_bfloat16(short v) : __hip_bfloat16(__short2bfloat16_rn(v)) {}
 inline __hip_bfloat16::__hip_bfloat16(unsigned short v) : __hip_bfloat16(__ushort2bfloat16_rn(v)) {}
@@ -357,3 +382,4 @@ inline __hip_bfloat16& __hip_bfloat16::operator=(unsigned int v) { return *this 
 inline __hip_bfloat16& __hip_bfloat16::operator=(long long v) { return *this = __ll2bfloat16_rn(v); }
 inline __hip_bfloat16& __hip_bfloat16::operator=(unsigned long long v) { return *this = __ull2bfloat16_rn(v); }
 #endif
+#undef MOATBRIDGE_BF16_HOST_MEMBER

@@ -16,11 +16,11 @@
 #if HIP_VERSION_MAJOR >= 7 && !defined(HIP_DISABLE_WARP_SYNC_BUILTINS)
 #define HIP_DISABLE_WARP_SYNC_BUILTINS 1
 #endif
-/* HIP defines __noinline__ for every compiler (empty in a host compiler's), NVIDIA's headers
-   only for a CUDA compiler: after HIP's, libstdc++'s [[__gnu__::__noinline__]] (<format>,
-   which <thread> includes from C++23 on, and hip_runtime.h includes <thread>) reads as an
-   attribute without a name. A host compile takes HIP's other macros and, as with NVIDIA's
-   headers, no __noinline__ (no HIP header uses it outside the device compile). */
+/* HIP 5.7 and 6 define __noinline__ for every compiler (empty in a host compiler's), NVIDIA's
+   headers only for a CUDA compiler: after HIP's, libstdc++'s [[__gnu__::__noinline__]]
+   (<format>, which <thread> includes from C++23 on, and hip_runtime.h includes <thread>) reads
+   as an attribute without a name. A host compile takes HIP's other macros and, as with
+   NVIDIA's headers, no __noinline__ (no HIP header uses it outside the device compile). */
 #if !defined(__HIP__)
 #include <hip/hip_common.h>
 #include <hip/amd_detail/host_defines.h>

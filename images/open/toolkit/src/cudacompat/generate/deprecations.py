@@ -25,7 +25,7 @@ from pathlib import Path
 
 from . import probe
 from .mappings import Mapping as NameMapping
-from .signatures import json_documents, real_header, renamed
+from .signatures import json_documents, read_real_header, renamed
 
 DEPRECATED = Path(__file__).with_name("cuda_deprecated.tsv")
 # The real headers read, each with the prefix of the functions it declares.
@@ -211,7 +211,7 @@ def declared(
 def read_real(include: Path, clang: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for header, prefix in HEADERS.items():
-        ast, defines = real_header(include, clang, header, prefix)
+        ast, defines = read_real_header(include, clang, header, prefix)
         found += [(header, name) for name in deprecated_functions(ast, defines, prefix)]
     return found
 

@@ -134,12 +134,14 @@ _WORDWISE_SHUFFLES = "\n" + _fragment("cg_wordwise_shuffles.h")
 
 def with_shuffles_of_any_type(text: str) -> str | None:
     """HIP 5.7's tile and coalesced-group shuffles with CUDA's reach: any trivially copyable
-    type (`tile.shfl_xor(uint4, 1)`, a struct), not integers and floats only; other types go
-    one 32-bit word at a time. None if the header does not have the expected shape."""
+    type (`tile.shfl_xor(uint4, 1)`, a struct) and the bfloat16 pair, not integers and floats
+    only; other types go one 32-bit word at a time. None if the header does not have the
+    expected shape."""
     asserts = text.count(_VALID_TYPE_ASSERT)
     text = text.replace(
         _VALID_TYPE_ASSERT,
-        'static_assert(std::is_trivially_copyable<T>::value, "a shuffled type must be trivially copyable");',
+        "static_assert(std::is_trivially_copyable<T>::value || ::moatbridge_cg::shuffled_by_words<T>::value,"
+        ' "a shuffled type must be trivially copyable");',
     )
     text, calls = _SHUFFLE_CALL.subn("::moatbridge_cg::\\1(var,", text)
     # HIP 5.7 and 6.x assert the type in each shuffle method; HIP 7 (whose header knows

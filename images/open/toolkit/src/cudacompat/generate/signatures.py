@@ -207,7 +207,7 @@ def still_missing(
 # --- reading the real header (I/O) ----------------------------------------------------------
 
 
-def real_header(include: Path, clang: str, header: str, prefix: str) -> tuple[str, str]:
+def read_real_header(include: Path, clang: str, header: str, prefix: str) -> tuple[str, str]:
     """clang's JSON AST of the declarations named `prefix`... that one real header makes
     visible in C++17 host code, and the macros it defines (`-dM`)."""
     import subprocess
@@ -226,7 +226,7 @@ def real_header(include: Path, clang: str, header: str, prefix: str) -> tuple[st
 def read_real(include: Path, clang: str) -> list[Signature]:
     found: list[Signature] = []
     for header, prefix in HEADERS.items():
-        ast, defines = real_header(include, clang, header, prefix)
+        ast, defines = read_real_header(include, clang, header, prefix)
         found += signatures(ast, defines, header, prefix)
     return found
 
