@@ -322,7 +322,7 @@ def test_every_header_compiles_together_as_cuda_in_every_standard(
         nvcc -std=$std -c all.cu -o all-$std.o
         g++ -std=$std -fsyntax-only -isystem $CUDA_HOME/include all.cpp
     done
-    sed 's|^int main|#include <bits/stdc++.h>\nint main|' all.cpp > library.cpp
+    {{ grep -v '^int main' all.cpp; echo '#include <bits/stdc++.h>'; echo 'int main() {{ return 0; }}'; }} > library.cpp
     for std in c++20 c++23; do
         g++ -std=$std -fsyntax-only -isystem $CUDA_HOME/include library.cpp
     done
