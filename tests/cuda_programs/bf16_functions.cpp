@@ -261,6 +261,21 @@ static void sweep_integer_conversions() {
            from_ll.value, from_ull.value);
 }
 
+// The i-th pair of a sweep: every pair of specials, then random ones, half of them with close
+// exponents (where sums round on ties).
+static void pair_of(int i, const unsigned short* specials, int n_specials, unsigned long long& state,
+                    unsigned short& p, unsigned short& q) {
+    if (i < n_specials * n_specials) {
+        p = specials[i / n_specials];
+        q = specials[i % n_specials];
+        return;
+    }
+    const unsigned long long r = next_random(state);
+    p = (unsigned short)r;
+    q = (unsigned short)(r >> 16);
+    if (i % 2) q = (unsigned short)((q & 0x807f) | ((p + ((r >> 32) % 9) * 0x80 - 4 * 0x80) & 0x7f80));
+}
+
 // The pairs: every pair of specials, then random pairs, half of them with close exponents
 // (where sums round on ties). _nan min/max of +0 and -0 is left to the expectations above.
 #define BINARY(X) X(__hadd_rn, 0) X(__hsub_rn, 0) X(__hmul_rn, 0) X(__hadd_sat, 0) X(__hsub_sat, 0) X(__hmul_sat, 0) \
@@ -281,15 +296,7 @@ static void sweep_pairs() {
 #undef DECLARE
     for (int i = 0; i < n_specials * n_specials + 400000; ++i) {
         unsigned short p, q;
-        if (i < n_specials * n_specials) {
-            p = specials[i / n_specials];
-            q = specials[i % n_specials];
-        } else {
-            const unsigned long long r = next_random(state);
-            p = (unsigned short)r;
-            q = (unsigned short)(r >> 16);
-            if (i % 2) q = (unsigned short)((q & 0x807f) | ((p + ((r >> 32) % 9) * 0x80 - 4 * 0x80) & 0x7f80));
-        }
+        pair_of(i, specials, n_specials, state, p, q);
         const __nv_bfloat16 a = bf(p), b = bf(q);
         const __nv_bfloat162 ab(a, b), ba(b, a);
         const bool zeros = ((p | q) & 0x7fff) == 0 && p != q;
@@ -440,15 +447,7 @@ static void sweep_host_api() {
     Hash operators, operators2, relations, relations2, steps, moves;
     for (int i = 0; i < n_specials * n_specials + 300000; ++i) {
         unsigned short p, q;
-        if (i < n_specials * n_specials) {
-            p = specials[i / n_specials];
-            q = specials[i % n_specials];
-        } else {
-            const unsigned long long r = next_random(state);
-            p = (unsigned short)r;
-            q = (unsigned short)(r >> 16);
-            if (i % 2) q = (unsigned short)((q & 0x807f) | ((p + ((r >> 32) % 9) * 0x80 - 4 * 0x80) & 0x7f80));
-        }
+        pair_of(i, specials, n_specials, state, p, q);
         const unsigned long long r2 = next_random(state);
         const unsigned short p2 = i < n_specials * n_specials ? specials[(i * 7 + 3) % n_specials] : (unsigned short)r2;
         const unsigned short q2 = i < n_specials * n_specials ? specials[(i * 11 + 5) % n_specials] : (unsigned short)(r2 >> 16);
