@@ -119,31 +119,22 @@ struct __attribute__((aligned(4))) __hip_bfloat162 {
     }
 };
 
-/* --- bits --------------------------------------------------------------------------------- */
-static inline unsigned short moatbridge_bf16h_bits(const __hip_bfloat16 h) { return static_cast<__hip_bfloat16_raw>(h).x; }
-static inline __hip_bfloat16 moatbridge_bf16h_make(const unsigned int bits) {
-    return __hip_bfloat16(__hip_bfloat16_raw{static_cast<unsigned short>(bits)});
-}
-static inline bool moatbridge_bf16h_isnan(const __hip_bfloat16 h) { return (moatbridge_bf16h_bits(h) & 0x7fffu) > 0x7f80u; }
-static inline __hip_bfloat16 __ushort_as_bfloat16(const unsigned short i) { return moatbridge_bf16h_make(i); }
-static inline __hip_bfloat16 __short_as_bfloat16(const short i) { return moatbridge_bf16h_make(static_cast<unsigned short>(i)); }
-static inline unsigned short __bfloat16_as_ushort(const __hip_bfloat16 h) { return moatbridge_bf16h_bits(h); }
-static inline short __bfloat16_as_short(const __hip_bfloat16 h) { return static_cast<short>(moatbridge_bf16h_bits(h)); }
-
-/* --- float and double --------------------------------------------------------------------- */
+/* --- bits and float ------------------------------------------------------------------------ */
+static inline unsigned short __bfloat16_as_ushort(const __hip_bfloat16 h) { return static_cast<__hip_bfloat16_raw>(h).x; }
 static inline float __bfloat162float(const __hip_bfloat16 h) {
-    const unsigned int u = static_cast<unsigned int>(moatbridge_bf16h_bits(h)) << 16;
+    const unsigned int u = static_cast<unsigned int>(__bfloat16_as_ushort(h)) << 16;
     float f;
     __builtin_memcpy(&f, &u, sizeof f);
     return f;
 }
-static inline __hip_bfloat16 __float2bfloat16(const float f) {
-    unsigned int u;
-    __builtin_memcpy(&u, &f, sizeof u);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return moatbridge_bf16h_make(0x7fffu);
-    const unsigned int rest = u & 0xffffu, kept = u >> 16;
-    return moatbridge_bf16h_make(kept + (rest > 0x8000u || (rest == 0x8000u && (kept & 1u))));
-}
+/* What moatbridge adds for every compiler needs no more than the classes and
+   __bfloat162float; its helpers (bits, NaN test, rounding, the comparison predicates) serve
+   the functions below too. */
+#include <moatbridge/bf16_functions.h>
+static inline __hip_bfloat16 __ushort_as_bfloat16(const unsigned short i) { return moatbridge_bf16_make(i); }
+static inline __hip_bfloat16 __short_as_bfloat16(const short i) { return moatbridge_bf16_make(static_cast<unsigned short>(i)); }
+static inline short __bfloat16_as_short(const __hip_bfloat16 h) { return static_cast<short>(__bfloat16_as_ushort(h)); }
+static inline __hip_bfloat16 __float2bfloat16(const float f) { return __float2bfloat16_rn(f); }
 /* double -> bf16 rounded once: to float rounded to odd (it keeps 16 bits more than bf16, so
    the parity of the dropped part survives), then to nearest even */
 static inline __hip_bfloat16 __double2bfloat16(const double d) {
@@ -182,20 +173,20 @@ static inline __hip_bfloat162 __highs2bfloat162(const __hip_bfloat162 a, const _
 static inline __hip_bfloat162 __lowhigh2highlow(const __hip_bfloat162 a) { return __hip_bfloat162(a.y, a.x); }
 
 /* --- classification, sign ------------------------------------------------------------------ */
-static inline bool __hisnan(const __hip_bfloat16 a) { return moatbridge_bf16h_isnan(a); }
+static inline bool __hisnan(const __hip_bfloat16 a) { return moatbridge_bf16_isnan(a); }
 static inline int __hisinf(const __hip_bfloat16 a) {
-    const unsigned short b = moatbridge_bf16h_bits(a);
+    const unsigned short b = __bfloat16_as_ushort(a);
     return b == 0xff80u ? -1 : b == 0x7f80u ? 1 : 0;
 }
 static inline __hip_bfloat162 __hisnan2(const __hip_bfloat162 a) {
-    return __hip_bfloat162(moatbridge_bf16h_make(__hisnan(a.x) ? 0x3f80u : 0u), moatbridge_bf16h_make(__hisnan(a.y) ? 0x3f80u : 0u));
+    return __hip_bfloat162(moatbridge_bf16_make(__hisnan(a.x) ? 0x3f80u : 0u), moatbridge_bf16_make(__hisnan(a.y) ? 0x3f80u : 0u));
 }
 /* negation in float, so a NaN comes back canonical (NVIDIA's host __hneg) */
 static inline __hip_bfloat16 __hneg(const __hip_bfloat16 a) { return __float2bfloat16(-__bfloat162float(a)); }
 static inline __hip_bfloat162 __hneg2(const __hip_bfloat162 a) { return __hip_bfloat162(__hneg(a.x), __hneg(a.y)); }
 static inline __hip_bfloat16 __habs(const __hip_bfloat16 a) {
-    const unsigned int b = moatbridge_bf16h_bits(a) & 0x7fffu;
-    return moatbridge_bf16h_make(b > 0x7f80u ? 0x7fffu : b);
+    const unsigned int b = __bfloat16_as_ushort(a) & 0x7fffu;
+    return moatbridge_bf16_make(static_cast<unsigned short>(b > 0x7f80u ? 0x7fffu : b));
 }
 static inline __hip_bfloat162 __habs2(const __hip_bfloat162 a) { return __hip_bfloat162(__habs(a.x), __habs(a.y)); }
 
@@ -214,35 +205,30 @@ MOATBRIDGE_BF16H_ARITHMETIC(__hdiv, __h2div, /)
 #undef MOATBRIDGE_BF16H_ARITHMETIC
 
 /* --- comparisons: ordered ones false, unordered (u) ones true, when either is NaN ----------- */
-#define MOATBRIDGE_BF16H_COMPARE(name, test)                                                                  \
-    static inline bool __h##name(const __hip_bfloat16 a, const __hip_bfloat16 b) {                          \
-        const bool nan = moatbridge_bf16h_isnan(a) || moatbridge_bf16h_isnan(b);                              \
-        const float x = __bfloat162float(a), y = __bfloat162float(b);                                         \
-        (void)nan;                                                                                            \
-        return test;                                                                                          \
-    }                                                                                                         \
+#define MOATBRIDGE_BF16H_COMPARE(name)                                                                        \
+    static inline bool __h##name(const __hip_bfloat16 a, const __hip_bfloat16 b) { return moatbridge_bf16_##name(a, b); } \
     static inline bool __hb##name##2(const __hip_bfloat162 a, const __hip_bfloat162 b) {                     \
         return __h##name(a.x, b.x) && __h##name(a.y, b.y);                                                    \
     }
-MOATBRIDGE_BF16H_COMPARE(eq, x == y)
-MOATBRIDGE_BF16H_COMPARE(ne, !nan && x != y)
-MOATBRIDGE_BF16H_COMPARE(le, x <= y)
-MOATBRIDGE_BF16H_COMPARE(ge, x >= y)
-MOATBRIDGE_BF16H_COMPARE(lt, x < y)
-MOATBRIDGE_BF16H_COMPARE(gt, x > y)
-MOATBRIDGE_BF16H_COMPARE(equ, nan || x == y)
-MOATBRIDGE_BF16H_COMPARE(neu, nan || x != y)
-MOATBRIDGE_BF16H_COMPARE(leu, nan || x <= y)
-MOATBRIDGE_BF16H_COMPARE(geu, nan || x >= y)
-MOATBRIDGE_BF16H_COMPARE(ltu, nan || x < y)
-MOATBRIDGE_BF16H_COMPARE(gtu, nan || x > y)
+MOATBRIDGE_BF16H_COMPARE(eq)
+MOATBRIDGE_BF16H_COMPARE(ne)
+MOATBRIDGE_BF16H_COMPARE(le)
+MOATBRIDGE_BF16H_COMPARE(ge)
+MOATBRIDGE_BF16H_COMPARE(lt)
+MOATBRIDGE_BF16H_COMPARE(gt)
+MOATBRIDGE_BF16H_COMPARE(equ)
+MOATBRIDGE_BF16H_COMPARE(neu)
+MOATBRIDGE_BF16H_COMPARE(leu)
+MOATBRIDGE_BF16H_COMPARE(geu)
+MOATBRIDGE_BF16H_COMPARE(ltu)
+MOATBRIDGE_BF16H_COMPARE(gtu)
 #undef MOATBRIDGE_BF16H_COMPARE
 /* the ordered two-lane tests with bf16 results (1.0 or 0.0 per lane); the unordered ones and
    the masks are bf16_functions.h's */
 #define MOATBRIDGE_BF16H_COMPARE2(name)                                                                       \
     static inline __hip_bfloat162 __h##name##2(const __hip_bfloat162 a, const __hip_bfloat162 b) {           \
-        return __hip_bfloat162(moatbridge_bf16h_make(__h##name(a.x, b.x) ? 0x3f80u : 0u),                    \
-                               moatbridge_bf16h_make(__h##name(a.y, b.y) ? 0x3f80u : 0u));                   \
+        return __hip_bfloat162(moatbridge_bf16_make(__h##name(a.x, b.x) ? 0x3f80u : 0u),                    \
+                               moatbridge_bf16_make(__h##name(a.y, b.y) ? 0x3f80u : 0u));                   \
     }
 MOATBRIDGE_BF16H_COMPARE2(eq)
 MOATBRIDGE_BF16H_COMPARE2(ne)
@@ -254,17 +240,17 @@ MOATBRIDGE_BF16H_COMPARE2(gt)
 
 /* max/min: a NaN loses to a number, two NaNs give the canonical one, +0 is above -0 */
 static inline __hip_bfloat16 __hmax(const __hip_bfloat16 a, const __hip_bfloat16 b) {
-    if (__hisnan(a) && __hisnan(b)) return moatbridge_bf16h_make(0x7fffu);
+    if (__hisnan(a) && __hisnan(b)) return moatbridge_bf16_make(0x7fffu);
     if (__hisnan(a)) return b;
     if (__hisnan(b)) return a;
-    if (__heq(a, b)) return moatbridge_bf16h_bits(a) > moatbridge_bf16h_bits(b) ? b : a;
+    if (__heq(a, b)) return __bfloat16_as_ushort(a) > __bfloat16_as_ushort(b) ? b : a;
     return __hgt(a, b) ? a : b;
 }
 static inline __hip_bfloat16 __hmin(const __hip_bfloat16 a, const __hip_bfloat16 b) {
-    if (__hisnan(a) && __hisnan(b)) return moatbridge_bf16h_make(0x7fffu);
+    if (__hisnan(a) && __hisnan(b)) return moatbridge_bf16_make(0x7fffu);
     if (__hisnan(a)) return b;
     if (__hisnan(b)) return a;
-    if (__heq(a, b)) return moatbridge_bf16h_bits(a) > moatbridge_bf16h_bits(b) ? a : b;
+    if (__heq(a, b)) return __bfloat16_as_ushort(a) > __bfloat16_as_ushort(b) ? a : b;
     return __hlt(a, b) ? a : b;
 }
 static inline __hip_bfloat162 __hmax2(const __hip_bfloat162 a, const __hip_bfloat162 b) { return __hip_bfloat162(__hmax(a.x, b.x), __hmax(a.y, b.y)); }
@@ -272,9 +258,9 @@ static inline __hip_bfloat162 __hmin2(const __hip_bfloat162 a, const __hip_bfloa
 
 /* --- members and operators ------------------------------------------------------------------ */
 #if !defined(__CUDA_NO_BFLOAT16_CONVERSIONS__)
-inline __hip_bfloat16::__hip_bfloat16(float f) : __x(moatbridge_bf16h_bits(__float2bfloat16(f))) {}
-inline __hip_bfloat16::__hip_bfloat16(double f) : __x(moatbridge_bf16h_bits(__double2bfloat16(f))) {}
-inline __hip_bfloat16::__hip_bfloat16(const __half f) : __x(moatbridge_bf16h_bits(__float2bfloat16(__half2float(f)))) {}
+inline __hip_bfloat16::__hip_bfloat16(float f) : __x(__bfloat16_as_ushort(__float2bfloat16(f))) {}
+inline __hip_bfloat16::__hip_bfloat16(double f) : __x(__bfloat16_as_ushort(__double2bfloat16(f))) {}
+inline __hip_bfloat16::__hip_bfloat16(const __half f) : __x(__bfloat16_as_ushort(__float2bfloat16(__half2float(f)))) {}
 inline __hip_bfloat16::operator float() const { return __bfloat162float(*this); }
 inline __hip_bfloat16& __hip_bfloat16::operator=(float f) { return *this = __float2bfloat16(f); }
 inline __hip_bfloat16& __hip_bfloat16::operator=(double f) { return *this = __double2bfloat16(f); }
@@ -289,8 +275,8 @@ static inline __hip_bfloat16& operator+=(__hip_bfloat16& a, const __hip_bfloat16
 static inline __hip_bfloat16& operator-=(__hip_bfloat16& a, const __hip_bfloat16& b) { return a = __hsub(a, b); }
 static inline __hip_bfloat16& operator*=(__hip_bfloat16& a, const __hip_bfloat16& b) { return a = __hmul(a, b); }
 static inline __hip_bfloat16& operator/=(__hip_bfloat16& a, const __hip_bfloat16& b) { return a = __hdiv(a, b); }
-static inline __hip_bfloat16& operator++(__hip_bfloat16& a) { return a = __hadd(a, moatbridge_bf16h_make(0x3f80u)); }
-static inline __hip_bfloat16& operator--(__hip_bfloat16& a) { return a = __hsub(a, moatbridge_bf16h_make(0x3f80u)); }
+static inline __hip_bfloat16& operator++(__hip_bfloat16& a) { return a = __hadd(a, moatbridge_bf16_make(0x3f80u)); }
+static inline __hip_bfloat16& operator--(__hip_bfloat16& a) { return a = __hsub(a, moatbridge_bf16_make(0x3f80u)); }
 static inline __hip_bfloat16 operator++(__hip_bfloat16& a, int) {
     const __hip_bfloat16 old = a;
     ++a;
@@ -319,8 +305,8 @@ static inline __hip_bfloat162& operator+=(__hip_bfloat162& a, const __hip_bfloat
 static inline __hip_bfloat162& operator-=(__hip_bfloat162& a, const __hip_bfloat162& b) { return a = __hsub2(a, b); }
 static inline __hip_bfloat162& operator*=(__hip_bfloat162& a, const __hip_bfloat162& b) { return a = __hmul2(a, b); }
 static inline __hip_bfloat162& operator/=(__hip_bfloat162& a, const __hip_bfloat162& b) { return a = __h2div(a, b); }
-static inline __hip_bfloat162& operator++(__hip_bfloat162& a) { return a = __hadd2(a, __bfloat162bfloat162(moatbridge_bf16h_make(0x3f80u))); }
-static inline __hip_bfloat162& operator--(__hip_bfloat162& a) { return a = __hsub2(a, __bfloat162bfloat162(moatbridge_bf16h_make(0x3f80u))); }
+static inline __hip_bfloat162& operator++(__hip_bfloat162& a) { return a = __hadd2(a, __bfloat162bfloat162(moatbridge_bf16_make(0x3f80u))); }
+static inline __hip_bfloat162& operator--(__hip_bfloat162& a) { return a = __hsub2(a, __bfloat162bfloat162(moatbridge_bf16_make(0x3f80u))); }
 static inline __hip_bfloat162 operator++(__hip_bfloat162& a, int) {
     const __hip_bfloat162 old = a;
     ++a;
@@ -342,7 +328,6 @@ static inline bool operator<=(const __hip_bfloat162& a, const __hip_bfloat162& b
 #endif
 
 /* the integer members call the integer conversions bf16_functions.h defines */
-#include <moatbridge/bf16_functions.h>
 inline volatile __hip_bfloat16& __hip_bfloat16::operator=(const __nv_bfloat16_raw& r) volatile { __x = r.x; return *this; }
 inline volatile __hip_bfloat16& __hip_bfloat16::operator=(const volatile __nv_bfloat16_raw& r) volatile { __x = r.x; return *this; }
 #if !defined(__CUDA_NO_BFLOAT16_CONVERSIONS__) && !defined(__CUDA_BF16_DISABLE_IMPLICIT_INTEGER_CONVERTS_FOR_HOST_COMPILERS__)
