@@ -52,6 +52,11 @@ SMALLER: dict[str, tuple[str, ...]] = {
     "4_CUDA_Libraries/matrixMulCUBLAS": ("--sizemult=1",),
     "5_Domain_Specific/SobolQRNG": ("--vectors=10000", "--dimensions=10"),
     "6_Performance/transpose": ("--dimX=256", "--dimY=256"),
+    "1_Utilities/bandwidthTest": ("--mode=range", "--start=1048576", "--end=1048576", "--increment=1048576"),
+    "4_CUDA_Libraries/MersenneTwisterGP11213": ("--count=240000",),
+    "5_Domain_Specific/FDTD3d": ("--dimx=96", "--dimy=96", "--dimz=96", "--timesteps=1"),
+    "5_Domain_Specific/p2pBandwidthLatencyTest": ("--numElems=1048576",),
+    "6_Performance/UnifiedMemoryPerf": ("--kernel-iterations=1",),
 }
 
 
