@@ -370,4 +370,5 @@ MOATBRIDGE_SAD(__vsadu4, 8, __vabsdiffu4)
 #undef MOATBRIDGE_SAT_S
 #undef MOATBRIDGE_SAT_U
 #include <moatbridge/device_extras.h>
+#include <moatbridge/host_math.h>
 #endif

@@ -1,0 +1,47 @@
+"""NVIDIA's CUDA 13 compiler as PyPI ships it (nvcc, its CRT headers, cicc, the runtime's
+headers): an oracle that compiles, where the Debian CUDA 12.4 package gives nvcc's driver only.
+
+The wheels are downloaded into the test cache and unpacked there, once; only tests run what
+they hold, and none of their text goes into the repository."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import stat
+import zipfile
+from pathlib import Path
+
+from support import pypi
+
+# The newest CUDA 13 release: 13.0's math_functions.h declares rsqrt with an exception
+# specification glibc 2.42's C23 rsqrt contradicts, so 13.0 compiles nothing that includes
+# <cmath> on Debian sid; 13.5 does.
+CUDA_13 = "13.5.37"
+# nvcc's driver and cudafe++/ptxas; its CRT headers (math_functions.h, host_defines.h); cicc;
+# cuda_runtime.h and the rest of the runtime's headers.
+WHEELS = ("nvidia-cuda-nvcc", "nvidia-cuda-crt", "nvidia-nvvm", "nvidia-cuda-runtime")
+
+
+def cuda_13() -> Path:
+    """The unpacked toolkit root (bin/nvcc, include/, nvvm/): nvcc.profile finds the rest
+    relative to bin/, so the directory can be mounted anywhere."""
+    root = pypi.CACHE / f"nvidia-cuda-{CUDA_13}"
+    toolkit = root / "nvidia" / "cu13"
+    done = root / ".unpacked"
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root.with_name(root.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            for name in WHEELS:
+                wheel = pypi.download_wheel(f"{name}=={CUDA_13}")
+                with zipfile.ZipFile(wheel) as archive:
+                    for member in archive.infolist():
+                        target = archive.extract(member, root)
+                        mode = member.external_attr >> 16  # zip keeps Unix modes there
+                        if mode & stat.S_IXUSR:
+                            os.chmod(target, 0o755)
+            done.touch()
+    if not (toolkit / "bin" / "nvcc").is_file():
+        raise AssertionError(f"the CUDA {CUDA_13} wheels hold no bin/nvcc under {toolkit}")
+    return toolkit
