@@ -47,8 +47,8 @@ EXACT: dict[str, Callable[[mpmath.mpf], mpmath.mpf]] = {
     "erfcx": _erfcx,
     "normcdf": lambda x: mpmath.erfc(-x / mpmath.sqrt(2)) / 2,
     "normcdfinv": lambda p: -mpmath.sqrt(2) * _erfcinv(2 * p),
-    "rcbrt": lambda x: mpmath.inf if x == 0 else mpmath.sign(x) / mpmath.cbrt(abs(x)),
-    "rsqrt": lambda x: mpmath.inf if x == 0 else 1 / mpmath.sqrt(x),
+    "rcbrt": lambda x: mpmath.sign(x) / mpmath.cbrt(abs(x)),  # a zero argument: exact()
+    "rsqrt": lambda x: 1 / mpmath.sqrt(x),
     "sinpi": mpmath.sinpi,
     "cospi": mpmath.cospi,
     "sin": mpmath.sin,
