@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, mb
+from support import device_symbols
 
 pytestmark = pytest.mark.engine
 
@@ -70,3 +71,26 @@ def test_makefile_project_builds_through_the_host_shims(toolchain_home: Path) ->
     run = mb("run", "--", "./histogram", cwd=project, timeout=300)
     assert run.returncode == 1
     assert any(message in run.stderr for message in NO_DEVICE), run.stderr
+
+
+def test_separable_compilation_project_builds_through_the_host_shims(toolchain_home: Path) -> None:
+    """CMake on the host drives nvcc -rdc, the static library and the device link through
+    the shims; in the toolchain, every device variable the host registers is in the code."""
+    home = toolchain_home
+    project = home / "src" / "rdc app"
+    shutil.copytree(PROJECTS / "rdc_app", project)
+    (project / "listing.sh").write_text(device_symbols.LISTING_SCRIPT)
+    result = _host_shell(
+        home,
+        'cmake -S . -B build -G Ninja "-DCMAKE_CUDA_ARCHITECTURES=75;86" && cmake --build build',
+        project,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert (project / "build" / "CMakeFiles" / "rdc_app.dir" / "cmake_device_link.o").is_file()
+    listing = mb("run", "--", "bash", "-eu", "listing.sh", "build/rdc_app", cwd=project, timeout=300)
+    assert listing.returncode == 0, listing.stderr
+    targets, host = device_symbols.parse_listing(listing.stdout)
+    registered = device_symbols.externalized_names(host)
+    assert len(registered) >= 5, registered  # two c_Table, d_Bias, threads_run and its .managed
+    assert list(targets) == ["hipv4-amdgcn-amd-amdhsa--gfx1030"], targets
+    assert registered | {"scale_factor", "offsets"} <= targets["hipv4-amdgcn-amd-amdhsa--gfx1030"]

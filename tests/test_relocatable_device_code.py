@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import docker_run
+from conftest import REPO, docker_run
+from support import device_symbols
 from support.open_stacks import OPEN_STACKS
 
 pytestmark = pytest.mark.engine
@@ -63,3 +64,42 @@ llvm-nm --defined-only app | grep -c ' __hip_fatbin' || true
     lines = result.stdout.splitlines()
     assert int(lines[0]) >= 1, "the program has no device code object"
     assert "app rc=3" in result.stdout and "no device" in result.stdout, result.stdout
+
+
+SEPARABLE_PROJECT = REPO / "tests" / "cuda_projects" / "rdc_app"
+# Each file's internal-linkage variables the host fills (tables.cu: c_Table; kernels.cu:
+# c_Table, d_Bias, threads_run), and the extern ones the library defines.
+INTERNAL = {"_ZL7c_Table": 2, "_ZL6d_Bias": 1, "_ZL11threads_run": 1}
+EXTERN = {"scale_factor", "offsets"}
+
+
+@pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)
+def test_a_separable_compilation_project_links_every_device_variable(
+    request: pytest.FixtureRequest, gfx: str, fixture: str
+) -> None:
+    """CMake's CUDA_SEPARABLE_COMPILATION with a static library, for three architectures at
+    once: cmake_device_link.o resolves extern and `static` device variables across the files,
+    and every name the host registers is defined in the linked device code."""
+    image = str(request.getfixturevalue(fixture)["reference"])
+    script = f""". /opt/moatbridge/bin/activate {gfx} >/dev/null
+set -eu
+cp -r /project /tmp/p && cd /tmp/p
+cmake -S . -B build -G Ninja "-DCMAKE_CUDA_ARCHITECTURES=75;86;89" >/dev/null
+cmake --build build -v >build.log 2>&1 || {{ tail -n 40 build.log; exit 1; }}
+grep -c -- '-dlink .*-o CMakeFiles/rdc_app.dir/cmake_device_link.o' build.log
+cat > /tmp/listing.sh <<'SH'
+{device_symbols.LISTING_SCRIPT}
+SH
+bash -eu /tmp/listing.sh build/rdc_app
+"""
+    result = docker_run(image, script, "-v", f"{SEPARABLE_PROJECT}:/project:ro")
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    assert result.stdout.splitlines()[0] == "1", "CMake ran no device link"
+    targets, host = device_symbols.parse_listing(result.stdout)
+    assert list(targets) == [f"hipv4-amdgcn-amd-amdhsa--{gfx}"], targets
+    registered = device_symbols.externalized_names(host)
+    found = {prefix: {n for n in registered if n.startswith(f"{prefix}.static.") and not n.endswith(".managed")}
+             for prefix in INTERNAL}  # fmt: skip
+    assert {prefix: len(names) for prefix, names in found.items()} == INTERNAL, registered
+    for code_object in targets.values():
+        assert registered | EXTERN <= code_object, sorted((registered | EXTERN) - code_object)

@@ -110,6 +110,8 @@ def _compat_report_hints(diagnostics: str, config: ToolkitConfig) -> str:
 # The section clang -fgpu-rdc writes device code into is named after this marker and the
 # offload kind; a whole-program object's embedded image has the marker without the kind.
 _RDC_SECTION = b"__CLANG_OFFLOAD_BUNDLE__hip-"
+# Kept in step with static_names.EXTERNALIZED_MARKER (a test checks): that module needs `re`.
+_EXTERNALIZED_MARKER = b".static."
 
 
 def _has_relocatable_device_code(path: str) -> bool:
@@ -159,6 +161,53 @@ def _rewrite_depfile(path: str) -> None:
         handle.write(nvcc_depfile_text(text))
 
 
+def _bind_static_names(step: plan.BindStaticNames) -> None:
+    """Rewrite the object's device bitcode where a kernel refers to an internal-linkage
+    device variable by a name nothing defines (static_names says why clang leaves it so).
+    A repair that cannot run leaves the object as clang wrote it, with a warning."""
+    try:
+        with open(step.object, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return  # nothing was written (-fsyntax-only, or the compile's output went elsewhere)
+    if _EXTERNALIZED_MARKER not in data:
+        return
+    import shutil
+    import tempfile
+
+    from . import static_names  # only here: it needs `re`
+
+    scratch = tempfile.mkdtemp(prefix="nvcc-static-")
+    try:
+        for index, section in enumerate(static_names.bundle_sections(data)):
+            bitcode, text = os.path.join(scratch, f"{index}.bc"), os.path.join(scratch, f"{index}.ll")
+            if _spawn((step.objcopy, f"--dump-section={section}={bitcode}", step.object, os.devnull))[0] != 0:
+                break
+            with open(bitcode, "rb") as handle:
+                if handle.read(4) != b"BC\xc0\xde":
+                    continue  # a compressed or native bundle: nothing of this shape to bind
+            if _spawn((step.disassembler, bitcode, "-o", text))[0] != 0:
+                break
+            original = _read_text(text)
+            bound = static_names.bind_externalized_statics(original)
+            if bound is original:
+                continue
+            with open(text, "w", encoding="utf-8") as handle:
+                handle.write(bound)
+            if _spawn((step.assembler, text, "-o", bitcode))[0] != 0:
+                break
+            if _spawn((step.objcopy, f"--update-section={section}={bitcode}", step.object))[0] != 0:
+                break
+        else:
+            return
+        sys.stderr.write(
+            f"nvcc warning : could not bind the static device variables of '{step.object}'; "
+            "a device link may not find them\n"
+        )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 def _execute(steps: tuple[plan.Step, ...], config: ToolkitConfig, verbose: bool, dry_run: bool) -> int:
     for step in steps:
         if isinstance(step, plan.WriteText):
@@ -176,6 +225,10 @@ def _execute(steps: tuple[plan.Step, ...], config: ToolkitConfig, verbose: bool,
                     symbols += device_link.wrapper_symbols(output.decode("utf-8", "replace"))
                 with open(step.path, "w", encoding="utf-8") as handle:
                     handle.write(device_link.fatbin_wrapper_assembly(step.fatbin, symbols))
+            continue
+        if isinstance(step, plan.BindStaticNames):
+            if not dry_run:
+                _bind_static_names(step)
             continue
         if isinstance(step, plan.NvccDepfile):
             if not dry_run:

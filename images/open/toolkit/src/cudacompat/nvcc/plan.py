@@ -27,6 +27,7 @@ from .flags import (
     uses_openmp,
 )
 from .options import CommandLine, NvccUsageError
+from .steps import BindStaticNames as BindStaticNames
 from .steps import FatbinWrapper as FatbinWrapper
 from .steps import NvccDepfile as NvccDepfile
 from .steps import Run as Run  # re-exported: the driver and the tests name plan.Run
@@ -142,6 +143,10 @@ def _compile_step(
     return Run(tuple(argv), compiles=source)
 
 
+def _bind_static_names(config: ToolkitConfig, obj: str) -> BindStaticNames:
+    return BindStaticNames(obj, config.tool("llvm-objcopy"), config.tool("llvm-dis"), config.tool("llvm-as"))
+
+
 def build(
     cmdline: CommandLine, config: ToolkitConfig, work_dir: str, rdc_objects: frozenset[str] = frozenset(),
     is_directory: Callable[[str], bool] = is_dir_name, device_code: frozenset[str] = frozenset(),
@@ -202,6 +207,8 @@ def build(
             steps.append(
                 _compile_step(cmdline, config, request, source, kind, output, action, rdc, keep, is_directory)
             )
+            if rdc and kind == "cu" and action == ["-c"]:
+                steps.append(_bind_static_names(config, output))
             depfile = output if mode == "dependencies" else cmdline.last("dependency-output")
             writes_depfile = mode == "dependencies" or any(cmdline.has(flag) for flag in _DEPS_AND_COMPILE)
             if writes_depfile and depfile not in (None, "-") and kind == "cu":
@@ -216,6 +223,8 @@ def build(
         steps.append(
             _compile_step(cmdline, config, request, source, kind, obj, ["-c"], rdc, keep, is_directory)
         )
+        if rdc and kind == "cu":
+            steps.append(_bind_static_names(config, obj))
         compiled.append(obj)
     all_objects = [*objects, *compiled]
 

@@ -32,7 +32,17 @@ class FatbinWrapper(NamedTuple):
     nm: str
 
 
-Step = Run | WriteText | NvccDepfile | FatbinWrapper
+class BindStaticNames(NamedTuple):
+    """After a relocatable compile: point the device code's references to the unit's own
+    internal-linkage device variables at their externalized names (see static_names)."""
+
+    object: str
+    objcopy: str
+    disassembler: str
+    assembler: str
+
+
+Step = Run | WriteText | NvccDepfile | FatbinWrapper | BindStaticNames
 
 
 def _make_words(text: str) -> list[str]:
