@@ -30,8 +30,7 @@ using std::pow; /* pow(long double, int) in device code, as nvcc takes it */
 using std::signbit;
 
 namespace moatbridge_host_math {
-/* x*x as an unevaluated sum hi + lo (exact, by fma). */
-__host__ inline double square_hi(double x) { return x * x; }
+/* The rounding error of hi = x*x, so that hi + lo is x² exactly (by fma). */
 __host__ inline double square_lo(double x, double hi) { return std::fma(x, x, -hi); }
 
 /* erfc(x)·exp(x²). Below 26, erfc(x) is a normal number and exp(x²) is taken of the exact
@@ -40,10 +39,11 @@ __host__ inline double square_lo(double x, double hi) { return std::fma(x, x, -h
 __host__ inline double erfcx(double x) {
     if (x != x) return x;
     if (x < 26.0) {
-        double hi = square_hi(x), lo = square_lo(x, hi);
+        double hi = x * x, lo = square_lo(x, hi);
         if (hi > 709.782712893384) return HUGE_VAL; /* x < -26.6: exp(x²)·2 overflows */
         double scale = std::exp(hi);
-        return scale * std::erfc(x) + scale * std::erfc(x) * lo;
+        double scaled = scale * std::erfc(x);
+        return scaled + scaled * lo;
     }
     if (x > 1e154) return 0.5641895835477563 / x; /* 1/(x√π): the rest of the series is below one ulp */
     double inverse_twice_square = 1.0 / (2.0 * x * x), term = 1.0, sum = 1.0;
@@ -81,7 +81,7 @@ __host__ inline double erfcinv_tail(double z) {
     double log_z = std::log(z);
     for (int i = 0; i < 60; ++i) {
         double scaled = erfcx(x);
-        double hi = square_hi(x), lo = square_lo(x, hi);
+        double hi = x * x, lo = square_lo(x, hi);
         double h = std::log(scaled) - hi - lo - log_z;
         double step = h * scaled * 0.886226925452758; /* -h/h', h' = -2/(√π·erfcx(x)) */
         x += step;
@@ -171,8 +171,8 @@ MOATBRIDGE_HOST_UNARY(rcbrt)
 /* glibc 2.42 declares C23's rsqrt itself. */
 #if !defined(__GLIBC__) || !__GLIBC_PREREQ(2, 42)
 __host__ inline double rsqrt(double x) { return moatbridge_host_math::rsqrt(x); }
-__host__ inline float rsqrt(float x) { return (float)(1.0 / std::sqrt((double)x)); }
 __host__ inline float rsqrtf(float x) { return (float)(1.0 / std::sqrt((double)x)); }
+__host__ inline float rsqrt(float x) { return rsqrtf(x); }
 #endif
 
 __host__ inline void sincospi(double x, double* s, double* c) { moatbridge_host_math::sincospi(x, s, c); }
