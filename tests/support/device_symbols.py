@@ -44,5 +44,5 @@ def parse_listing(text: str) -> tuple[dict[str, set[str]], set[str]]:
 def externalized_names(host_strings: set[str]) -> set[str]:
     """The names clang gives host-used internal-linkage device variables, as the host
     registers them (`_ZL7c_Table.static.<unit hash>`, and `.managed` for managed ones)."""
-    pattern = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\.static\.[0-9a-f]{16}(\.managed)?")
+    pattern = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\.static\.[0-9a-f]{1,16}(\.managed)?")
     return {name for name in host_strings if pattern.fullmatch(name)}

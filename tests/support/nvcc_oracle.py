@@ -23,7 +23,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from cudacompat.nvcc import options, plan
+from cudacompat.nvcc import leniency, options, plan
 from cudacompat.nvcc.config import ToolkitConfig
 
 CONFIG = ToolkitConfig(
@@ -164,7 +164,9 @@ _OUR_NOISE = re.compile(
     r".*\.cu|.*\.cpp|.*\.c|.*\.o|-M|-MM|-MD|-MMD|-MP|-MF .*|-MT .*|-fsyntax-only|-save-temps=obj|"
     # clang options that only act on device code (nvcc gives their counterparts to cicc/ptxas)
     r"-fgpu-flush-denormals-to-zero|-fno-hip-fp32-correctly-rounded-divide-sqrt|"
-    r"-Rpass-analysis=kernel-resource-usage"
+    r"-Rpass-analysis=kernel-resource-usage|"
+    # clang's errors-by-default that g++ only warns about (leniency.py)
+    + "|".join(re.escape(f"-Wno-error={group}") for group in leniency.TOLERATED)
 )
 
 

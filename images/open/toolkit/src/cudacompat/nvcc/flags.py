@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from . import archs
+from . import archs, leniency
 from .config import ToolkitConfig
 from .options import CommandLine, NvccUsageError
 
@@ -178,8 +178,10 @@ def cuda_compile_flags(
         raise NvccUsageError(f"Value '{stream}' is not defined for option 'default-stream'")
     if cmdline.has("resource-usage"):
         flags.append("-Rpass-analysis=kernel-resource-usage")
-    flags += _host_flags(cmdline.values("compiler-options") + list(cmdline.forwarded))
-    return flags
+    user = _host_flags(cmdline.values("compiler-options") + list(cmdline.forwarded))
+    if "-Werror" not in flags and "-Werror" not in user:  # g++ -Werror would refuse them too
+        flags += leniency.tolerance_flags(int(config.clang_version))
+    return flags + user
 
 
 def host_compile_flags(cmdline: CommandLine, config: ToolkitConfig) -> list[str]:

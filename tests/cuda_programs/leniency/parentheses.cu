@@ -1,0 +1,1 @@
+SIDE bool f(int a, int b, int c) { return a < b < c; }

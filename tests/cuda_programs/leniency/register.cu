@@ -1,0 +1,1 @@
+SIDE void f() { register double t = 1; (void)t; }

@@ -1,0 +1,2 @@
+#define FMT "d"
+SIDE const char* f() { return "%"FMT; }

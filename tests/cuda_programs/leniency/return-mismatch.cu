@@ -1,0 +1,1 @@
+SIDE int f(int x) { if (x) return 1; return; }
