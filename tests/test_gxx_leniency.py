@@ -28,7 +28,7 @@ pytestmark = pytest.mark.engine
 PROBES = REPO / "tests" / "cuda_programs" / "leniency"
 # clang 17 reports the construct of return-mismatch's probe under return-type
 PROBE_FOR = {"return-type": "return-mismatch"}
-SIDES = {"host": "", "device": "__device__"}
+SIDES = ("host", "device")  # the probe script defines SIDE as nothing or __device__
 # g++ warns about `a < b < c` only with -Wall, and clang before 20 not at all
 QUIET_UNDER_NVCC = {"parentheses"}
 

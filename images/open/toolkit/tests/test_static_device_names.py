@@ -93,14 +93,15 @@ def test_the_driver_gates_on_the_same_marker() -> None:
     assert main._EXTERNALIZED_MARKER == static_names.EXTERNALIZED_MARKER
 
 
+def planned(*argv: str) -> plan.Plan:
+    return plan.build(options.parse(list(argv)), CONFIG, "/work")
+
+
 def _binds(result: plan.Plan) -> list[str]:
     return [step.object for step in result.steps if isinstance(step, plan.BindStaticNames)]
 
 
 def test_every_relocatable_compile_is_followed_by_the_repair() -> None:
-    def planned(*argv: str) -> plan.Plan:
-        return plan.build(options.parse(list(argv)), CONFIG, "/work")
-
     assert _binds(planned("-dc", "k.cu")) == ["k.o"]
     assert _binds(planned("-rdc=true", "-c", "k.cu", "-o", "out/k.o")) == ["out/k.o"]
     linked = planned("-rdc=true", "a.cu", "b.cu", "-o", "app")
@@ -116,9 +117,6 @@ def test_every_relocatable_compile_is_followed_by_the_repair() -> None:
 
 
 def test_whole_program_compiles_and_host_sources_need_no_repair() -> None:
-    def planned(*argv: str) -> plan.Plan:
-        return plan.build(options.parse(list(argv)), CONFIG, "/work")
-
     assert _binds(planned("-c", "k.cu")) == []
     assert _binds(planned("k.cu", "-o", "app")) == []
     assert _binds(planned("-rdc=true", "-c", "host.cpp")) == []

@@ -22,7 +22,9 @@ BUNDLE_SECTION_PREFIX = b"__CLANG_OFFLOAD_BUNDLE__hip"
 # The marker every externalized name carries; absent from an object, nothing needs binding.
 EXTERNALIZED_MARKER = b".static."
 
-_NAME = r'(?:[-a-zA-Z$._][-a-zA-Z$._0-9]*|"[^"]*")'
+_NAME_CHARACTER = r"[-a-zA-Z$._0-9]"
+_BARE_NAME = rf"[-a-zA-Z$._]{_NAME_CHARACTER}*"  # a name the IR writes without quotes
+_NAME = rf'(?:{_BARE_NAME}|"[^"]*")'
 _DEFINED_GLOBAL = re.compile(rf"^@({_NAME}) = (?!external )", re.M)
 _DEFINED_FUNCTION = re.compile(rf"^define [^@\n]*@({_NAME})\(", re.M)
 _DECLARED_GLOBAL = re.compile(rf"^@({_NAME}) = external [^\n]*\n", re.M)
@@ -36,7 +38,7 @@ def _unquoted(name: str) -> str:
 
 def _spelled(name: str) -> str:
     """A name as the IR writes it: quoted unless every character may stand bare."""
-    return name if re.fullmatch(r"[-a-zA-Z$._][-a-zA-Z$._0-9]*", name) else f'"{name}"'
+    return name if re.fullmatch(_BARE_NAME, name) else f'"{name}"'
 
 
 def bundle_sections(data: bytes) -> list[str]:
@@ -79,7 +81,9 @@ def bind_externalized_statics(ir: str) -> str:
     for begin, end in spans:
         ir = ir[:begin] + ir[end:]
     references = re.compile(
-        "@(" + "|".join(re.escape(_spelled(name)) for name in sorted(bound, key=len, reverse=True)) + ")"
-        r"(?![-a-zA-Z$._0-9])"
+        "@("
+        + "|".join(re.escape(_spelled(name)) for name in sorted(bound, key=len, reverse=True))
+        + ")"
+        + f"(?!{_NAME_CHARACTER})"
     )
     return references.sub(lambda m: "@" + _spelled(bound[_unquoted(m.group(1))]), ir)
