@@ -11,6 +11,7 @@ signature must compile against ours, or the function is listed in api_gaps.tsv w
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -279,16 +280,9 @@ def test_every_device_attribute_compiles_and_cudas_distinct_ones_stay_distinct(
     assert len(runtime) > 100 and len(driver) > 100
     # a switch over each set: an undeclared name is an error, two CUDA attributes folded into
     # one value are a duplicate case label, and a label outside the enum would warn
-    lines = [
-        "#include <cuda.h>",
-        "#include <cuda_runtime.h>",
-        "int runtime(cudaDeviceAttr a) {",
-        "  switch (a) {",
-    ]
-    lines += [f"    case {name}: return {i};" for i, name in enumerate(runtime)]
-    lines += ["    default: return -1;", "  }", "}", "int driver(CUdevice_attribute a) {", "  switch (a) {"]
-    lines += [f"    case {name}: return {i};" for i, name in enumerate(driver)]
-    lines += ["    default: return -1;", "  }", "}"]
+    lines = ["#include <cuda.h>", "#include <cuda_runtime.h>"]
+    lines += _switch("runtime", "cudaDeviceAttr", [(name, i) for i, name in enumerate(runtime)])
+    lines += _switch("driver", "CUdevice_attribute", [(name, i) for i, name in enumerate(driver)])
     lines += [
         "int main() {",
         "  int value = 0;",
@@ -297,13 +291,84 @@ def test_every_device_attribute_compiles_and_cudas_distinct_ones_stay_distinct(
         "  return runtime(cudaDevAttrMaxBlocksPerMultiprocessor) + driver(CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED);",
         "}",
     ]
-    (tmp_path / "attributes.cu").write_text("\n".join(lines) + "\n")
-    result = docker_run(
-        str(request.getfixturevalue(fixture)["reference"]),
-        f". /opt/moatbridge/bin/activate {gfx} >/dev/null; cd /p && "
-        "nvcc -o /tmp/attributes attributes.cu -Xcompiler -ferror-limit=0 && "
-        "g++ -I$CUDA_PATH/include -x c++ -c attributes.cu -o /tmp/host.o",
-        "-v", f"{tmp_path}:/p:ro",
-    )  # fmt: skip
+    result = _built_quietly(request, gfx, fixture, tmp_path, lines)
     assert result.returncode == 0, result.stderr[-4000:]
     assert "warning" not in result.stderr, result.stderr[-4000:]
+
+
+def _switch(function: str, enum: str, cases: list[tuple[str, int]]) -> list[str]:
+    """`static int FUNCTION(ENUM e)`: a switch with one case per name, returning its number."""
+    lines = [f"static int {function}({enum} e) {{", "  switch (e) {"]
+    lines += [f"    case {name}: return {number};" for name, number in cases]
+    return [*lines, "    default: return -1;", "  }", "}"]
+
+
+def _built_quietly(
+    request: pytest.FixtureRequest, gfx: str, fixture: str, tmp_path: Path, lines: list[str], *also: str
+) -> subprocess.CompletedProcess[str]:
+    """probe.cu compiled and linked by the stack's nvcc (to /tmp/probe) and compiled as host C++
+    by g++ against the toolkit's headers, then each of `also` (shell commands in the same place)."""
+    (tmp_path / "probe.cu").write_text("\n".join(lines) + "\n")
+    commands = [
+        f". /opt/moatbridge/bin/activate {gfx} >/dev/null",
+        "cd /p",
+        "nvcc -o /tmp/probe probe.cu -Xcompiler -ferror-limit=0",
+        "g++ -I$CUDA_PATH/include -x c++ -c probe.cu -o /tmp/host.o",
+        *also,
+    ]
+    return docker_run(
+        str(request.getfixturevalue(fixture)["reference"]), " && ".join(commands), "-v", f"{tmp_path}:/p:ro"
+    )
+
+
+# --- error codes: every cudaError_t and CUresult NVIDIA's headers give, distinct as CUDA's ----
+
+
+def test_committed_error_codes_match_the_real_headers() -> None:
+    from cudacompat.generate import error_codes
+
+    include = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
+    assert error_codes.load() == error_codes.read_real(include), (
+        "cuda_errors.tsv is stale: python -m cudacompat.generate.error_codes INCLUDE"
+    )
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)
+def test_every_error_code_compiles_and_cudas_distinct_ones_stay_distinct(
+    request: pytest.FixtureRequest, gfx: str, fixture: str, tmp_path: Path
+) -> None:
+    from cudacompat.generate import error_codes
+
+    include = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
+    codes = error_codes.read_real(include)
+    runtime = [code for code in codes if code.name.startswith("cuda")]
+    driver = [code for code in codes if code.name.startswith("CUDA_")]
+    assert len(runtime) > 120 and len(driver) > 90
+    # A switch over each enum returning CUDA's number: an undeclared name is an error, two
+    # CUDA errors folded into one value a duplicate case label, a case outside the enum a
+    # warning. Run without a GPU, the program maps a few codes (HIP's and ours) back to CUDA's
+    # numbers. C code switches over them too.
+    lines = ["#include <cuda.h>", "#include <cuda_runtime.h>", "#include <stdio.h>"]
+    lines += _switch("runtime_number", "cudaError_t", [(code.name, code.value) for code in runtime])
+    lines += _switch("driver_number", "CUresult", [(code.name, code.value) for code in driver])
+    lines += [
+        "int main(void) {",
+        '  printf("%d %d %d %d %d\\n", runtime_number(cudaErrorInvalidValue), runtime_number(cudaErrorNotPermitted),',
+        "         runtime_number(cudaErrorTimeout), driver_number(CUDA_ERROR_NOT_PERMITTED),",
+        "         driver_number(CUDA_ERROR_INVALID_CLUSTER_SIZE));",
+        "  return 0;",
+        "}",
+    ]
+    result = _built_quietly(
+        request,
+        gfx,
+        fixture,
+        tmp_path,
+        lines,
+        "gcc -I$CUDA_PATH/include -x c -c probe.cu -o /tmp/c.o",
+        "/tmp/probe",
+    )
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert "warning" not in result.stderr, result.stderr[-4000:]
+    assert result.stdout.split() == ["1", "800", "909", "800", "912"], result.stdout

@@ -45,3 +45,24 @@ def cuda_13() -> Path:
     if not (toolkit / "bin" / "nvcc").is_file():
         raise AssertionError(f"the CUDA {CUDA_13} wheels hold no bin/nvcc under {toolkit}")
     return toolkit
+
+
+# CUDA 13.0's CCCL (Thrust, CUB, libcu++): the version the open flavour's 13.0 mimics.
+CCCL_13_0 = "13.0.85"
+
+
+def cccl_13_0_include() -> Path:
+    """The include directory of CUDA 13.0's CCCL wheel (thrust/, cub/, cuda/), unpacked once."""
+    root = pypi.CACHE / f"nvidia-cuda-cccl-{CCCL_13_0}"
+    done = root / ".unpacked"
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root.with_name(root.name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            with zipfile.ZipFile(pypi.download_wheel(f"nvidia-cuda-cccl=={CCCL_13_0}")) as archive:
+                archive.extractall(root)
+            done.touch()
+    include = root / "nvidia" / "cu13" / "include" / "cccl"
+    if not (include / "thrust" / "version.h").is_file():
+        raise AssertionError(f"the CCCL {CCCL_13_0} wheel holds no thrust/version.h under {include}")
+    return include

@@ -15,6 +15,7 @@ from . import (
     conflicts,
     deprecations,
     device_functions,
+    error_codes,
     headers,
     inventory,
     mappings,
@@ -117,9 +118,27 @@ def main(argv: list[str] | None = None) -> int:
         include / "moatbridge" / "generated" / "version.h",
         toolkit.version_header(cuda_version, args.mimic_cc, include),
     )
-    shadowed = toolkit.write_shadow_tree(include, args.system_include / "thrust", "thrust")
+    errors = error_codes.definitions(
+        error_codes.load(),
+        {m.cuda: m.hip for m in resolved.get("runtime", [])},
+        error_codes.hip_values(hip_runtime),
+    )
+    toolkit.write_text(include / "moatbridge" / "generated" / "error_codes.h", error_codes.header(errors))
+    shadowed = toolkit.write_thrust_shadows(include, args.system_include / "thrust")
     cub = toolkit.write_cub_headers(include, args.system_include / "hipcub")
     shadow_results = shadows.write_vector_shadows(include, args.system_include, clangxx)
+    shadowed_api = include / "moatbridge" / "shadow" / "hip" / "hip_runtime_api.h"
+    api_text = shadowed_api.read_text(encoding="utf-8") if shadowed_api.is_file() else hip_runtime
+    with_errors = error_codes.with_error_codes(api_text, errors)
+    if with_errors is None:
+        raise RuntimeError(
+            "hip_runtime_api.h has no hipError_t of the expected shape: CUDA's error codes cannot be added"
+        )
+    toolkit.write_text(shadowed_api, with_errors)
+    print(
+        f"CUDA error codes HIP has no name for: {len(errors.values)} added, {len(errors.aliases)} aliases",
+        flush=True,
+    )
     for shadow in shadow_results:
         print(f"shadow {shadow.probe} (hip/{shadow.header}): {shadow.outcome}", flush=True)
     print(f"thrust shadow headers: {shadowed}; cub headers: {cub}")

@@ -8,6 +8,7 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from ..nvcc.config import CONFIG_RELATIVE, ToolkitConfig
 from . import deprecations, headers, signatures
@@ -234,20 +235,72 @@ def write_report(
     )
 
 
-def write_shadow_tree(include: Path, system_dir: Path, library: str) -> int:
-    """Wrappers for every header of a library that must not see nvcc's macros (rocThrust
-    picks its CUDA backend when __CUDACC__ is defined)."""
+# rocThrust keeps NVIDIA's CUDA system headers beside its HIP ones, unbuildable (they need
+# NVIDIA's CUB); the public ones are served by their HIP counterparts instead.
+_THRUST_CUDA_SYSTEM = "system/cuda/"
+_THRUST_HIP_SYSTEM = "system/hip/"
+
+
+class ThrustAddition(NamedTuple):
+    """A moatbridge header included after rocThrust's header `after`, unless that header
+    already declares `unless_declared` (a newer rocThrust)."""
+
+    after: str
+    header: str
+    unless_declared: str | None = None
+
+
+THRUST_ADDITIONS = (
+    ThrustAddition("system/hip/error.h", "moatbridge/thrust_cuda_error.h"),
+    ThrustAddition(
+        "system/hip/memory.h", "moatbridge/thrust_host_pinned_memory.h", "universal_host_pinned_allocator"
+    ),
+    ThrustAddition(
+        "system/hip/vector.h", "moatbridge/thrust_host_pinned_vector.h", "universal_host_pinned_vector"
+    ),
+)
+
+
+def thrust_wrapper(relative: str, thrust_dir: Path) -> str:
+    """The wrapper for rocThrust's header thrust/RELATIVE: nvcc's macros hidden around it (a
+    rocThrust that sees __CUDACC__ picks its CUDA backend), then moatbridge/thrust_cuda.h,
+    which names the HIP system with CUDA's names, and the additions (THRUST_ADDITIONS) that
+    header needs on this stack."""
+    target = f"thrust/{relative}"
+    include = "#include_next"
+    if relative.startswith(_THRUST_CUDA_SYSTEM):
+        counterpart = _THRUST_HIP_SYSTEM + relative[len(_THRUST_CUDA_SYSTEM) :]
+        if (thrust_dir / counterpart).is_file():
+            target, include = f"thrust/{counterpart}", "#include"
+    additions = [
+        f"#include <{addition.header}>\n"
+        for addition in THRUST_ADDITIONS
+        if addition.after == relative
+        and (
+            addition.unless_declared is None
+            or addition.unless_declared
+            not in (thrust_dir / relative).read_text(encoding="utf-8", errors="replace")
+        )
+    ]
+    return (
+        "/* moatbridge: hides nvcc's macros from the ROCm implementation of this header */\n"
+        "#include <moatbridge/hide_cuda_macros.h>\n"
+        f"{include} <{target}>\n"
+        "#include <moatbridge/thrust_cuda.h>\n"
+        + "".join(additions)
+        + "#include <moatbridge/restore_cuda_macros.h>\n"
+    )
+
+
+def write_thrust_shadows(include: Path, thrust_dir: Path) -> int:
+    """A wrapper (thrust_wrapper) for every rocThrust header, under moatbridge/shadow/thrust/."""
     count = 0
-    for header in sorted(system_dir.rglob("*")):
+    for header in sorted(thrust_dir.rglob("*")):
         if not header.is_file():
             continue
-        relative = header.relative_to(system_dir).as_posix()
+        relative = header.relative_to(thrust_dir).as_posix()
         write_text(
-            include / "moatbridge" / "shadow" / library / relative,
-            "/* moatbridge: hides nvcc's macros from the ROCm implementation of this header */\n"
-            "#include <moatbridge/hide_cuda_macros.h>\n"
-            f"#include_next <{library}/{relative}>\n"
-            "#include <moatbridge/restore_cuda_macros.h>\n",
+            include / "moatbridge" / "shadow" / "thrust" / relative, thrust_wrapper(relative, thrust_dir)
         )
         count += 1
     return count
