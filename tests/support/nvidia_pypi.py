@@ -23,25 +23,31 @@ CUDA_13 = "13.5.37"
 WHEELS = ("nvidia-cuda-nvcc", "nvidia-cuda-crt", "nvidia-nvvm", "nvidia-cuda-runtime")
 
 
-def cuda_13() -> Path:
-    """The unpacked toolkit root (bin/nvcc, include/, nvvm/): nvcc.profile finds the rest
-    relative to bin/, so the directory can be mounted anywhere."""
-    root = pypi.CACHE / f"nvidia-cuda-{CUDA_13}"
-    toolkit = root / "nvidia" / "cu13"
+def _unpacked(root: Path, requirements: tuple[str, ...]) -> None:
+    """The wheels of `requirements` unpacked into `root`, once (under a lock: tests may ask
+    at the same time), executables kept executable."""
     done = root / ".unpacked"
     root.mkdir(parents=True, exist_ok=True)
     with open(root.with_name(root.name + ".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not done.exists():
-            for name in WHEELS:
-                wheel = pypi.download_wheel(f"{name}=={CUDA_13}")
-                with zipfile.ZipFile(wheel) as archive:
-                    for member in archive.infolist():
-                        target = archive.extract(member, root)
-                        mode = member.external_attr >> 16  # zip keeps Unix modes there
-                        if mode & stat.S_IXUSR:
-                            os.chmod(target, 0o755)
-            done.touch()
+        if done.exists():
+            return
+        for requirement in requirements:
+            with zipfile.ZipFile(pypi.download_wheel(requirement)) as archive:
+                for member in archive.infolist():
+                    target = archive.extract(member, root)
+                    mode = member.external_attr >> 16  # zip keeps Unix modes there
+                    if mode & stat.S_IXUSR:
+                        os.chmod(target, 0o755)
+        done.touch()
+
+
+def cuda_13() -> Path:
+    """The unpacked toolkit root (bin/nvcc, include/, nvvm/): nvcc.profile finds the rest
+    relative to bin/, so the directory can be mounted anywhere."""
+    root = pypi.CACHE / f"nvidia-cuda-{CUDA_13}"
+    _unpacked(root, tuple(f"{name}=={CUDA_13}" for name in WHEELS))
+    toolkit = root / "nvidia" / "cu13"
     if not (toolkit / "bin" / "nvcc").is_file():
         raise AssertionError(f"the CUDA {CUDA_13} wheels hold no bin/nvcc under {toolkit}")
     return toolkit
@@ -54,14 +60,7 @@ CCCL_13_0 = "13.0.85"
 def cccl_13_0_include() -> Path:
     """The include directory of CUDA 13.0's CCCL wheel (thrust/, cub/, cuda/), unpacked once."""
     root = pypi.CACHE / f"nvidia-cuda-cccl-{CCCL_13_0}"
-    done = root / ".unpacked"
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root.with_name(root.name + ".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not done.exists():
-            with zipfile.ZipFile(pypi.download_wheel(f"nvidia-cuda-cccl=={CCCL_13_0}")) as archive:
-                archive.extractall(root)
-            done.touch()
+    _unpacked(root, (f"nvidia-cuda-cccl=={CCCL_13_0}",))
     include = root / "nvidia" / "cu13" / "include" / "cccl"
     if not (include / "thrust" / "version.h").is_file():
         raise AssertionError(f"the CCCL {CCCL_13_0} wheel holds no thrust/version.h under {include}")

@@ -33,9 +33,8 @@ _PUBLIC = re.compile(r"(?:system::)?cuda::\w+(?:::\w+)?|(?:system::)?cuda_catego
 class ThrustCudaNames:
     names: frozenset[str]  # relative to thrust::, e.g. "cuda::par", "system::cuda::vector"
     namespaces: frozenset[str]  # the namespaces among them, e.g. "cuda::errc"
-    errc: dict[
-        str, str
-    ]  # enumerator -> the CUDA error it equals, e.g. "invalid_value" -> "cudaErrorInvalidValue"
+    # enumerator -> the CUDA error it equals, e.g. "invalid_value" -> "cudaErrorInvalidValue"
+    errc: dict[str, str]
 
 
 def read_declarations(texts: list[str]) -> ThrustCudaNames:
@@ -47,27 +46,24 @@ def read_declarations(texts: list[str]) -> ThrustCudaNames:
         # THRUST_NAMESPACE_BEGIN is a macro: the text's outermost scope is thrust::.
         scopes: list[str | None] = []
         for token in _TOKEN.finditer(text):
-            if token["namespace"] and token["opens"] == "{":
-                if not (scopes and scopes[-1] is None) and "detail" not in (*scopes, token["namespace"]):
-                    opened = "::".join([*(scope for scope in scopes if scope), token["namespace"]])
-                    names.add(opened)
-                    namespaces.add(opened)
-                scopes.append(token["namespace"])
-                continue
-            if token["brace"] == "{":
-                scopes.append(None)
-                continue
             if token["brace"] == "}":
                 if scopes:
                     scopes.pop()
                 continue
-            if (scopes and scopes[-1] is None) or "detail" in scopes:
-                continue
+            # a declaration is public at namespace scope (not in a body), outside `detail`
+            public = not (scopes and scopes[-1] is None) and "detail" not in scopes
             where = [scope for scope in scopes if scope]
-            if token["namespace"]:
-                qualified = "::".join([*where, token["namespace"]])
-                names.add(qualified)
-                namespaces.add(qualified)
+            if token["brace"] == "{":
+                scopes.append(None)
+                continue
+            if token["namespace"]:  # a namespace opened, or an alias of one
+                if token["opens"] == "{":
+                    scopes.append(token["namespace"])
+                if public and token["namespace"] != "detail":
+                    names.add("::".join([*where, token["namespace"]]))
+                    namespaces.add("::".join([*where, token["namespace"]]))
+                continue
+            if not public:
                 continue
             declared = token["alias"] or token["typedef"] or token["enum"] or token["function"]
             if token["used"]:
