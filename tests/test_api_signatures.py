@@ -321,54 +321,62 @@ def _built_quietly(
     )
 
 
-# --- error codes: every cudaError_t and CUresult NVIDIA's headers give, distinct as CUDA's ----
+# --- status codes: every cudaError_t, CUresult and cusolverStatus_t NVIDIA's headers give ----
 
 
-def test_committed_error_codes_match_the_real_headers() -> None:
-    from cudacompat.generate import error_codes
+def test_committed_status_codes_match_the_real_headers() -> None:
+    from cudacompat.generate import status_codes
 
     include = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
-    assert error_codes.load() == error_codes.read_real(include), (
-        "cuda_errors.tsv is stale: python -m cudacompat.generate.error_codes INCLUDE"
+    assert status_codes.load() == status_codes.read_real(include), (
+        "cuda_statuses.tsv is stale: python -m cudacompat.generate.status_codes INCLUDE"
     )
 
 
 @pytest.mark.engine
 @pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)
-def test_every_error_code_compiles_and_cudas_distinct_ones_stay_distinct(
+def test_every_status_code_compiles_and_cudas_distinct_ones_stay_distinct(
     request: pytest.FixtureRequest, gfx: str, fixture: str, tmp_path: Path
 ) -> None:
-    from cudacompat.generate import error_codes
+    from cudacompat.generate import status_codes
 
     include = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
-    codes = error_codes.read_real(include)
+    codes = status_codes.read_real(include)
     runtime = [code for code in codes if code.name.startswith("cuda")]
     driver = [code for code in codes if code.name.startswith("CUDA_")]
-    assert len(runtime) > 120 and len(driver) > 90
+    solver = [code for code in codes if code.enum == "cusolver"]
+    assert len(runtime) > 120 and len(driver) > 90 and len(solver) > 20
     # A switch over each enum returning CUDA's number: an undeclared name is an error, two
-    # CUDA errors folded into one value a duplicate case label, a case outside the enum a
+    # CUDA statuses folded into one value a duplicate case label, a case outside the enum a
     # warning. Run without a GPU, the program maps a few codes (HIP's and ours) back to CUDA's
     # numbers. C code switches over them too.
-    lines = ["#include <cuda.h>", "#include <cuda_runtime.h>", "#include <stdio.h>"]
+    lines = [
+        "#include <cuda.h>",
+        "#include <cuda_runtime.h>",
+        "#include <cusolverDn.h>",
+        "#include <stdio.h>",
+    ]
     lines += _switch("runtime_number", "cudaError_t", [(code.name, code.value) for code in runtime])
     lines += _switch("driver_number", "CUresult", [(code.name, code.value) for code in driver])
+    lines += _switch("solver_number", "cusolverStatus_t", [(code.name, code.value) for code in solver])
     lines += [
         "int main(void) {",
-        '  printf("%d %d %d %d %d\\n", runtime_number(cudaErrorInvalidValue), runtime_number(cudaErrorNotPermitted),',
-        "         runtime_number(cudaErrorTimeout), driver_number(CUDA_ERROR_NOT_PERMITTED),",
-        "         driver_number(CUDA_ERROR_INVALID_CLUSTER_SIZE));",
+        '  printf("%d %d %d %d %d %d %d %d\\n", runtime_number(cudaErrorInvalidValue),',
+        "         runtime_number(cudaErrorNotPermitted), runtime_number(cudaErrorTimeout),",
+        "         driver_number(CUDA_ERROR_NOT_PERMITTED), driver_number(CUDA_ERROR_INVALID_CLUSTER_SIZE),",
+        "         solver_number(CUSOLVER_STATUS_INTERNAL_ERROR), solver_number(CUSOLVER_STATUS_IRS_INTERNAL_ERROR),",
+        "         solver_number(CUSOLVER_STATUS_INVALID_WORKSPACE));",
         "  return 0;",
         "}",
     ]
-    result = _built_quietly(
-        request,
-        gfx,
-        fixture,
-        tmp_path,
-        lines,
-        "gcc -I$CUDA_PATH/include -x c -c probe.cu -o /tmp/c.o",
-        "/tmp/probe",
-    )
+    # C code switches over the runtime's and the driver's (cuSOLVER's header includes cuBLAS's,
+    # which is C++ here)
+    c_lines = ["#include <cuda.h>", "#include <cuda_runtime.h>"]
+    c_lines += _switch("runtime_number", "cudaError_t", [(code.name, code.value) for code in runtime])
+    c_lines += _switch("driver_number", "CUresult", [(code.name, code.value) for code in driver])
+    (tmp_path / "probe.c").write_text("\n".join(c_lines) + "\n")
+    compile_c = "gcc -I$CUDA_PATH/include -c probe.c -o /tmp/c.o"
+    result = _built_quietly(request, gfx, fixture, tmp_path, lines, compile_c, "/tmp/probe")
     assert result.returncode == 0, result.stderr[-4000:]
     assert "warning" not in result.stderr, result.stderr[-4000:]
-    assert result.stdout.split() == ["1", "800", "909", "800", "912"], result.stdout
+    assert result.stdout.split() == ["1", "800", "909", "800", "912", "7", "20", "31"], result.stdout

@@ -38,7 +38,7 @@
 #include <hip/library_types.h>
 #include <moatbridge/restore_cuda_macros.h>
 #include <moatbridge/generated/runtime.h>
-#include <moatbridge/generated/error_codes.h>
+#include <moatbridge/generated/status_codes.h>
 #include <moatbridge/overrides.h>
 #endif
 #if defined(__HIP__)

@@ -7,6 +7,8 @@ python3 -m cudacompat.generate --prefix /opt/moatbridge --targets gfx1030,gfx110
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import shutil
 import sys
 from pathlib import Path
 
@@ -15,7 +17,6 @@ from . import (
     conflicts,
     deprecations,
     device_functions,
-    error_codes,
     headers,
     inventory,
     mappings,
@@ -23,6 +24,7 @@ from . import (
     shadows,
     signatures,
     stack,
+    status_codes,
     toolkit,
 )
 
@@ -90,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     # CUDA name -> deprecated as NVIDIA has it, for the mappings declared as functions
     declared: dict[str, dict[str, bool]] = {}
     cuda_deprecated = deprecations.load()
+    cuda_statuses = status_codes.load()
+    statuses: list[tuple[status_codes.StatusEnum, status_codes.Definitions]] = []
     for family in mappings.FAMILIES:
         members = [m for m in kept if m.family == family]
         library = mappings.OPTIONAL_FAMILIES.get(family)
@@ -99,6 +103,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{family}: not mapped ({reason}; {len(members)} names)", flush=True)
             continue
         result = probe.probe(clangxx, family, members)
+        mapped = {m.cuda: m.hip for m in result.resolved}
+        family_statuses = status_codes.for_family(family, cuda_statuses, mapped, args.system_include)
+        statuses += family_statuses
+        # a CUDA status folded into another's HIP status gets a value of its own instead
+        folded = {name for _, each in family_statuses for name in each.unmapped}
+        result = dataclasses.replace(
+            result, resolved=tuple(m for m in result.resolved if m.cuda not in folded)
+        )
         emitted[family] = len(result.resolved)
         resolved[family] = list(result.resolved)
         unresolved += result.unresolved
@@ -118,25 +130,22 @@ def main(argv: list[str] | None = None) -> int:
         include / "moatbridge" / "generated" / "version.h",
         toolkit.version_header(cuda_version, args.mimic_cc, include),
     )
-    errors = error_codes.definitions(
-        error_codes.load(),
-        {m.cuda: m.hip for m in resolved.get("runtime", [])},
-        error_codes.hip_values(hip_runtime),
+    toolkit.write_text(
+        include / "moatbridge" / "generated" / "status_codes.h",
+        status_codes.header(each for _, each in statuses),
     )
-    toolkit.write_text(include / "moatbridge" / "generated" / "error_codes.h", error_codes.header(errors))
+    # every shadow is decided afresh: one left by an earlier run would be taken for HIP's header
+    shutil.rmtree(include / "moatbridge" / "shadow", ignore_errors=True)
     shadowed = toolkit.write_thrust_shadows(include, args.system_include / "thrust")
     cub = toolkit.write_cub_headers(include, args.system_include / "hipcub")
     shadow_results = shadows.write_vector_shadows(include, args.system_include, clangxx)
-    shadowed_api = include / "moatbridge" / "shadow" / "hip" / "hip_runtime_api.h"
-    api_text = shadowed_api.read_text(encoding="utf-8") if shadowed_api.is_file() else hip_runtime
-    with_errors = error_codes.with_error_codes(api_text, errors)
-    if with_errors is None:
-        raise RuntimeError(
-            "hip_runtime_api.h has no hipError_t of the expected shape: CUDA's error codes cannot be added"
-        )
-    toolkit.write_text(shadowed_api, with_errors)
+    added = status_codes.write_shadows(include / "moatbridge" / "shadow", args.system_include, statuses)
     print(
-        f"CUDA error codes HIP has no name for: {len(errors.values)} added, {len(errors.aliases)} aliases",
+        f"CUDA status codes HIP has no name for: {added} added, "
+        + ", ".join(
+            f"{spec.key} {len(each.aliases)} aliases, {len(each.unmapped)} unfolded"
+            for spec, each in statuses
+        ),
         flush=True,
     )
     for shadow in shadow_results:
