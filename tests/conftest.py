@@ -226,6 +226,20 @@ def open_devel_sid_gfx1201(engine_version: str) -> dict[str, Any]:
     return build_image("--flavour", "open", "--distro", "sid", "--target", "gfx1201")
 
 
+@pytest.fixture(scope="session")
+def open_devel_gfx1030_cuda13(engine_version: str) -> dict[str, Any]:
+    """The trixie gfx1030 devel image mimicking CUDA 13.0 (every layer but the CUDA layer shared
+    with the 12.4 one)."""
+    return build_image("--flavour", "open", "--target", "gfx1030", "--cuda-version", "13.0")
+
+
+@pytest.fixture(scope="session")
+def open_devel_sid_gfx1201_cuda13(engine_version: str) -> dict[str, Any]:
+    return build_image(
+        "--flavour", "open", "--distro", "sid", "--target", "gfx1201", "--cuda-version", "13.0"
+    )
+
+
 def docker_run(image: str, script: str, *extra: str) -> subprocess.CompletedProcess[str]:
     """Run a bash script in a throwaway container on the host network."""
     return subprocess.run(
@@ -234,17 +248,20 @@ def docker_run(image: str, script: str, *extra: str) -> subprocess.CompletedProc
     )  # fmt: skip
 
 
-def regenerated_from_real_headers(image: str, module: str, output: str, scratch: Path) -> str:
-    """A committed table re-read from NVIDIA's real headers: `python3 -m MODULE /real --output
-    OUTPUT` run in the open image (clang++-17 is there) with the repo's cudacompat mounted."""
+def regenerated_from_real_headers(
+    image: str, module: str, output: str, scratch: Path, options: str = "", include: Path | None = None
+) -> str:
+    """A committed table re-read from NVIDIA's real headers (`include`, by default Debian's CUDA
+    12.4): `python3 -m MODULE /real OPTIONS --output OUTPUT` run in the open image (clang++-17
+    is there) with the repo's cudacompat mounted."""
     from cudacompat import generate
 
     from support import nvidia_toolkit
 
-    include = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
+    include = include or nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
     library = Path(generate.__file__).resolve().parents[2]  # .../lib, holding cudacompat/
     result = docker_run(
-        image, f"cd /src && python3 -m {module} /real --output /out/{output}",
+        image, f"cd /src && python3 -m {module} /real {options} --output /out/{output}",
         "-v", f"{include}:/real:ro", "-v", f"{library}:/src:ro", "-v", f"{scratch}:/out",
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]

@@ -20,8 +20,8 @@ import pytest
 from cudacompat.generate import signatures
 
 from conftest import docker_run, regenerated_from_real_headers
-from support import nvidia_toolkit
-from support.open_stacks import OPEN_STACKS
+from support import nvidia_pypi, nvidia_toolkit
+from support.open_stacks import MIMICKED, OPEN_STACKS
 
 ACTIVATE = ". /opt/moatbridge/bin/activate gfx1030 >/dev/null"
 
@@ -63,14 +63,27 @@ def test_signatures_read_from_clangs_ast_as_code_writes_them() -> None:
 
 
 def test_tsv_round_trips_and_the_committed_files_agree() -> None:
-    committed = signatures.load()
-    assert signatures.from_text(signatures.to_text(committed)) == committed
-    assert len(committed) > 250
-    names = {s.name for s in committed}
+    names: set[str] = set()
+    for release, table in signatures.TABLES.items():
+        committed = signatures.load(table)
+        assert signatures.from_text(signatures.to_text(committed, signatures.preamble(release))) == committed
+        assert len(committed) > 250
+        names |= {s.name for s in committed}
     gaps = signatures.load_gaps()
     assert len({g.name for g in gaps}) == len(gaps), "a gap is listed twice"
-    assert {g.name for g in gaps} <= names, "a gap names no function of cuda_api.tsv"
+    assert {g.name for g in gaps} <= names, "a gap names no function of any release's table"
     assert all(g.reason.strip() for g in gaps)
+
+
+def test_each_release_has_its_own_shapes() -> None:
+    """CUDA 13 gave the plain names the location and edge-data forms and dropped the _v2s."""
+    older = {s.name: s for s in signatures.load_release("12.4.131")}
+    newer = {s.name: s for s in signatures.load_release("13.0.88")}
+    assert signatures.load_release("11.8.89") == signatures.load_release("12.4")
+    assert older["cudaMemPrefetchAsync"].parameters[2] == "int"
+    assert newer["cudaMemPrefetchAsync"].parameters[2] == "cudaMemLocation"
+    assert "cudaMemPrefetchAsync_v2" in older and "cudaMemPrefetchAsync_v2" not in newer
+    assert "cudaThreadSynchronize" in older and "cudaThreadSynchronize" not in newer
 
 
 def test_probe_lines_call_with_and_without_defaults_and_attribute_errors() -> None:
@@ -114,13 +127,19 @@ def test_probe_refuses_what_is_not_a_plain_signature(bad: signatures.Signature) 
 
 
 @pytest.mark.engine
+@pytest.mark.parametrize("release", sorted(signatures.TABLES))
 def test_committed_signatures_match_the_real_header(
-    open_devel_gfx1030: dict[str, Any], tmp_path: Path
+    open_devel_gfx1030: dict[str, Any], release: str, tmp_path: Path
 ) -> None:
     image = str(open_devel_gfx1030["reference"])
-    fresh = regenerated_from_real_headers(image, "cudacompat.generate.signatures", "cuda_api.tsv", tmp_path)
-    assert fresh == signatures.SIGNATURES.read_text(), (
-        "cuda_api.tsv is stale: python -m cudacompat.generate.signatures INCLUDE (clang++-17, in the open image)"
+    table = signatures.TABLES[release]
+    real = None if release == "12.4" else nvidia_pypi.cuda_13_0_include()
+    fresh = regenerated_from_real_headers(
+        image, "cudacompat.generate.signatures", table.name, tmp_path, f"--release {release}", real
+    )
+    assert fresh == table.read_text(), (
+        f"{table.name} is stale: python -m cudacompat.generate.signatures INCLUDE --release {release} "
+        "(clang++-17, in the open image)"
     )
 
 
@@ -128,14 +147,14 @@ def test_committed_signatures_match_the_real_header(
 
 
 @pytest.mark.engine
-@pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)
+@pytest.mark.parametrize(("gfx", "fixture", "release"), MIMICKED)
 def test_every_runtime_function_compiles_or_is_a_listed_gap(
-    request: pytest.FixtureRequest, gfx: str, fixture: str, tmp_path: Path
+    request: pytest.FixtureRequest, gfx: str, fixture: str, release: str, tmp_path: Path
 ) -> None:
     """A function listed as missing that the stack's HIP has compiles, and is then not
-    reported missing: the image's report lists the gaps of its own stack."""
+    reported missing: the image's report lists the gaps of its own stack and release."""
     image = str(request.getfixturevalue(fixture)["reference"])
-    committed = signatures.load()
+    committed = signatures.load_release(release)
     source, lines = signatures.probe_source(committed)
     (tmp_path / "probe.cu").write_text(source)
     result = docker_run(
@@ -321,31 +340,64 @@ def _built_quietly(
     )
 
 
-# --- status codes: every cudaError_t, CUresult and cusolverStatus_t NVIDIA's headers give ----
+# --- status codes: every cudaError_t, CUresult, cufftResult and cusolverStatus_t of each release --
+
+
+def _real_status_codes(release: str) -> list[Any]:
+    """The status codes NVIDIA's headers of `release` declare: Debian's CUDA 12.4, the 13.0 wheels."""
+    from cudacompat.generate import status_codes
+
+    if release == "12.4":
+        return status_codes.read_real(nvidia_toolkit.required(nvidia_toolkit.real_include_dir))
+    return status_codes.read_real(nvidia_pypi.cuda_13_0_include())
 
 
 def test_committed_status_codes_match_the_real_headers() -> None:
     from cudacompat.generate import status_codes
 
-    include = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
-    assert status_codes.load() == status_codes.read_real(include), (
-        "cuda_statuses.tsv is stale: python -m cudacompat.generate.status_codes INCLUDE"
-    )
+    committed = status_codes.load()
+    for release in status_codes.RELEASES:
+        real = [(c.enum, c.name, c.value) for c in _real_status_codes(release)]
+        mimicked = [(c.enum, c.name, c.value) for c in status_codes.of_release(committed, release)]
+        assert sorted(mimicked) == sorted(real), (
+            f"cuda_statuses.tsv is stale for CUDA {release}: "
+            "python -m cudacompat.generate.status_codes 12.4=INCLUDE 13.0=INCLUDE"
+        )
+
+
+# (CUDA's number of a code, each enum: runtime, driver, cuFFT, cuSOLVER) printed by the probe
+_STATUS_PRINTS = {
+    "12.4": (
+        "runtime_number(cudaErrorInvalidValue), runtime_number(cudaErrorNotPermitted), "
+        "runtime_number(cudaErrorTimeout), driver_number(CUDA_ERROR_NOT_PERMITTED), "
+        "driver_number(CUDA_ERROR_INVALID_CLUSTER_SIZE), fft_number(CUFFT_NOT_SUPPORTED), "
+        "fft_number(CUFFT_LICENSE_ERROR), location_number(cudaMemLocationTypeHostNumaCurrent), solver_number(CUSOLVER_STATUS_INTERNAL_ERROR), "
+        "solver_number(CUSOLVER_STATUS_IRS_INTERNAL_ERROR), solver_number(CUSOLVER_STATUS_INVALID_WORKSPACE)",
+        ["1", "800", "909", "800", "912", "16", "15", "4", "7", "20", "31"],
+    ),
+    "13.0": (
+        "runtime_number(cudaErrorInvalidValue), runtime_number(cudaErrorContained), "
+        "runtime_number(cudaErrorInvalidResourceConfiguration), driver_number(CUDA_ERROR_KEY_ROTATION), "
+        "driver_number(CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER), fft_number(CUFFT_NOT_SUPPORTED), "
+        "fft_number(CUFFT_NVSHMEM_FAILURE), location_number(cudaMemLocationTypeHost), solver_number(CUSOLVER_STATUS_INTERNAL_ERROR), "
+        "solver_number(CUSOLVER_STATUS_IRS_INTERNAL_ERROR), solver_number(CUSOLVER_STATUS_INVALID_WORKSPACE)",
+        ["1", "226", "915", "916", "36", "16", "20", "2", "7", "20", "31"],
+    ),
+}
 
 
 @pytest.mark.engine
-@pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)
+@pytest.mark.parametrize(("gfx", "fixture", "release"), MIMICKED)
 def test_every_status_code_compiles_and_cudas_distinct_ones_stay_distinct(
-    request: pytest.FixtureRequest, gfx: str, fixture: str, tmp_path: Path
+    request: pytest.FixtureRequest, gfx: str, fixture: str, release: str, tmp_path: Path
 ) -> None:
-    from cudacompat.generate import status_codes
-
-    include = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
-    codes = status_codes.read_real(include)
-    runtime = [code for code in codes if code.name.startswith("cuda")]
-    driver = [code for code in codes if code.name.startswith("CUDA_")]
+    codes = _real_status_codes(release)
+    runtime = [code for code in codes if code.enum == "runtime" and code.name.startswith("cuda")]
+    driver = [code for code in codes if code.enum == "runtime" and code.name.startswith("CUDA_")]
+    locations = [code for code in codes if code.enum == "mem_location"]
+    fft = [code for code in codes if code.enum == "cufft"]
     solver = [code for code in codes if code.enum == "cusolver"]
-    assert len(runtime) > 120 and len(driver) > 90 and len(solver) > 20
+    assert len(runtime) > 120 and len(driver) > 90 and len(fft) > 15 and len(solver) > 20
     # A switch over each enum returning CUDA's number: an undeclared name is an error, two
     # CUDA statuses folded into one value a duplicate case label, a case outside the enum a
     # warning. Run without a GPU, the program maps a few codes (HIP's and ours) back to CUDA's
@@ -353,19 +405,23 @@ def test_every_status_code_compiles_and_cudas_distinct_ones_stay_distinct(
     lines = [
         "#include <cuda.h>",
         "#include <cuda_runtime.h>",
+        "#include <cufft.h>",
         "#include <cusolverDn.h>",
         "#include <stdio.h>",
     ]
     lines += _switch("runtime_number", "cudaError_t", [(code.name, code.value) for code in runtime])
     lines += _switch("driver_number", "CUresult", [(code.name, code.value) for code in driver])
+    # distinct values only: CUDA 13's cudaMemLocationTypeNone is Invalid's alias
+    distinct = {code.value: code.name for code in reversed(locations)}
+    lines += _switch(
+        "location_number", "cudaMemLocationType", [(name, value) for value, name in distinct.items()]
+    )
+    lines += _switch("fft_number", "cufftResult", [(code.name, code.value) for code in fft])
     lines += _switch("solver_number", "cusolverStatus_t", [(code.name, code.value) for code in solver])
+    calls, expected = _STATUS_PRINTS[release]
     lines += [
         "int main(void) {",
-        '  printf("%d %d %d %d %d %d %d %d\\n", runtime_number(cudaErrorInvalidValue),',
-        "         runtime_number(cudaErrorNotPermitted), runtime_number(cudaErrorTimeout),",
-        "         driver_number(CUDA_ERROR_NOT_PERMITTED), driver_number(CUDA_ERROR_INVALID_CLUSTER_SIZE),",
-        "         solver_number(CUSOLVER_STATUS_INTERNAL_ERROR), solver_number(CUSOLVER_STATUS_IRS_INTERNAL_ERROR),",
-        "         solver_number(CUSOLVER_STATUS_INVALID_WORKSPACE));",
+        f'  printf("{" ".join(["%d"] * len(expected))}\\n", {calls});',
         "  return 0;",
         "}",
     ]
@@ -379,4 +435,4 @@ def test_every_status_code_compiles_and_cudas_distinct_ones_stay_distinct(
     result = _built_quietly(request, gfx, fixture, tmp_path, lines, compile_c, "/tmp/probe")
     assert result.returncode == 0, result.stderr[-4000:]
     assert "warning" not in result.stderr, result.stderr[-4000:]
-    assert result.stdout.split() == ["1", "800", "909", "800", "912", "7", "20", "31"], result.stdout
+    assert result.stdout.split() == expected, result.stdout

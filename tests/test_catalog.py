@@ -58,6 +58,15 @@ def test_shipped_catalog_loads() -> None:
     assert scale.registries[0] == "quay.io/spectral-compute/scale"
 
 
+def test_the_open_flavour_mimics_cuda_12_4_by_default_and_13_0_on_request() -> None:
+    open_ = load_catalog(SHIPPED).flavour("open")
+    assert {"12.4", "13.0"} <= set(open_.cuda_versions)
+    assert {d.default_cuda for d in open_.distros} == {"12.4"}
+    assert open_.cuda("13.0") == "13.0"
+    assert "CUDA 13" in open_.cuda_note("13.0") and "CUDA 12" in open_.cuda_note("12.4")
+    assert open_.cuda_note("11.8") == ""
+
+
 def test_each_stack_states_its_own_packages_and_pins() -> None:
     """No stack silently inherits another's package names (their sonames differ)."""
     open_ = load_catalog(SHIPPED).flavour("open")
@@ -128,6 +137,10 @@ def test_an_asked_stack_wins_and_unknown_ones_are_refused() -> None:
          "flavours.open.distros.trixie.packages.devel[3]: expected a non-empty string"),
         (lambda d: d["flavours"]["open"]["distros"]["sid"].update(default_cuda="10.0"),
          "flavours.open.distros.sid.default_cuda: '10.0' is not listed in cuda_versions"),
+        (lambda d: d["flavours"]["open"]["cuda_notes"].update({"10.0": "old"}),
+         "flavours.open.cuda_notes: '10.0' is not listed in cuda_versions"),
+        (lambda d: d["flavours"]["open"]["cuda_notes"].update({"13.0": "two\nlines"}),
+         "flavours.open.cuda_notes.13.0: expected one line of text"),
         (lambda d: d["flavours"]["open"]["distros"]["trixie"].update(rocm=5.7),
          "flavours.open.distros.trixie.rocm: expected a string, got the number 5.7"),
         (lambda d: d["flavours"]["open"]["distros"]["trixie"]["targets"]["components"].update(rocblas=["gfx9999x"]),

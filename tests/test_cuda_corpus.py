@@ -40,7 +40,7 @@ def test_corpus_is_big_and_covers_the_issue_list() -> None:
     # unnoticed: adding or removing one means changing this count too.
     files = [program["file"] for program in MANIFEST]
     assert sorted(files) == sorted(path.name for path in CORPUS.glob("*.cu"))
-    assert len({program["name"] for program in MANIFEST}) == len(files) == 32
+    assert len({program["name"] for program in MANIFEST}) == len(files) == 33
     covered = {topic for program in MANIFEST for topic in program["covers"]}
     libraries = {lib for program in MANIFEST for lib in program.get("libs", [])}
     assert {"cublas", "curand", "cufft", "cusparse", "cusolver", "nccl"} <= libraries
@@ -49,7 +49,7 @@ def test_corpus_is_big_and_covers_the_issue_list() -> None:
                    "__shfl_down_sync", "__ballot_sync", "atomicAdd", "cudaStreamBeginCapture", "curand_init",
                    "__shared__", "cudaEventElapsedTime", "template <"):  # fmt: skip
         assert needle in sources, needle
-    assert len(covered) == 111
+    assert len(covered) == 118
     assert {"streams", "events", "cuda-graphs", "texture-objects", "multi-gpu"} <= covered
 
 

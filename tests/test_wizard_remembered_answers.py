@@ -59,6 +59,7 @@ def through_the_rest(term: PtySession) -> str:
     """Enter on the CUDA version, the shells and the rc question; the screen from the stack's
     answer on, once the dry run ended (exit 0)."""
     term.wait_for("CUDA version to mimic", 30)
+    term.wait_for("13.0  (for code written for CUDA 13", 30)  # each version says who it is for
     term.send(ENTER)
     term.wait_for("Shells to set up", 30)
     term.send(ENTER)

@@ -65,3 +65,28 @@ def cccl_13_0_include() -> Path:
     if not (include / "thrust" / "version.h").is_file():
         raise AssertionError(f"the CCCL {CCCL_13_0} wheel holds no thrust/version.h under {include}")
     return include
+
+
+# CUDA 13.0 Update 2, the release the open flavour's 13.0 mimics (SCALE's default is 13.0.2):
+# the runtime's headers and the CRT headers they include, and the CUDA-X libraries' headers.
+CUDA_13_0_WHEELS = (
+    "nvidia-cuda-runtime==13.0.96",
+    "nvidia-cuda-crt==13.0.88",
+    "nvidia-cublas==13.1.0.3",
+    "nvidia-cufft==12.0.0.61",
+    "nvidia-curand==10.4.0.35",
+    "nvidia-cusolver==12.0.4.66",
+    "nvidia-cusparse==12.6.3.3",
+    "nvidia-nvtx==13.0.85",
+)
+
+
+def cuda_13_0_include() -> Path:
+    """One include directory with CUDA 13.0's runtime, driver and CUDA-X headers, unpacked once."""
+    root = pypi.CACHE / "nvidia-cuda-13.0-headers"
+    _unpacked(root, CUDA_13_0_WHEELS)
+    include = root / "nvidia" / "cu13" / "include"
+    for header in ("cuda_runtime_api.h", "cufft.h", "cusolver_common.h", "crt/host_defines.h"):
+        if not (include / header).is_file():
+            raise AssertionError(f"the CUDA 13.0 wheels hold no {header} under {include}")
+    return include

@@ -163,9 +163,15 @@ def ask(args: Namespace, paths: Paths, toolchains: Sequence[Toolchain] = ()) -> 
         elif last.image.cuda_version in flavour.cuda_versions and last.image.cuda_version != default:
             default = last.image.cuda_version
             print(safe(f"  Preselected: CUDA {default}, remembered from the last setup ({where})."))
-        args.cuda_version = ask_prompt(
-            q.select("CUDA version to mimic:", choices=list(flavour.cuda_versions), default=default)
+        versions = {_with_note(v, flavour.cuda_note(v)): v for v in flavour.cuda_versions}
+        picked = ask_prompt(
+            q.select(
+                "CUDA version to mimic:",
+                choices=list(versions),
+                default=_with_note(default, flavour.cuda_note(default)),
+            )
         )
+        args.cuda_version = versions[picked]
         _chose(args, "cuda_version")
     if not args.shell and not args.no_modify_rc:
         home = os.path.expanduser("~")
@@ -264,3 +270,8 @@ def _ask_customer(
 def confirm_plan() -> str:
     """Proceed / Customize / Cancel, as rustup asks."""
     return str(ask_prompt(_q().select("Proceed?", choices=["Proceed", "Customize", "Cancel"])))
+
+
+def _with_note(version: str, note: str) -> str:
+    """A CUDA version as the wizard lists it: with the catalog's line on who should pick it."""
+    return f"{version}  ({note})" if note else version

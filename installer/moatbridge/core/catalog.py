@@ -154,6 +154,10 @@ class Flavour:
     distros: tuple[Distro, ...]  # the first is the default
     variants: tuple[Variant, ...]
     vendor_hosts: tuple[str, ...] = ()  # whose repository lines a build may point elsewhere
+    cuda_notes: tuple[tuple[str, str], ...] = ()  # (version, who should pick it)
+
+    def cuda_note(self, version: str) -> str:
+        return dict(self.cuda_notes).get(version, "")
 
     def repository(self, package_format: str, channel: str) -> str:
         """The vendor's repository URL for a package format and channel (free/commercial)."""

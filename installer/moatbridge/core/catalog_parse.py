@@ -65,6 +65,17 @@ def _targets(data: Mapping[str, Any], key: str, path: str, generic: bool = False
     return values
 
 
+def _cuda_notes(data: Mapping[str, Any], versions: tuple[str, ...], path: str) -> tuple[tuple[str, str], ...]:
+    """`cuda_notes`: one line on who should pick a CUDA version, for listed versions only."""
+    notes = _mapping(data, "cuda_notes", path, required=False)
+    for version, note in notes.items():
+        if version not in versions:
+            raise _fail(f"{path}.cuda_notes", f"{version!r} is not listed in cuda_versions")
+        if not isinstance(note, str) or not note.strip() or "\n" in note.strip():
+            raise _fail(f"{path}.cuda_notes.{version}", "expected one line of text")
+    return tuple((version, " ".join(str(note).split())) for version, note in notes.items())
+
+
 def _mapping(data: Mapping[str, Any], key: str, path: str, required: bool = True) -> dict[str, Any]:
     value = _get(data, key, path, dict, required)
     return value if value is not None else {}
@@ -283,6 +294,7 @@ def _flavour(name: str, data: Any, path: str) -> Flavour:
                 f"{path}.distros.{distro.name}" if "default_cuda" in data["distros"][distro.name] else path
             )
             raise _fail(f"{where}.default_cuda", f"{distro.default_cuda!r} is not listed in cuda_versions")
+    cuda_notes = _cuda_notes(data, cuda_versions, path)
     default_variant = _get(data, "default_variant", path, str)
     if default_variant not in {v.name for v in variants}:
         raise _fail(f"{path}.default_variant", f"{default_variant!r} is not a variant")
@@ -298,6 +310,7 @@ def _flavour(name: str, data: Any, path: str) -> Flavour:
         source=source,
         version=_get(data, "version", path, str, required=False),
         cuda_versions=cuda_versions,
+        cuda_notes=cuda_notes,
         default_variant=default_variant,
         tag=_get(data, "tag", path, str),
         registries=_strings(data, "registries", path, required=False),

@@ -2,11 +2,13 @@
 #pragma once
 #include <moatbridge/runtime.h>
 #include <moatbridge/hide_cuda_macros.h>
+/* hipFFT with the cufftResult values it lacks added to its enum (the generator's status
+   shadow; moatbridge/generated/status_codes.h names them): listed explicitly for host
+   compilers, whose include path has no shadow directory. */
+#if __has_include(<moatbridge/shadow/hipfft/hipfft.h>)
+#include <moatbridge/shadow/hipfft/hipfft.h>
+#else
 #include <hipfft/hipfft.h>
+#endif
 #include <moatbridge/restore_cuda_macros.h>
 #include <moatbridge/generated/cufft.h>
-/* cufftResult values hipFFT lacks: distinct numbers it never returns (switches over every
-   CUDA value, as cuda-samples' helper_cuda.h has, must compile). */
-#ifndef CUFFT_LICENSE_ERROR
-#define CUFFT_LICENSE_ERROR ((hipfftResult)15)
-#endif

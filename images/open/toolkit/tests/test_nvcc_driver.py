@@ -109,7 +109,7 @@ def test_options_files_and_environment_flags_expand_in_place() -> None:
             (80, 90),
         ),
         (["-arch=native"], (86,)),
-        (["-arch=all-major"], (50, 60, 70, 80, 90)),
+        (["-arch=all-major"], (35, 50, 60, 70, 80, 90)),  # the oldest and each major
     ],
 )
 def test_requested_capabilities(argv: list[str], expected: tuple[int, ...]) -> None:
@@ -125,6 +125,26 @@ def test_all_covers_cuda_11_architectures_and_explicit_gfx_is_honoured() -> None
     assert gfx.gfx_targets == ("gfx1100",)
     with pytest.raises(options.NvccUsageError, match="not defined for option 'gpu-architecture'"):
         archs.requested(options.parse(["-arch=kepler"]), 86, 11)
+
+
+def test_cuda_13_knows_turing_and_later_and_refuses_older_as_nvcc_13_does() -> None:
+    assert archs.list_gpu_arch(13).split() == [
+        "compute_75", "compute_80", "compute_86", "compute_87", "compute_88", "compute_89",
+        "compute_90", "compute_100", "compute_110", "compute_103", "compute_120", "compute_121",
+    ]  # fmt: skip
+    assert archs.list_gpu_code(13).split()[0] == "sm_75"
+    all_major = archs.requested(options.parse(["-arch=all-major"]), 86, 13)
+    assert all_major.capabilities == (75, 80, 90, 100, 110, 120)
+    assert archs.requested(options.parse(["-arch=all"]), 86, 13).capabilities[-1] == 121
+    for old in (["-arch=sm_70"], ["-gencode", "arch=compute_60,code=sm_60"]):
+        with pytest.raises(
+            options.NvccUsageError, match=r"Unsupported gpu architecture '(sm_70|compute_60)'"
+        ):
+            archs.requested(options.parse(old), 86, 13)
+    # 12.x still takes Maxwell and refuses Kepler, as nvcc 12 does
+    assert archs.requested(options.parse(["-arch=sm_50"]), 86, 12).capabilities == (50,)
+    with pytest.raises(options.NvccUsageError, match="Unsupported gpu architecture 'sm_35'"):
+        archs.requested(options.parse(["-arch=sm_35"]), 86, 12)
 
 
 def test_every_sm_value_compiles_for_the_directory_target() -> None:

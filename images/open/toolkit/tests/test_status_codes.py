@@ -152,3 +152,48 @@ def test_the_committed_table_round_trips_and_has_every_enum() -> None:
     assert sum(name.startswith("cudaError") for name in names) > 120
     assert sum(name.startswith("CUDA_ERROR_") for name in names) > 90
     assert sum(name.startswith("CUSOLVER_STATUS_") for name in names) > 20
+    assert sum(name.startswith("CUFFT_") for name in names) > 20
+
+
+def test_each_mimicked_release_takes_its_own_headers_codes() -> None:
+    codes = status_codes.load()
+    older = {code.name for code in status_codes.of_release(codes, "12.4.131")}
+    newer = {code.name for code in status_codes.of_release(codes, "13.0.88")}
+    # CUDA 13 added these and dropped cuFFT's three unused results
+    assert {"CUFFT_MISSING_DEPENDENCY", "CUFFT_NVSHMEM_FAILURE", "cudaErrorContained"} <= newer - older
+    assert {"CUFFT_LICENSE_ERROR", "CUFFT_PARSE_ERROR"} <= older - newer
+    assert "cudaSuccess" in older & newer
+
+
+def test_the_releases_are_merged_with_the_ones_declaring_each(tmp_path: Path) -> None:
+    for release, extra in (("12.4", ""), ("13.0", "    CUFFT_NVRTC_FAILURE = 0x12,\n")):
+        include = tmp_path / release
+        include.mkdir()
+        (include / "driver_types.h").write_text(
+            "enum cudaError {\n    cudaSuccess = 0,\n};\n"
+            "enum __device_builtin__ cudaMemLocationType {\n    cudaMemLocationTypeInvalid = 0\n"
+            "    , cudaMemLocationTypeHost = 2 /**< a leading comma */\n};\n"
+        )
+        (include / "cuda.h").write_text("typedef enum cudaError_enum {\n    CUDA_SUCCESS = 0,\n} CUresult;\n")
+        (include / "cufft.h").write_text(
+            f"typedef enum cufftResult_t {{\n    CUFFT_SUCCESS = 0x0,\n{extra}}} cufftResult;\n"
+        )
+        (include / "cusolver_common.h").write_text(
+            "typedef enum {\n    CUSOLVER_STATUS_SUCCESS = 0,\n} cusolverStatus_t;\n"
+        )
+    codes = status_codes.read_releases({r: tmp_path / r for r in status_codes.RELEASES})
+    assert StatusCode("cufft", "CUFFT_NVRTC_FAILURE", 18, ("13.0",)) in codes
+    assert StatusCode("runtime", "cudaSuccess", 0, ("12.4", "13.0")) in codes
+    assert StatusCode("mem_location", "cudaMemLocationTypeHost", 2, ("12.4", "13.0")) in codes
+
+
+def test_enumerators_take_every_way_headers_write_them() -> None:
+    body = """
+        A = 0,       /* a, comment = 7 */
+        B            // implicit: 1
+        , C = 0x10   /**< hex, leading comma */
+        , D,         // 17
+        E = C,       // an alias
+        F = (1 << 2), G, H = 3
+    """
+    assert status_codes.enumerators(body) == {"A": 0, "B": 1, "C": 16, "D": 17, "E": 16, "H": 3}

@@ -9,6 +9,11 @@
 #define MOATBRIDGE_DEPRECATED_RUNTIME __attribute__((deprecated))
 #endif
 #endif
+/* The device number HIP's prefetch and advice take for a CUDA memory location: a device's,
+   or the host's. */
+static inline int moatbridge_location_device(hipMemLocation location) {
+    return location.type == hipMemLocationTypeDevice ? location.id : hipCpuDeviceId;
+}
 #ifdef __cplusplus
 /* CUDA's driver-API status (CUresult) and the runtime's (cudaError_t) are two enums, so C++
    code overloads and specialises on them (helper_cuda.h's _cudaGetErrorEnum, error-string and
@@ -76,7 +81,33 @@ struct moatbridge_cudaDeviceProp : hipDeviceProp_t {
     int gpuDirectRDMAWritesOrdering;
     unsigned int memoryPoolSupportedHandleTypes;
     int deferredMappingCudaArraySupported, ipcEventSupported, clusterLaunch, unifiedFunctionPointers;
+#if MOATBRIDGE_CUDA_VERSION_NUMBER >= 13000
+    /* CUDA 13's: where the device sits (not a NUMA node of its own; the host's node is not
+       known here), MPS (NVIDIA's), and the PCI product ids (read from sysfs) */
+    int deviceNumaConfig, deviceNumaId, mpsEnabled, hostNumaId;
+    unsigned int gpuPciDeviceID, gpuPciSubsystemID;
+    int hostNumaMultinodeIpcSupported;
+#endif
 };
+#if MOATBRIDGE_CUDA_VERSION_NUMBER >= 13000
+#include <stdio.h>
+/* Two 16-bit ids of the device's PCI function from sysfs, as CUDA combines them: `high` in the
+   upper half, `low` in the lower (device and vendor, subsystem device and subsystem vendor). */
+static inline unsigned int moatbridge_pci_ids(const hipDeviceProp_t& base, const char* high, const char* low) {
+    unsigned int ids[2] = {0, 0};
+    const char* names[2] = {high, low};
+    for (int i = 0; i < 2; ++i) {
+        char path[128];
+        snprintf(path, sizeof path, "/sys/bus/pci/devices/%04x:%02x:%02x.0/%s", base.pciDomainID, base.pciBusID,
+                 base.pciDeviceID, names[i]);
+        if (FILE* file = fopen(path, "r")) {
+            if (fscanf(file, "%x", &ids[i]) != 1) ids[i] = 0;
+            fclose(file);
+        }
+    }
+    return (ids[0] & 0xffffu) << 16 | (ids[1] & 0xffffu);
+}
+#endif
 static inline hipError_t moatbridge_cudaGetDeviceProperties(moatbridge_cudaDeviceProp* prop, int device) {
     hipError_t status = moatbridge_cudaGetDeviceProperties(static_cast<hipDeviceProp_t*>(prop), device);
     if (status != hipSuccess) return status;
@@ -115,6 +146,13 @@ static inline hipError_t moatbridge_cudaGetDeviceProperties(moatbridge_cudaDevic
     prop->maxTextureCubemapLayered[0] = prop->maxSurfaceCubemap = prop->maxSurfaceCubemapLayered[0] = base.maxTexture2D[0];
     prop->maxTextureCubemapLayered[1] = prop->maxSurfaceCubemapLayered[1] = 2046;
     for (int i = 0; i < 3; ++i) prop->maxTexture2DLinear[i] = i < 2 ? base.maxTexture2D[i] : base.maxTexture2D[0] * 4;
+#if MOATBRIDGE_CUDA_VERSION_NUMBER >= 13000
+    prop->deviceNumaConfig = 0; /* cudaDeviceNumaConfigNone */
+    prop->deviceNumaId = -1;
+    prop->hostNumaId = -1;
+    prop->gpuPciDeviceID = moatbridge_pci_ids(base, "device", "vendor");
+    prop->gpuPciSubsystemID = moatbridge_pci_ids(base, "subsystem_device", "subsystem_vendor");
+#endif
     return status;
 }
 #define cudaDeviceProp moatbridge_cudaDeviceProp
@@ -421,6 +459,7 @@ MOATBRIDGE_DEPRECATED_RUNTIME static inline hipError_t cudaMemcpyFromArrayAsync(
 /* HIP's multi-device cooperative launch is also a template in C++ (no single type for the
    generated declaration to take): CUDA's, deprecated, with its unsigned count and default. */
 #undef cudaLaunchCooperativeKernelMultiDevice
+#if MOATBRIDGE_CUDA_VERSION_NUMBER < 13000 /* CUDA 13 removed it */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 MOATBRIDGE_DEPRECATED_RUNTIME static inline hipError_t cudaLaunchCooperativeKernelMultiDevice(
@@ -428,10 +467,10 @@ MOATBRIDGE_DEPRECATED_RUNTIME static inline hipError_t cudaLaunchCooperativeKern
     return hipLaunchCooperativeKernelMultiDevice(launches, static_cast<int>(count), flags);
 }
 #pragma GCC diagnostic pop
-/* CUDA 12.2's location-based prefetch and advice; a location is a device or the host. */
-static inline int moatbridge_location_device(const hipMemLocation& location) {
-    return location.type == hipMemLocationTypeDevice ? location.id : hipCpuDeviceId;
-}
+#endif
+/* CUDA 12.2's location-based prefetch and advice (CUDA 13 gives them the plain names and
+   removes these: moatbridge/runtime_13.h). */
+#if MOATBRIDGE_CUDA_VERSION_NUMBER < 13000
 static inline hipError_t cudaMemPrefetchAsync_v2(const void* ptr, size_t count, hipMemLocation location,
                                                  unsigned int flags, hipStream_t stream = nullptr) {
     return flags != 0 ? hipErrorInvalidValue
@@ -440,6 +479,7 @@ static inline hipError_t cudaMemPrefetchAsync_v2(const void* ptr, size_t count, 
 static inline hipError_t cudaMemAdvise_v2(const void* ptr, size_t count, hipMemoryAdvise advice, hipMemLocation location) {
     return hipMemAdvise(ptr, count, advice, moatbridge_location_device(location));
 }
+#endif
 /* How much dynamic shared memory each of numBlocks blocks can have on one multiprocessor. */
 static inline hipError_t cudaOccupancyAvailableDynamicSMemPerBlock(size_t* size, const void* func, int numBlocks,
                                                                    int blockSize) {

@@ -40,6 +40,9 @@
 #include <moatbridge/generated/runtime.h>
 #include <moatbridge/generated/status_codes.h>
 #include <moatbridge/overrides.h>
+#if MOATBRIDGE_CUDA_VERSION_NUMBER >= 13000
+#include <moatbridge/runtime_13.h>
+#endif
 #endif
 #if defined(__HIP__)
 #include <moatbridge/warp_sync.h>

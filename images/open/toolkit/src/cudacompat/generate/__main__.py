@@ -78,12 +78,15 @@ def main(argv: list[str] | None = None) -> int:
         for path in sorted((args.system_include / directory).glob("*.h"))
     )
     kept += mappings.prefix_rules(newer, (m.cuda for m in kept))
-    api_functions = signatures.load()
+    api_functions = signatures.load_release(cuda_version)
     api = [" ".join((s.name, s.result, *s.parameters)) for s in api_functions]
     hip_runtime = (args.system_include / "hip" / "hip_runtime_api.h").read_text(encoding="utf-8")
     kept += mappings.runtime_api_rules(api, hip_runtime, [m.cuda for m in kept] + [d.cuda for d in dropped])
     # one rule per CUDA name, the later one (a hand rule after hipify's): two would be a redefinition
     kept = list({m.cuda: m for m in kept}.values())
+    # functions the mimicked release redeclared (moatbridge/runtime_13.h declares them) or removed
+    gone = mappings.redeclared(cuda_version) | signatures.removed_by(cuda_version)
+    kept = [m for m in kept if m.cuda not in gone]
 
     emitted: dict[str, int] = {}
     resolved: dict[str, list[mappings.Mapping]] = {}
@@ -92,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     # CUDA name -> deprecated as NVIDIA has it, for the mappings declared as functions
     declared: dict[str, dict[str, bool]] = {}
     cuda_deprecated = deprecations.load()
-    cuda_statuses = status_codes.load()
+    cuda_statuses = status_codes.of_release(status_codes.load(), cuda_version)
     statuses: list[tuple[status_codes.StatusEnum, status_codes.Definitions]] = []
     for family in mappings.FAMILIES:
         members = [m for m in kept if m.family == family]
@@ -102,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
             dropped += [mappings.Dropped(m.cuda, m.hip, family, reason) for m in members]
             print(f"{family}: not mapped ({reason}; {len(members)} names)", flush=True)
             continue
-        result = probe.probe(clangxx, family, members)
+        result = probe.probe(clangxx, family, members, cuda_version)
         mapped = {m.cuda: m.hip for m in result.resolved}
         family_statuses = status_codes.for_family(family, cuda_statuses, mapped, args.system_include)
         statuses += family_statuses
@@ -116,7 +119,9 @@ def main(argv: list[str] | None = None) -> int:
         unresolved += result.unresolved
         source = f"{args.hipify.name}" if family != "cusolver" else "hipSOLVER's compat API (hand rule)"
         sources[family] = source
-        declared[family] = deprecations.declared(clangxx, family, result.resolved, cuda_deprecated)
+        declared[family] = deprecations.declared(
+            clangxx, family, result.resolved, cuda_deprecated, cuda_version
+        )
         toolkit.write_text(
             include / "moatbridge" / "generated" / f"{family}.h",
             toolkit.mapping_header(family, result.resolved, source, declared[family]),

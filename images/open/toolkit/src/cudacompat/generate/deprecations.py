@@ -195,11 +195,16 @@ def declarable(clangxx: str, preamble: str, family: str, mappings: Sequence[Name
 
 
 def declared(
-    clangxx: str, family: str, mappings: Sequence[NameMapping], cuda_deprecated: set[str]
+    clangxx: str,
+    family: str,
+    mappings: Sequence[NameMapping],
+    cuda_deprecated: set[str],
+    cuda_version: str = "",
 ) -> dict[str, bool]:
-    """CUDA name -> deprecated, for the family's mappings declared as functions in this stack."""
-    preamble = probe.preamble(family)
-    macros = probe.defined_macros(clangxx, family)
+    """CUDA name -> deprecated, for the family's mappings declared as functions in this stack
+    (its headers included as a toolkit mimicking `cuda_version` includes them)."""
+    preamble = probe.preamble(family, cuda_version)
+    macros = probe.defined_macros(clangxx, family, cuda_version)
     functions = [m for m in mappings if m.hip not in macros]
     hip = hip_deprecated(clangxx, preamble, (m.hip for m in functions))
     return declarable(clangxx, preamble, family, functions, wanted(functions, hip, cuda_deprecated))

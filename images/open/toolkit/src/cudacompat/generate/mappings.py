@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from . import releases
 from .inventory import without_comments
 
 _SUB = re.compile(r"^sub\s+(\w+)")
@@ -44,6 +45,28 @@ OVERRIDDEN = frozenset(
         "nvrtcCompileProgram",
     }
 )  # fmt: skip
+
+
+# Runtime functions a CUDA release redeclared with other parameters (CUDA 13.0: a
+# cudaMemLocation where 12 took a device, graph edge data beside each dependency, the
+# destination first): from that release on the hand-written moatbridge/runtime_13.h declares
+# them, so no rename onto the HIP function of the old shape is written.
+REDECLARED = {
+    "13.0": frozenset(
+        {
+            "cudaMemPrefetchAsync", "cudaMemAdvise", "cudaGraphAddDependencies",
+            "cudaGraphRemoveDependencies", "cudaGraphGetEdges", "cudaGraphNodeGetDependencies",
+            "cudaGraphNodeGetDependentNodes", "cudaStreamGetCaptureInfo",
+            "cudaStreamUpdateCaptureDependencies", "cudaGraphKernelNodeCopyAttributes", "cudaGraphAddNode",
+        }
+    ),
+}  # fmt: skip
+
+
+def redeclared(cuda_version: str) -> frozenset[str]:
+    """The names the releases up to the one `cuda_version` mimics redeclared."""
+    upto = releases.RELEASES.index(releases.release_of(cuda_version)) + 1
+    return frozenset().union(*(REDECLARED.get(release, frozenset()) for release in releases.RELEASES[:upto]))
 
 
 @dataclass(frozen=True)

@@ -51,9 +51,16 @@ class ProbeResult:
     unresolved: tuple[Mapping, ...]
 
 
-def preamble(family: str) -> str:
+def preamble(family: str, cuda_version: str = "") -> str:
+    """The family's headers as its compat header includes them: after HIP's runtime, with
+    CUDART_VERSION the mimicked one (moatbridge/runtime.h defines it there), which the ROCm
+    libraries read to hide what that CUDA release removed (hipSPARSE: CUDA 13's removals)."""
     runtime = "".join(f"#include <{header}>\n" for header in RUNTIME_INCLUDES)
-    return "#define __HIP_PLATFORM_AMD__ 1\n" + runtime + FAMILY_PREAMBLE[family]
+    version = ""
+    if cuda_version:
+        major, minor = cuda_version.split(".")[:2]
+        version = f"#define CUDART_VERSION {int(major) * 1000 + int(minor) * 10}\n"
+    return "#define __HIP_PLATFORM_AMD__ 1\n" + runtime + version + FAMILY_PREAMBLE[family]
 
 
 def _clang(clangxx: str, source: Path, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -63,27 +70,28 @@ def _clang(clangxx: str, source: Path, *extra: str) -> subprocess.CompletedProce
     )  # fmt: skip
 
 
-def _preprocessed(clangxx: str, family: str, *extra: str) -> str:
+def _preprocessed(clangxx: str, family: str, cuda_version: str, *extra: str) -> str:
     with tempfile.TemporaryDirectory() as scratch:
         source = Path(scratch, "probe.hip")
-        source.write_text(preamble(family), encoding="utf-8")
+        source.write_text(preamble(family, cuda_version), encoding="utf-8")
         result = _clang(clangxx, source, "-E", *extra)
         if result.returncode != 0:
             raise RuntimeError(f"the {family} headers do not preprocess:\n{result.stderr[-2000:]}")
     return result.stdout
 
 
-def defined_macros(clangxx: str, family: str) -> set[str]:
+def defined_macros(clangxx: str, family: str, cuda_version: str = "") -> set[str]:
     return {
         line.split()[1].split("(")[0]
-        for line in _preprocessed(clangxx, family, "-dM").splitlines()
+        for line in _preprocessed(clangxx, family, cuda_version, "-dM").splitlines()
         if line.startswith("#define ")
     }
 
 
-def declared_names(clangxx: str, family: str) -> set[str]:
+def declared_names(clangxx: str, family: str, cuda_version: str = "") -> set[str]:
     """Every identifier the family's headers contain after preprocessing, and their macros."""
-    return set(_IDENTIFIER.findall(_preprocessed(clangxx, family))) | defined_macros(clangxx, family)
+    names = set(_IDENTIFIER.findall(_preprocessed(clangxx, family, cuda_version)))
+    return names | defined_macros(clangxx, family, cuda_version)
 
 
 def case_corrected(unresolved: Sequence[Mapping], names: set[str]) -> list[Mapping]:
@@ -100,11 +108,11 @@ def case_corrected(unresolved: Sequence[Mapping], names: set[str]) -> list[Mappi
     return corrected
 
 
-def _probe_once(clangxx: str, family: str, mappings: Sequence[Mapping]) -> ProbeResult:
-    macros = defined_macros(clangxx, family)
+def _probe_once(clangxx: str, family: str, mappings: Sequence[Mapping], cuda_version: str) -> ProbeResult:
+    macros = defined_macros(clangxx, family, cuda_version)
     candidates = [m for m in mappings if m.hip not in macros]
     failing: set[int] = set()
-    head = preamble(family)
+    head = preamble(family, cuda_version)
     offset = head.count("\n")
     for _round in range(4):
         remaining = [m for i, m in enumerate(candidates) if i not in failing]
@@ -132,14 +140,16 @@ def _probe_once(clangxx: str, family: str, mappings: Sequence[Mapping]) -> Probe
     return ProbeResult(tuple(sorted(resolved, key=lambda m: m.cuda)), tuple(unresolved))
 
 
-def probe(clangxx: str, family: str, mappings: Sequence[Mapping]) -> ProbeResult:
-    first = _probe_once(clangxx, family, mappings)
+def probe(clangxx: str, family: str, mappings: Sequence[Mapping], cuda_version: str = "") -> ProbeResult:
+    """The mappings whose HIP name the family's headers declare, as a toolkit mimicking
+    `cuda_version` includes them (none given: without CUDART_VERSION)."""
+    first = _probe_once(clangxx, family, mappings, cuda_version)
     if not first.unresolved:
         return first
-    respelled = case_corrected(first.unresolved, declared_names(clangxx, family))
+    respelled = case_corrected(first.unresolved, declared_names(clangxx, family, cuda_version))
     if not respelled:
         return first
-    second = _probe_once(clangxx, family, respelled)
+    second = _probe_once(clangxx, family, respelled, cuda_version)
     fixed = {m.cuda for m in second.resolved}
     resolved = sorted((*first.resolved, *second.resolved), key=lambda m: m.cuda)
     return ProbeResult(tuple(resolved), tuple(m for m in first.unresolved if m.cuda not in fixed))

@@ -19,7 +19,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from . import releases
+
 SIGNATURES = Path(__file__).with_name("cuda_api.tsv")
+# each mimicked release's table (releases.py): read from that release's real header
+TABLES = {"12.4": SIGNATURES, "13.0": Path(__file__).with_name("cuda_api-13.0.tsv")}
 GAPS = Path(__file__).with_name("api_gaps.tsv")
 # header -> the prefix of the functions it declares that are probed
 HEADERS = {"cuda_runtime_api.h": "cuda"}
@@ -102,11 +106,23 @@ def signatures(ast_json: str, defines: str, header: str, prefix: str) -> list[Si
 # --- the .tsv files -------------------------------------------------------------------------
 
 
-PREAMBLE = (
-    "# The CUDA runtime API's functions (NVIDIA CUDA 12.4 as Debian packages it): names and types only.",
-    "# Written by `python -m cudacompat.generate.signatures INCLUDE_DIR`; tests check it and probe ours.",
-    "# header\tname\tresult\trequired parameters\tparameter types (; separated)",
-)
+# where each release's real header is read from
+_SOURCES = {
+    "12.4": "NVIDIA CUDA 12.4 as Debian packages it",
+    "13.0": "NVIDIA CUDA 13.0 as its PyPI wheels carry it",
+}
+
+
+def preamble(release: str) -> tuple[str, ...]:
+    return (
+        f"# The CUDA runtime API's functions ({_SOURCES[release]}): names and types only.",
+        f"# Written by `python -m cudacompat.generate.signatures INCLUDE_DIR --release {release}`; "
+        "tests check it and probe ours.",
+        "# header\tname\tresult\trequired parameters\tparameter types (; separated)",
+    )
+
+
+PREAMBLE = preamble("12.4")
 
 
 def to_text(items: Iterable[Signature], preamble: Iterable[str] = PREAMBLE) -> str:
@@ -127,6 +143,20 @@ def from_text(text: str) -> list[Signature]:
 
 def load(path: Path = SIGNATURES) -> list[Signature]:
     return from_text(path.read_text(encoding="utf-8"))
+
+
+def load_release(cuda_version: str) -> list[Signature]:
+    """The functions of the release a toolkit mimicking `cuda_version` takes."""
+    return load(TABLES[releases.release_of(cuda_version)])
+
+
+def removed_by(cuda_version: str) -> frozenset[str]:
+    """The functions an older release's table declares and the mimicked one's does not (CUDA
+    13 removed cudaThreadSynchronize, the _v2 calls, ...): gone from its toolkit too."""
+    mimicked = releases.release_of(cuda_version)
+    older = releases.RELEASES[: releases.RELEASES.index(mimicked)]
+    declared = {s.name for s in load(TABLES[mimicked])}
+    return frozenset(s.name for release in older for s in load(TABLES[release]) if s.name not in declared)
 
 
 def load_gaps(path: Path = GAPS) -> list[Gap]:
@@ -188,20 +218,21 @@ def failures(
 def still_missing(
     gaps: Sequence[Gap], committed: Sequence[Signature], compile_probe: Callable[[str], str]
 ) -> list[Gap]:
-    """The listed gaps this stack's headers still have: a gap whose every call compiles here
-    (a newer HIP gained the function) is not one. `compile_probe` compiles a probe source
-    named probe.cu and returns the compiler's messages; an error outside the probes keeps
-    every gap."""
+    """The listed gaps this stack's headers still have, of the functions `committed` (one
+    release's table) has: a gap whose every call compiles here (a newer HIP gained the
+    function) is not one, nor is a function the release does not declare (CUDA 13 removed
+    the _v2 graph calls). `compile_probe` compiles a probe source named probe.cu and returns
+    the compiler's messages; an error outside the probes keeps every gap."""
     by_name = {s.name: s for s in committed}
-    probed = [by_name[gap.name] for gap in gaps if gap.name in by_name]
-    if not probed:
-        return list(gaps)
-    source, lines = probe_source(probed)
+    gaps = [gap for gap in gaps if gap.name in by_name]
+    if not gaps:
+        return []
+    source, lines = probe_source([s for s in committed if s.name in {gap.name for gap in gaps}])
     output = compile_probe(source)
     if any(" error: " in line and not line.startswith("probe.cu:") for line in output.splitlines()):
         return list(gaps)  # the headers themselves failed: nothing is known of the gaps
     failed = failures(output, lines)
-    return [gap for gap in gaps if gap.name not in by_name or gap.name in failed]
+    return [gap for gap in gaps if gap.name in failed]
 
 
 # --- reading the real header (I/O) ----------------------------------------------------------
@@ -237,10 +268,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cudacompat.generate.signatures")
     parser.add_argument("include", type=Path, help="the real toolkit's include directory")
     parser.add_argument("--clang", default="clang++-17")
-    parser.add_argument("--output", type=Path, default=SIGNATURES)
+    parser.add_argument(
+        "--release", choices=sorted(TABLES), default="12.4", help="the release the header is of"
+    )
+    parser.add_argument("--output", type=Path, help="default: the release's table beside this module")
     args = parser.parse_args(argv)
     found = read_real(args.include, args.clang)
-    args.output.write_text(to_text(found), encoding="utf-8")
+    output = args.output or TABLES[args.release]
+    output.write_text(to_text(found, preamble(args.release)), encoding="utf-8")
     print(f"{len(found)} functions", flush=True)
     return 0
 

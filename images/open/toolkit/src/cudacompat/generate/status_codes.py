@@ -1,5 +1,6 @@
 """CUDA's status codes, every one: the runtime's cudaError_t, the driver's CUresult and the
-CUDA-X libraries' status enums, each with CUDA's whole value set.
+CUDA-X libraries' status enums, each with CUDA's whole value set (and enums of another kind
+that code switches over the same way, such as cudaMemLocationType).
 
 HIP names only some of them (HIP 5.7: 74 of CUDA 12.4's 127 runtime errors, 61 of its 96
 driver errors; hipSOLVER 12 of cuSOLVER's 25 statuses), and a mapping may fold two CUDA
@@ -18,9 +19,12 @@ enumerator of the type it switches over (a case outside the enum warns). So, per
 HIP's library calls return HIP's statuses, which keep comparing equal to the CUDA names
 mapped to them; the added ones are CUDA's alone.
 
-The CUDA names and values come from NVIDIA's CUDA 12.4 headers, read by `python -m
-cudacompat.generate.status_codes INCLUDE_DIR` into cuda_statuses.tsv beside this file (names
-and numbers only); the tests check it is current.
+The CUDA names and values come from NVIDIA's headers of each mimicked release (CUDA 12.4's,
+and CUDA 13.0's as its PyPI wheels carry them), read by `python -m
+cudacompat.generate.status_codes 12.4=INCLUDE_DIR 13.0=INCLUDE_DIR` into cuda_statuses.tsv
+beside this file (names, numbers and the releases that declare each); the tests check it is
+current. A toolkit mimicking another release takes the table's newest release not after it
+(12.4's for 12.1 and 11.8).
 """
 
 from __future__ import annotations
@@ -28,12 +32,15 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from . import releases
+from .releases import RELEASES
+
 STATUSES = Path(__file__).with_name("cuda_statuses.tsv")
-_ENUMERATOR = re.compile(r"^\s*(\w+)\s*=\s*(0x[0-9a-fA-F]+|\d+)\s*,?", re.M)
-_HIP_ENUMERATOR = re.compile(r"\s*([A-Za-z_]\w*)\s*(?:=\s*(\d+)\s*)?", re.S)
+_ENUMERATOR = re.compile(r"\s*([A-Za-z_]\w*)\s*(?:=\s*(\w+)\s*)?", re.S)
+_NUMBER = re.compile(r"0x[0-9a-fA-F]+|\d+")
 _COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 
 
@@ -55,6 +62,8 @@ class StatusEnum:
     # the shadow holds a copy of the whole library directory: its headers include each other
     # by relative path ("internal/hipsolver-types.h"), which a lone shadowed header would miss
     whole_library: bool = False
+    # where other stacks' HIP declares the enum instead (HIP 7 moved some to driver_types.h)
+    other_hip_headers: tuple[str, ...] = ()
 
 
 ENUMS = (
@@ -68,6 +77,32 @@ ENUMS = (
         "hip/hip_runtime_api.h",
         "hipError_t",
         "hip",
+    ),
+    # not a status, but CUDA code switches over it too, and CUDA 12.2's host locations are
+    # what prefetch and advice by location take (HIP 5.7 and 6.4 name devices only)
+    StatusEnum(
+        "mem_location",
+        "runtime",
+        (
+            CudaEnum(
+                "driver_types.h",
+                r"enum\s+__device_builtin__\s+cudaMemLocationType\s*\{",
+                "cudaMemLocationType",
+            ),
+        ),
+        "hip/hip_runtime_api.h",
+        "hipMemLocationType",
+        "hipMemLocationType",
+        other_hip_headers=("hip/driver_types.h",),
+    ),
+    StatusEnum(
+        "cufft",
+        "cufft",
+        (CudaEnum("cufft.h", r"typedef\s+enum\s+cufftResult_t\s*\{", "CUFFT_"),),
+        "hipfft/hipfft.h",
+        "hipfftResult",
+        "HIPFFT_",
+        whole_library=True,
     ),
     StatusEnum(
         "cusolver",
@@ -93,6 +128,48 @@ class StatusCode:
     enum: str  # a StatusEnum's key
     name: str
     value: int
+    releases: tuple[str, ...] = RELEASES  # the CUDA releases (of RELEASES) that declare it
+
+
+def of_release(codes: Iterable[StatusCode], cuda_version: str) -> list[StatusCode]:
+    """The codes NVIDIA's headers of the release `cuda_version` maps to declare."""
+    release = releases.release_of(cuda_version)
+    return [code for code in codes if release in code.releases]
+
+
+def read_releases(includes: Mapping[str, Path]) -> list[StatusCode]:
+    """The codes of every release (release -> NVIDIA's include directory), each once with the
+    releases that declare it, in the order the releases list them (the newest adds at the end)."""
+    seen: dict[tuple[str, str, int], list[str]] = {}
+    for release in RELEASES:
+        for code in read_real(includes[release]):
+            seen.setdefault((code.enum, code.name, code.value), []).append(release)
+    return [StatusCode(enum, name, value, tuple(found)) for (enum, name, value), found in seen.items()]
+
+
+def enumerators(body: str) -> dict[str, int]:
+    """name -> value of an enum body's enumerators (between its braces): a number, an earlier
+    enumerator's name, or none (the previous plus one, as hipErrorTbd is); commas may lead
+    lines (`, cudaMemLocationTypeHost = 2`). One of another form, and the implicit ones after
+    it, are left out."""
+    values: dict[str, int] = {}
+    following: int | None = 0
+    for item in _COMMENTS.sub("", body).split(","):
+        parts = _ENUMERATOR.fullmatch(item)
+        if parts is None:
+            following = None if item.strip() else following
+            continue
+        name, value = parts[1], parts[2]
+        if value is None:
+            current = following
+        elif _NUMBER.fullmatch(value):
+            current = int(value, 0)
+        else:
+            current = values.get(value)
+        if current is not None:
+            values[name] = current
+        following = None if current is None else current + 1
+    return values
 
 
 def read_real(include: Path) -> list[StatusCode]:
@@ -104,21 +181,21 @@ def read_real(include: Path) -> list[StatusCode]:
             start = re.search(cuda.opening, text)
             if start is None:
                 raise ValueError(f"{cuda.header} has no enum matching {cuda.opening}")
-            body = _COMMENTS.sub("", text[start.end() : text.index("}", start.end())])
-            for match in _ENUMERATOR.finditer(body):
-                if match[1].startswith(cuda.prefix):
-                    codes.append(StatusCode(spec.key, match[1], int(match[2], 0)))
+            body = text[start.end() : text.index("}", start.end())]
+            for name, value in enumerators(body).items():
+                if name.startswith(cuda.prefix):
+                    codes.append(StatusCode(spec.key, name, value))
     return codes
 
 
 def to_text(codes: Iterable[StatusCode]) -> str:
     lines = [
-        "# The status codes NVIDIA's CUDA 12.4 headers declare (cudaError_t, CUresult, cusolverStatus_t):",
-        "# names and values only. Written by `python -m cudacompat.generate.status_codes INCLUDE_DIR`;",
-        "# tests check it.",
-        "# enum\tname\tvalue",
+        "# The status codes NVIDIA's CUDA headers declare (cudaError_t, CUresult, cufftResult,",
+        "# cusolverStatus_t): names, values and the releases declaring each. Written by",
+        "# `python -m cudacompat.generate.status_codes 12.4=INCLUDE_DIR 13.0=INCLUDE_DIR`; tests check it.",
+        "# enum\tname\tvalue\treleases",
     ]
-    lines += [f"{code.enum}\t{code.name}\t{code.value}" for code in codes]
+    lines += [f"{code.enum}\t{code.name}\t{code.value}\t{','.join(code.releases)}" for code in codes]
     return "\n".join(lines) + "\n"
 
 
@@ -126,8 +203,8 @@ def from_text(text: str) -> list[StatusCode]:
     codes = []
     for line in text.splitlines():
         if line and not line.startswith("#"):
-            enum, name, value = line.split("\t")
-            codes.append(StatusCode(enum, name, int(value)))
+            enum, name, value, declared = line.split("\t")
+            codes.append(StatusCode(enum, name, int(value), tuple(declared.split(","))))
     return codes
 
 
@@ -150,16 +227,8 @@ def hip_values(text: str, spec: StatusEnum) -> dict[str, int]:
     span = _hip_body(text, spec.hip_enum)
     if span is None:
         raise ValueError(f"{spec.hip_header} declares no {spec.hip_enum}")
-    values: dict[str, int] = {}
-    following = 0
-    for item in _COMMENTS.sub("", text[span[0] : span[1]]).split(","):
-        parts = _HIP_ENUMERATOR.fullmatch(item)
-        if parts is None or not parts[1].startswith(spec.hip_prefix):
-            continue
-        following = int(parts[2]) if parts[2] is not None else following
-        values[parts[1]] = following
-        following += 1
-    return values
+    values = enumerators(text[span[0] : span[1]])
+    return {name: value for name, value in values.items() if name.startswith(spec.hip_prefix)}
 
 
 @dataclass(frozen=True)
@@ -267,10 +336,15 @@ def for_family(
     stack lacks the HIP header)."""
     found = []
     for spec in ENUMS:
-        hip_header = system_include / spec.hip_header
-        if spec.family == family and hip_header.is_file():
-            hip = hip_values(hip_header.read_text(encoding="utf-8"), spec)
-            found.append((spec, definitions(codes, spec, mapped, hip)))
+        if spec.family != family:
+            continue
+        for header in (spec.hip_header, *spec.other_hip_headers):
+            path = system_include / header
+            text = path.read_text(encoding="utf-8") if path.is_file() else ""
+            if _hip_body(text, spec.hip_enum) is not None:
+                here = replace(spec, hip_header=header)
+                found.append((here, definitions(codes, here, mapped, hip_values(text, here))))
+                break
     return found
 
 
@@ -282,6 +356,8 @@ def write_shadows(
     its headers include each other by relative path. Returns the enumerators added."""
     added = 0
     for spec, each in defined:
+        if not each.values:
+            continue  # HIP's header as it is
         target = shadow_root / spec.hip_header
         if spec.whole_library:
             library = spec.hip_header.split("/", 1)[0]
@@ -304,10 +380,17 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(prog="cudacompat.generate.status_codes")
-    parser.add_argument("include", type=Path, help="NVIDIA's CUDA include directory")
+    parser.add_argument(
+        "includes", nargs="+", metavar="RELEASE=DIR", help="NVIDIA's include directory of each release"
+    )
     parser.add_argument("--output", type=Path, default=STATUSES)
     args = parser.parse_args(argv)
-    args.output.write_text(to_text(read_real(args.include)), encoding="utf-8")
+    try:
+        includes = releases.include_arguments(args.includes)
+    except ValueError as error:
+        parser.error(str(error))
+    codes = read_releases(includes)
+    args.output.write_text(to_text(codes), encoding="utf-8")
     return 0
 
 

@@ -14,9 +14,12 @@ from typing import NamedTuple
 from ..targets import is_processor, processor_of
 from .options import CommandLine, NvccUsageError
 
-# Real architectures CUDA 11.8 (and 12.x) know, for -arch=all, --list-gpu-arch/-code.
+# Real architectures CUDA 11.8, 12.x and 13.0 know, for -arch=all/all-major and
+# --list-gpu-arch/-code (in the order nvcc lists them). A number below the oldest is refused,
+# as nvcc refuses it: CUDA 13 dropped everything before Turing.
 KNOWN_11 = (35, 37, 50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90)
 KNOWN_12 = (50, 52, 53, 60, 61, 62, 70, 72, 75, 80, 86, 87, 89, 90)
+KNOWN_13 = (75, 80, 86, 87, 88, 89, 90, 100, 110, 103, 120, 121)
 
 # (No `re` here: the driver's start-up time is part of every compile.)
 _PREFIXES = ("sm_", "compute_", "lto_")
@@ -41,17 +44,21 @@ class ArchRequest(NamedTuple):
 
 
 def known_capabilities(cuda_major: int) -> tuple[int, ...]:
-    return KNOWN_11 if cuda_major < 12 else KNOWN_12
+    return KNOWN_11 if cuda_major < 12 else KNOWN_12 if cuda_major == 12 else KNOWN_13
 
 
 def _capability(value: str, mimic: int, cuda_major: int) -> list[int]:
     value = value.strip().strip('"').strip("'")
+    known = known_capabilities(cuda_major)
     if value in ("all", "all-major"):
-        known = known_capabilities(cuda_major)
-        return [c for c in known if value == "all" or c % 10 == 0]
+        # all-major: every major's .0 and the oldest architecture (sm_75 under CUDA 13)
+        oldest = min(known)
+        return [c for c in known if value == "all" or c % 10 == 0 or c == oldest]
     if value == "native":
         return [mimic]
     number = _number(value)
+    if number is not None and number < min(known):
+        raise NvccUsageError(f"Unsupported gpu architecture '{value}'")
     if number is not None:
         return [number]
     raise NvccUsageError(f"Value '{value}' is not defined for option 'gpu-architecture'")

@@ -9,7 +9,7 @@ from typing import NamedTuple
 CONFIG_RELATIVE = "share/moatbridge/target.conf"
 
 # nvcc reports a build number after major.minor; these are the real releases' numbers.
-CUDA_BUILDS = {"12.4": 131, "11.8": 89, "12.1": 105, "12.0": 76, "11.7": 64}
+CUDA_BUILDS = {"13.0": 88, "12.4": 131, "11.8": 89, "12.1": 105, "12.0": 76, "11.7": 64}
 
 
 class ToolkitConfig(NamedTuple):

@@ -1,0 +1,38 @@
+"""Which CUDA release's tables a toolkit takes, and what a newer release redeclared or removed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cudacompat.generate import mappings, releases, signatures
+
+
+def test_a_toolkit_takes_the_newest_release_not_after_its_own() -> None:
+    assert releases.release_of("11.8.89") == "12.4"
+    assert releases.release_of("12.1") == "12.4"
+    assert releases.release_of("12.4.131") == "12.4"
+    assert releases.release_of("13.0.88") == "13.0"
+    assert releases.release_of("13.5") == "13.0"
+
+
+def test_each_release_gets_one_include_directory() -> None:
+    assert releases.include_arguments(["13.0=/b", "12.4=/a"]) == {"12.4": Path("/a"), "13.0": Path("/b")}
+    for bad in (["12.4=/a"], ["12.4=/a", "13.0=/b", "12.4=/c"], ["12.4=/a", "14.0=/b"], ["12.4", "13.0=/b"]):
+        with pytest.raises(ValueError, match=r"one RELEASE=DIR for each of 12\.4, 13\.0"):
+            releases.include_arguments(bad)
+
+
+def test_cuda_13_redeclares_and_removes_from_13_on_only() -> None:
+    assert mappings.redeclared("12.4.131") == frozenset()
+    assert {"cudaMemPrefetchAsync", "cudaGraphAddDependencies"} <= mappings.redeclared("13.0.88")
+    assert signatures.removed_by("12.4.131") == frozenset()
+    removed = signatures.removed_by("13.0.88")
+    assert {
+        "cudaThreadSynchronize",
+        "cudaMemPrefetchAsync_v2",
+        "cudaLaunchCooperativeKernelMultiDevice",
+    } <= removed
+    # a redeclared function is not a removed one: 13.0 has it, with other parameters
+    assert not removed & mappings.redeclared("13.0.88")
