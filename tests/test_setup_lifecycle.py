@@ -394,13 +394,13 @@ def test_wizard_customize_asks_again(home: Path) -> None:
     term.wait_for("Stack:")
     term.send(ENTER)
     term.wait_for("CUDA version to mimic")
-    term.send(DOWN + ENTER)  # 12.1 this time
+    term.send(DOWN + ENTER)  # 13.0 this time
     term.wait_for("Shells to set up")
     term.send(ENTER)
     term.wait_for("Add moatbridge to their rc files?")
     term.send(ENTER)
-    term.wait_for("CUDA 12.1")  # the new answers made a new summary
-    term.forget(before="CUDA 12.1")
+    term.wait_for("CUDA 13.0")  # the new answers made a new summary
+    term.forget(before="CUDA 13.0")
     term.wait_for("Proceed?")
     term.send(DOWN + DOWN + ENTER)  # Cancel
     assert term.finish() == 1
