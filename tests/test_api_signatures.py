@@ -20,7 +20,7 @@ import pytest
 from cudacompat.generate import signatures
 
 from conftest import docker_run, regenerated_from_real_headers
-from support import nvidia_pypi, nvidia_toolkit
+from support import nvidia_releases, nvidia_toolkit
 from support.open_stacks import MIMICKED, OPEN_STACKS
 
 ACTIVATE = ". /opt/moatbridge/bin/activate gfx1030 >/dev/null"
@@ -133,10 +133,10 @@ def test_committed_signatures_match_the_real_header(
 ) -> None:
     image = str(open_devel_gfx1030["reference"])
     table = signatures.TABLES[release]
-    real = None if release == "12.4" else nvidia_pypi.cuda_13_0_include()
     fresh = regenerated_from_real_headers(
-        image, "cudacompat.generate.signatures", table.name, tmp_path, f"--release {release}", real
-    )
+        image, "cudacompat.generate.signatures", table.name, tmp_path, f"--release {release}",
+        nvidia_releases.include_of(release),
+    )  # fmt: skip
     assert fresh == table.read_text(), (
         f"{table.name} is stale: python -m cudacompat.generate.signatures INCLUDE --release {release} "
         "(clang++-17, in the open image)"
@@ -347,9 +347,7 @@ def _real_status_codes(release: str) -> list[Any]:
     """The status codes NVIDIA's headers of `release` declare: Debian's CUDA 12.4, the 13.0 wheels."""
     from cudacompat.generate import status_codes
 
-    if release == "12.4":
-        return status_codes.read_real(nvidia_toolkit.required(nvidia_toolkit.real_include_dir))
-    return status_codes.read_real(nvidia_pypi.cuda_13_0_include())
+    return status_codes.read_real(nvidia_releases.include_of(release))
 
 
 def test_committed_status_codes_match_the_real_headers() -> None:

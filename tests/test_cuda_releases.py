@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from conftest import docker_run
-from support import nvidia_pypi, nvidia_toolkit
+from support import nvidia_releases
 from support.open_stacks import MIMICKED
 
 pytestmark = pytest.mark.engine
@@ -80,12 +80,8 @@ target_link_libraries(versions PRIVATE CUDA::cudart CUDA::cuda_driver)
 
 def _device_prop_fields(release: str) -> list[str]:
     """The members of cudaDeviceProp NVIDIA's driver_types.h of `release` declares."""
-    include = (
-        nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
-        if release == "12.4"
-        else nvidia_pypi.cuda_13_0_include()
-    )
-    text = re.sub(r"/\*.*?\*/|//[^\n]*", "", (include / "driver_types.h").read_text(), flags=re.S)
+    header = nvidia_releases.include_of(release) / "driver_types.h"
+    text = re.sub(r"/\*.*?\*/|//[^\n]*", "", header.read_text(), flags=re.S)
     body = re.search(r"struct\s+__device_builtin__\s+cudaDeviceProp\s*\{(.*?)\};", text, re.S)
     assert body is not None, "no cudaDeviceProp in driver_types.h"
     names = [re.search(r"(\w+)\s*(?:\[[^\]]*\])*\s*$", member.strip()) for member in body[1].split(";")]
