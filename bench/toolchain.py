@@ -16,17 +16,21 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 @contextlib.contextmanager
-def toolchain_home(target: str, prefix: str, distro: str | None = None) -> Iterator[dict[str, str]]:
+def toolchain_home(
+    target: str, prefix: str, distro: str | None = None, cuda_version: str | None = None
+) -> Iterator[dict[str, str]]:
     """The environment of a shell in a fresh HOME where `moatbridge setup --yes` installed the
-    open toolchain for `target` (on `distro`'s stack, else the default one; building or
-    reusing its image); removed afterwards."""
+    open toolchain for `target` (on `distro`'s stack, else the default one; mimicking
+    `cuda_version`, else the catalog's default; building or reusing its image); removed
+    afterwards."""
     with tempfile.TemporaryDirectory(prefix=f"{prefix}-{target}-") as scratch:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("MOATBRIDGE_", "XDG_"))}
         env["HOME"] = scratch
         moatbridge = [sys.executable, "-m", "moatbridge"]
         subprocess.run(
             [*moatbridge, "setup", "--yes", "--flavour", "open", "--target", target, "--no-modify-rc",
-             *(["--distro", distro] if distro else [])],
+             *(["--distro", distro] if distro else []),
+             *(["--cuda-version", cuda_version] if cuda_version else [])],
             env=env, check=True, capture_output=True, text=True,
         )  # fmt: skip
         try:

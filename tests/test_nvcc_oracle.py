@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from support import nvcc_oracle, nvidia_toolkit
+from support import nvcc_oracle, nvidia_pypi, nvidia_toolkit
 
 SRC = "k.cu"
 
@@ -139,29 +139,48 @@ _MODES = {
 }  # fmt: skip
 
 
+_OUTPUT_OPTIONS = {"-o", "--output-file", "-MT", "-MF", "-MQ"}
+
+
 def _base(argv: list[str]) -> list[str]:
     """The same mode with no options: what the line's options are measured against."""
-    inputs = [a for a in argv if not a.startswith("-") and a.endswith((".cu", ".cpp", ".o", ".c"))]
+    # an output or dependency target (`-o k.o`, `-MT obj/k.cu.o`) is not an input
+    values = {index + 1 for index, word in enumerate(argv) if word in _OUTPUT_OPTIONS}
+    inputs = [
+        a for index, a in enumerate(argv)
+        if index not in values and not a.startswith("-") and a.endswith((".cu", ".cpp", ".o", ".c"))
+    ]  # fmt: skip
     modes = [_MODES[a.lstrip("-")] for a in argv if a.startswith("-") and a.lstrip("-") in _MODES]
     return [*dict.fromkeys(modes), *inputs[:1]]
 
 
 def _interpretations(
-    real_nvcc: Path, workdir: Path, argv: list[str]
+    real_nvcc: Path, workdir: Path, argv: list[str], release: str = "12.4"
 ) -> tuple[nvcc_oracle.Interpretation, nvcc_oracle.Interpretation]:
     base = _base(argv)
     real = nvcc_oracle.difference(
         nvcc_oracle.real(real_nvcc, base, workdir), nvcc_oracle.real(real_nvcc, argv, workdir)
     )
-    ours = nvcc_oracle.difference(nvcc_oracle.ours(base, workdir), nvcc_oracle.ours(argv, workdir))
+    config = nvcc_oracle.CONFIGS[release]
+    ours = nvcc_oracle.difference(
+        nvcc_oracle.ours(base, workdir, config), nvcc_oracle.ours(argv, workdir, config)
+    )
     return real, ours
 
 
+def _real_nvcc_of(release: str) -> Path:
+    """NVIDIA's nvcc of each mimicked release: Debian's 12.4, PyPI's 13.0."""
+    if release == "13.0":
+        return nvidia_pypi.nvcc_13_0()
+    return nvidia_toolkit.required(nvidia_toolkit.real_nvcc)
+
+
+@pytest.mark.parametrize("release", sorted(nvcc_oracle.CONFIGS))
 @pytest.mark.parametrize(("line_id", "argv"), BUILD_SYSTEM_LINES, ids=[i for i, _ in BUILD_SYSTEM_LINES])
-def test_build_system_lines_agree_with_real_nvcc(
-    real_nvcc: Path, workdir: Path, line_id: str, argv: list[str]
-) -> None:
-    real, ours = _interpretations(real_nvcc, workdir, argv)
+def test_build_system_lines_agree_with_real_nvcc(workdir: Path, line_id: str, argv: list[str], release: str) -> None:
+    """Each line as NVIDIA's nvcc of the release sees it and as ours mimicking that release does
+    (CUDA 13.0 refuses architectures below sm_75, and so does ours in 13.0 mode)."""
+    real, ours = _interpretations(_real_nvcc_of(release), workdir, argv, release)
     assert ours.accepted == real.accepted, f"real: {real.message!r}; ours: {ours.message!r}"
     if not real.accepted:
         return

@@ -29,6 +29,8 @@ from cudacompat.nvcc.config import ToolkitConfig
 CONFIG = ToolkitConfig(
     root="/opt/moatbridge/targets/gfx1100", gfx="gfx1100", cuda_version="12.4.131", mimic_cc=86
 )
+# the toolkit mimicking each release an oracle is of
+CONFIGS = {"12.4": CONFIG, "13.0": CONFIG._replace(cuda_version="13.0.88")}
 # nvcc's internal tools: their commands are not the host compiler's.
 _NVIDIA_TOOLS = {"cudafe++", "cicc", "ptxas", "fatbinary", "nvlink", "rm", "nvprune", "bin2c", "cp"}
 # Options nvcc and gcc spell as two words; merged so both sides compare as one.
@@ -170,12 +172,12 @@ _OUR_NOISE = re.compile(
 )
 
 
-def ours(argv: list[str], cwd: Path) -> Interpretation:
+def ours(argv: list[str], cwd: Path, config: ToolkitConfig = CONFIG) -> Interpretation:
     try:
         cmdline = options.parse(options.expand_options_files(argv, lambda p: (cwd / p).read_text()))
         if any(cmdline.has(f) for f in ("version", "help", "list-gpu-arch", "list-gpu-code")):
             return Interpretation(True)
-        result = plan.build(cmdline, CONFIG, "/scratch", is_directory=lambda p: (cwd / p).is_dir())
+        result = plan.build(cmdline, config, "/scratch", is_directory=lambda p: (cwd / p).is_dir())
     except options.NvccUsageError as error:
         return Interpretation(False, message=str(error))
     runs = [step.argv for step in result.steps if isinstance(step, plan.Run)]

@@ -90,3 +90,18 @@ def cuda_13_0_include() -> Path:
         if not (include / header).is_file():
             raise AssertionError(f"the CUDA 13.0 wheels hold no {header} under {include}")
     return include
+
+
+# CUDA 13.0 U2's nvcc driver, for `--dryrun` and option behaviour of the release the open
+# flavour mimics (nvcc --version: V13.0.88).
+NVCC_13_0 = "13.0.88"
+
+
+def nvcc_13_0() -> Path:
+    """bin/nvcc of CUDA 13.0 (the driver and nvcc.profile; enough for --dryrun and --version)."""
+    root = pypi.CACHE / f"nvidia-cuda-nvcc-{NVCC_13_0}"
+    _unpacked(root, (f"nvidia-cuda-nvcc=={NVCC_13_0}",))
+    nvcc = root / "nvidia" / "cu13" / "bin" / "nvcc"
+    if not nvcc.is_file():
+        raise AssertionError(f"the nvidia-cuda-nvcc {NVCC_13_0} wheel holds no bin/nvcc under {root}")
+    return nvcc
