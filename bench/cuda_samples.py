@@ -1,8 +1,8 @@
 """Build every NVIDIA cuda-sample (Debian's nvidia-cuda-samples, unmodified Makefiles) with
 the open toolkit, for each target, and write the per-program table.
 
-    python bench/cuda_samples.py [--targets gfx1030,gfx1100] [--cuda-version 13.0] [--output docs/compat/cuda-samples.md]
-                                 [--run]
+    python bench/cuda_samples.py [--targets gfx1030,gfx1100] [--output docs/compat/cuda-samples.md]
+                                 [--cuda-version 13.0] [--run]
 
 For each target, `moatbridge setup --yes` installs the open toolchain into a throwaway HOME
 (building or reusing its image), and each sample's own Makefile runs from the host shell
