@@ -1,8 +1,9 @@
-"""The CUDA runtime API's signatures: NVIDIA's real cuda_runtime_api.h (Debian's CUDA 12.4) is
-the oracle for which functions exist and how code calls them. A call written against the real
-signature must compile against ours, or the function is listed in api_gaps.tsv with a reason.
+"""The CUDA runtime and driver APIs' signatures: NVIDIA's real cuda_runtime_api.h and cuda.h
+(Debian's CUDA 12.4, the 13.0 wheels) are the oracle for which functions exist and how code
+calls them. A call written against the real signature must compile against ours, or the
+function is listed in api_gaps.tsv with a reason.
 
-* the committed cuda_api.tsv is exactly what clang reads from the real header (re-read here);
+* each release's committed table is exactly what clang reads from the real headers (re-read here);
 * reading, probe generation and error attribution keep their rules (pure tests);
 * in the open image, every function of cuda_api.tsv is probed through our nvcc: the failing
   ones are exactly the listed gaps, and nvcc names the gap's reason when code uses one.
@@ -62,6 +63,26 @@ def test_signatures_read_from_clangs_ast_as_code_writes_them() -> None:
     assert capture.parameters == ("const cudaLimit *", "unsigned int") and capture.required == 1
 
 
+_DRIVER_AST = """Dumping cuMemcpyHtoD_v2:
+{"kind": "FunctionDecl", "name": "cuMemcpyHtoD_v2", "type": {"qualType": "CUresult (CUdeviceptr, const void *, size_t)"},
+ "inner": [{"kind": "ParmVarDecl", "type": {"qualType": "CUdeviceptr"}},
+           {"kind": "ParmVarDecl", "type": {"qualType": "const void *"}},
+           {"kind": "ParmVarDecl", "type": {"qualType": "size_t"}}]}
+"""
+
+
+def test_driver_signatures_take_the_names_cuda_h_defines() -> None:
+    """cuda.h renames through __CUDA_API_PTDS/PTSZ as the runtime's header does through
+    __CUDART_API_PTSZ: code writes cuMemcpyHtoD."""
+    defines = "#define cuMemcpyHtoD __CUDA_API_PTDS(cuMemcpyHtoD_v2)\n#define CUDA_VERSION 12040\n"
+    found = signatures.signatures(_DRIVER_AST, defines, "cuda.h", "cu")
+    assert found == [
+        signatures.Signature(
+            "cuda.h", "cuMemcpyHtoD", "CUresult", ("CUdeviceptr", "const void *", "size_t"), 3
+        )
+    ]
+
+
 def test_tsv_round_trips_and_the_committed_files_agree() -> None:
     names: set[str] = set()
     for release, table in signatures.TABLES.items():
@@ -84,6 +105,14 @@ def test_each_release_has_its_own_shapes() -> None:
     assert newer["cudaMemPrefetchAsync"].parameters[2] == "cudaMemLocation"
     assert "cudaMemPrefetchAsync_v2" in older and "cudaMemPrefetchAsync_v2" not in newer
     assert "cudaThreadSynchronize" in older and "cudaThreadSynchronize" not in newer
+    # and the driver's: a location for a device, a parameter struct for the affinity list
+    assert (older["cuMemPrefetchAsync"].parameters[2], newer["cuMemPrefetchAsync"].parameters[2]) == (
+        "CUdevice",
+        "CUmemLocation",
+    )
+    assert newer["cuCtxCreate"].parameters[1] == "CUctxCreateParams *"
+    assert "cuCtxCreate_v3" in older and "cuCtxCreate_v3" not in newer
+    assert {s.header for s in newer.values()} == set(signatures.HEADERS)
 
 
 def test_probe_lines_call_with_and_without_defaults_and_attribute_errors() -> None:
@@ -148,7 +177,7 @@ def test_committed_signatures_match_the_real_header(
 
 @pytest.mark.engine
 @pytest.mark.parametrize(("gfx", "fixture", "release"), MIMICKED)
-def test_every_runtime_function_compiles_or_is_a_listed_gap(
+def test_every_runtime_and_driver_function_compiles_or_is_a_listed_gap(
     request: pytest.FixtureRequest, gfx: str, fixture: str, release: str, tmp_path: Path
 ) -> None:
     """A function listed as missing that the stack's HIP has compiles, and is then not
@@ -169,7 +198,9 @@ def test_every_runtime_function_compiles_or_is_a_listed_gap(
     gaps = set(report["api"]["unsupported"])
     assert gaps <= listed, sorted(gaps - listed)
     provided = len({s.name for s in committed}) - len(failed)
-    print(f"\nCUDA runtime API: {provided} of {len({s.name for s in committed})} functions compile as called")
+    print(
+        f"\nCUDA runtime and driver APIs: {provided} of {len({s.name for s in committed})} functions compile as called"
+    )
     assert result.returncode != 0 or not gaps  # the probe really compiled, gaps and all
     unexpected = {name: error for name, error in failed.items() if name not in gaps}
     assert not unexpected, "\n".join(f"{name}: {error}" for name, error in sorted(unexpected.items()))
@@ -226,7 +257,7 @@ def test_host_code_ignoring_results_is_as_quiet_as_with_nvidias_headers(
     the deprecated ones (HIP's hipError_t is [[nodiscard]] from C++17 on, and ROCm deprecates
     other functions than CUDA)."""
     gaps = {gap.name for gap in signatures.load_gaps()}
-    items = [s for s in signatures.load() if s.name not in gaps]
+    items = [s for s in signatures.load() if s.name not in gaps and s.header == "cuda_runtime_api.h"]
     source, first = _calls_ignoring_results(items)
     (tmp_path / "calls.cpp").write_text(source)
     include = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
@@ -266,6 +297,14 @@ def test_nvcc_names_the_reason_a_runtime_function_is_missing(
     assert "nvcc: cudaGraphExecGetFlags is a CUDA runtime function the open toolkit lacks" in result.stderr
     assert result.stderr.count("cudaGraphExecGetFlags is a CUDA runtime function") == 1
     assert "cudaGraphInstantiate is a CUDA runtime" not in result.stderr
+    (tmp_path / "module.cu").write_text(
+        "#include <cuda.h>\nint count(CUmodule m) { unsigned int n = 0; return cuModuleGetFunctionCount(&n, m); }\n"
+    )
+    result = docker_run(
+        str(open_devel_gfx1030["reference"]), f"{ACTIVATE}; cd /p && nvcc -c module.cu -o /tmp/m.o", "-v", f"{tmp_path}:/p:ro"
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "nvcc: cuModuleGetFunctionCount is a CUDA driver function the open toolkit lacks" in result.stderr
 
 
 # --- device attributes: every name NVIDIA's headers give, distinct where CUDA's are ---------

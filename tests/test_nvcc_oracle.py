@@ -177,7 +177,9 @@ def _real_nvcc_of(release: str) -> Path:
 
 @pytest.mark.parametrize("release", sorted(nvcc_oracle.CONFIGS))
 @pytest.mark.parametrize(("line_id", "argv"), BUILD_SYSTEM_LINES, ids=[i for i, _ in BUILD_SYSTEM_LINES])
-def test_build_system_lines_agree_with_real_nvcc(workdir: Path, line_id: str, argv: list[str], release: str) -> None:
+def test_build_system_lines_agree_with_real_nvcc(
+    workdir: Path, line_id: str, argv: list[str], release: str
+) -> None:
     """Each line as NVIDIA's nvcc of the release sees it and as ours mimicking that release does
     (CUDA 13.0 refuses architectures below sm_75, and so does ours in 13.0 mode)."""
     real, ours = _interpretations(_real_nvcc_of(release), workdir, argv, release)

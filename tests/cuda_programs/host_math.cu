@@ -4,6 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <vector>
+// As NVIDIA's radixSortThrust sample does: Thrust's random numbers beside CUDA's host math
+// (rocThrust's normal distribution defines a host erfcinv of its own; the calls below must
+// still reach CUDA's).
+#include <thrust/random.h>
 
 static std::vector<double> spaced(double low, double high, int count) {
     std::vector<double> values;

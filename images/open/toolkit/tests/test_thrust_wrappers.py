@@ -50,3 +50,12 @@ def test_every_rocthrust_file_gets_a_wrapper(tmp_path: Path) -> None:
     thrust = _thrust(tmp_path / "thrust", {"sort.h": "", "system/hip/vector.h": "", "detail/config.h": ""})
     assert toolkit.write_thrust_shadows(tmp_path / "include", thrust) == 3
     assert (tmp_path / "include/moatbridge/shadow/thrust/detail/config.h").is_file()
+
+
+def test_a_math_function_rocthrust_defines_is_renamed_only_while_its_header_is_read(tmp_path: Path) -> None:
+    thrust = _thrust(tmp_path, {"random/detail/erfcinv.h": "static double erfcinv(double x);", "sort.h": ""})
+    lines = toolkit.thrust_wrapper("random/detail/erfcinv.h", thrust).splitlines()
+    include = lines.index("#include_next <thrust/random/detail/erfcinv.h>")
+    assert lines[include - 1] == "#define erfcinv moatbridge_rocthrust_erfcinv"
+    assert lines[include + 1] == "#undef erfcinv"
+    assert "erfcinv" not in toolkit.thrust_wrapper("sort.h", thrust)

@@ -40,6 +40,7 @@
 #include <moatbridge/generated/runtime.h>
 #include <moatbridge/generated/status_codes.h>
 #include <moatbridge/overrides.h>
+#include <moatbridge/driver.h>
 #if MOATBRIDGE_CUDA_VERSION_NUMBER >= 13000
 #include <moatbridge/runtime_13.h>
 #endif

@@ -237,3 +237,88 @@ static inline hipError_t cudaMemDiscardAndPrefetchBatchAsync(void** dptrs, size_
     return cudaMemPrefetchBatchAsync(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags,
                                      stream);
 }
+
+/* The driver API's 13.0 forms of the same calls, over the driver's names for the same types
+   (CUdeviceptr is a pointer here; cuuint64_t is uint64_t, HIP's ids unsigned long long). */
+#ifndef CUgraphEdgeData
+#define CUgraphEdgeData cudaGraphEdgeData
+#endif
+static inline CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags,
+                                          CUstream stream) {
+    return cudaMemPrefetchAsync(devPtr, count, location, flags, stream);
+}
+static inline CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location) {
+    return cudaMemAdvise(devPtr, count, advice, location);
+}
+static inline CUresult cuGraphAddDependencies(CUgraph graph, const CUgraphNode* from, const CUgraphNode* to,
+                                              const CUgraphEdgeData* edgeData, size_t numDependencies) {
+    return cudaGraphAddDependencies(graph, from, to, edgeData, numDependencies);
+}
+static inline CUresult cuGraphRemoveDependencies(CUgraph graph, const CUgraphNode* from, const CUgraphNode* to,
+                                                 const CUgraphEdgeData* edgeData, size_t numDependencies) {
+    return cudaGraphRemoveDependencies(graph, from, to, edgeData, numDependencies);
+}
+static inline CUresult cuGraphGetEdges(CUgraph graph, CUgraphNode* from, CUgraphNode* to, CUgraphEdgeData* edgeData,
+                                       size_t* numEdges) {
+    return cudaGraphGetEdges(graph, from, to, edgeData, numEdges);
+}
+static inline CUresult cuGraphNodeGetDependencies(CUgraphNode node, CUgraphNode* dependencies,
+                                                  CUgraphEdgeData* edgeData, size_t* numDependencies) {
+    return cudaGraphNodeGetDependencies(node, dependencies, edgeData, numDependencies);
+}
+static inline CUresult cuGraphNodeGetDependentNodes(CUgraphNode node, CUgraphNode* dependentNodes,
+                                                    CUgraphEdgeData* edgeData, size_t* numDependentNodes) {
+    return cudaGraphNodeGetDependentNodes(node, dependentNodes, edgeData, numDependentNodes);
+}
+static inline CUresult cuStreamGetCaptureInfo(CUstream stream, CUstreamCaptureStatus* captureStatus_out,
+                                              cuuint64_t* id_out, CUgraph* graph_out,
+                                              const CUgraphNode** dependencies_out,
+                                              const CUgraphEdgeData** edgeData_out, size_t* numDependencies_out) {
+    unsigned long long id = 0;
+    hipError_t status = cudaStreamGetCaptureInfo(stream, captureStatus_out, id_out != NULL ? &id : NULL, graph_out,
+                                                 dependencies_out, edgeData_out, numDependencies_out);
+    if (status == hipSuccess && id_out != NULL) *id_out = id;
+    return status;
+}
+static inline CUresult cuStreamUpdateCaptureDependencies(CUstream stream, CUgraphNode* dependencies,
+                                                         const CUgraphEdgeData* dependencyData, size_t numDependencies,
+                                                         unsigned int flags) {
+    return cudaStreamUpdateCaptureDependencies(stream, dependencies, dependencyData, numDependencies, flags);
+}
+#if HIP_VERSION_MAJOR >= 6 && defined(CUgraphNodeParams)
+static inline CUresult cuGraphAddNode(CUgraphNode* graphNode, CUgraph graph, const CUgraphNode* dependencies,
+                                      const CUgraphEdgeData* dependencyData, size_t numDependencies,
+                                      CUgraphNodeParams* nodeParams) {
+    return cudaGraphAddNode(graphNode, graph, dependencies, dependencyData, numDependencies, nodeParams);
+}
+#endif
+
+/* Batched prefetches and discards and memory pools by location: the same parameters */
+#define cuMemPrefetchBatchAsync cudaMemPrefetchBatchAsync
+#define cuMemDiscardBatchAsync cudaMemDiscardBatchAsync
+#define cuMemDiscardAndPrefetchBatchAsync cudaMemDiscardAndPrefetchBatchAsync
+#define cuMemGetDefaultMemPool cudaMemGetDefaultMemPool
+#define cuMemGetMemPool cudaMemGetMemPool
+#define cuMemSetMemPool cudaMemSetMemPool
+
+/* CUDA 13's context creation takes its parameters in a struct: execution affinity and
+   shared-queue (CIG) contexts are NVIDIA's; without them it is HIP's context creation. */
+typedef enum CUcigDataType_enum { CIG_DATA_TYPE_D3D12_COMMAND_QUEUE = 0x1, CIG_DATA_TYPE_NV_BLOB = 0x2 } CUcigDataType;
+typedef struct CUctxCigParam_st {
+    CUcigDataType sharedDataType;
+    void* sharedData;
+} CUctxCigParam;
+typedef struct CUctxCreateParams_st {
+    CUexecAffinityParam* execAffinityParams;
+    int numExecAffinityParams;
+    CUctxCigParam* cigParams;
+} CUctxCreateParams;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static inline CUresult cuCtxCreate(CUcontext* context, CUctxCreateParams* params, unsigned int flags, CUdevice device) {
+    if (params != NULL && (params->numExecAffinityParams != 0 || params->cigParams != NULL)) {
+        return hipErrorNotSupported;
+    }
+    return hipCtxCreate(context, flags, device);
+}
+#pragma GCC diagnostic pop

@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     kept += mappings.prefix_rules(newer, (m.cuda for m in kept))
     api_functions = signatures.load_release(cuda_version)
-    api = [" ".join((s.name, s.result, *s.parameters)) for s in api_functions]
+    api = [" ".join((s.name, s.result, *s.parameters)) for s in api_functions if s.name.startswith("cuda")]
     hip_runtime = (args.system_include / "hip" / "hip_runtime_api.h").read_text(encoding="utf-8")
     kept += mappings.runtime_api_rules(api, hip_runtime, [m.cuda for m in kept] + [d.cuda for d in dropped])
     # one rule per CUDA name, the later one (a hand rule after hipify's): two would be a redefinition
@@ -189,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         listed_gaps, api_functions,
         lambda text: conflicts.compile_source(clangxx, include, cuda_version, text),
     )  # fmt: skip
-    print(f"runtime API gaps on this stack: {len(api_gaps)} of {len(listed_gaps)} listed", flush=True)
+    print(f"runtime and driver API gaps here: {len(api_gaps)} of {len(listed_gaps)} listed", flush=True)
     toolkit.write_report(
         shared, emitted, unresolved, dropped, header_plans, len(api_functions), api_gaps,
         device_functions.load(), signatures.load_gaps(device_functions.GAPS), found,

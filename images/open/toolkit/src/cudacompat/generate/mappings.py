@@ -43,11 +43,21 @@ OVERRIDDEN = frozenset(
         "cudaProfilerStart", "cudaProfilerStop", "cuProfilerStart", "cuProfilerStop",
         "cudaRuntimeGetVersion", "cudaDriverGetVersion", "cuDriverGetVersion",
         "nvrtcCompileProgram",
+        # the driver calls moatbridge/driver.h declares as CUDA does
+        "cuMemcpyHtoD", "cuMemcpyHtoDAsync", "cuMemcpy", "cuMemcpyAsync", "cuMemcpyPeer", "cuMemcpyPeerAsync",
+        "cuMemsetD2D8", "cuMemsetD2D8Async", "cuMemsetD2D16", "cuMemsetD2D16Async", "cuMemsetD2D32",
+        "cuMemsetD2D32Async", "cuCtxGetApiVersion", "cuModuleLoadFatBinary", "cuFuncSetCacheConfig",
+        "cuFuncSetSharedMemConfig", "cuFuncSetAttribute", "cuOccupancyMaxPotentialBlockSize",
+        "cuOccupancyMaxPotentialBlockSizeWithFlags", "cuGraphExecGetFlags", "cuStreamGetCaptureInfo",
+        "cuGraphKernelNodeCopyAttributes", "cuStreamGetDevice", "cuStreamGetId", "cuEventRecordWithFlags",
+        "cuDeviceGetTexture1DLinearMaxWidth", "cuOccupancyAvailableDynamicSMemPerBlock", "cuGraphExecUpdate",
+        "CUgraphExecUpdateResultInfo", "cuMemPrefetchAsync_v2", "cuMemAdvise_v2",
+        "cuuint32_t", "cuuint64_t", "CUoccupancyB2DSize",
     }
 )  # fmt: skip
 
 
-# Runtime functions a CUDA release redeclared with other parameters (CUDA 13.0: a
+# Runtime and driver functions a CUDA release redeclared with other parameters (CUDA 13.0: a
 # cudaMemLocation where 12 took a device, graph edge data beside each dependency, the
 # destination first): from that release on the hand-written moatbridge/runtime_13.h declares
 # them, so no rename onto the HIP function of the old shape is written.
@@ -58,6 +68,10 @@ REDECLARED = {
             "cudaGraphRemoveDependencies", "cudaGraphGetEdges", "cudaGraphNodeGetDependencies",
             "cudaGraphNodeGetDependentNodes", "cudaStreamGetCaptureInfo",
             "cudaStreamUpdateCaptureDependencies", "cudaGraphKernelNodeCopyAttributes", "cudaGraphAddNode",
+            # and the driver's forms of the same
+            "cuMemPrefetchAsync", "cuMemAdvise", "cuGraphAddDependencies", "cuGraphRemoveDependencies",
+            "cuGraphGetEdges", "cuGraphNodeGetDependencies", "cuGraphNodeGetDependentNodes",
+            "cuStreamGetCaptureInfo", "cuStreamUpdateCaptureDependencies", "cuGraphAddNode", "cuCtxCreate",
         }
     ),
 }  # fmt: skip

@@ -1,9 +1,10 @@
-"""The CUDA runtime API's function signatures, as facts, and compile probes against ours.
+"""The CUDA runtime and driver APIs' function signatures, as facts, and compile probes against ours.
 
-NVIDIA's `cuda_runtime_api.h` is read by clang (its JSON AST of the real header, run by the
-tests against Debian's CUDA 12.4 packages, never at image build) into cuda_api.tsv beside this
-file: each function's name as code writes it, its result type and its parameter types, with
-the defaulted ones marked. Names and types are facts; no header text is kept.
+NVIDIA's `cuda_runtime_api.h` and `cuda.h` are read by clang (its JSON AST of the real headers,
+run by the tests against each mimicked release's real toolkit, never at image build) into one
+table per release beside this file: each function's header, its name as code writes it, its
+result type and its parameter types, with the defaulted ones marked. Names and types are facts;
+no header text is kept.
 
 A probe is a call written against the real signature: `std::declval<T>()` for each parameter,
 in an unevaluated context, once with every argument and once without the defaulted ones, and
@@ -26,11 +27,12 @@ SIGNATURES = Path(__file__).with_name("cuda_api.tsv")
 TABLES = {"12.4": SIGNATURES, "13.0": Path(__file__).with_name("cuda_api-13.0.tsv")}
 GAPS = Path(__file__).with_name("api_gaps.tsv")
 # header -> the prefix of the functions it declares that are probed
-HEADERS = {"cuda_runtime_api.h": "cuda"}
+HEADERS = {"cuda_runtime_api.h": "cuda", "cuda.h": "cu"}
 
 _ELABORATED = re.compile(r"\b(?:struct|enum|union)\s+")
-# `#define cudaX cudaX_v2` or `#define cudaX __CUDART_API_PTSZ(cudaX_v2)`: code writes cudaX
-_ALIAS = re.compile(r"#define (\w+) (?:__CUDART_API_PT[SD][ZS]\()?(\w+)\)?")
+# `#define cudaX cudaX_v2`, `#define cudaX __CUDART_API_PTSZ(cudaX_v2)` or the driver's
+# `#define cuX __CUDA_API_PTDS(cuX_v2)`: code writes cudaX, cuX
+_ALIAS = re.compile(r"#define (\w+) (?:__CUDA(?:RT)?_API_PT[SD][ZS]\()?(\w+)\)?")
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _TYPE = re.compile(r"[\w :*&<>,()\[\]]+")
 _PROBE_ERROR = re.compile(r"^probe\.cu:(\d+):\d+: error: (.*)$", re.MULTILINE)
@@ -115,7 +117,7 @@ _SOURCES = {
 
 def preamble(release: str) -> tuple[str, ...]:
     return (
-        f"# The CUDA runtime API's functions ({_SOURCES[release]}): names and types only.",
+        f"# The CUDA runtime and driver APIs' functions ({_SOURCES[release]}): names and types only.",
         f"# Written by `python -m cudacompat.generate.signatures INCLUDE_DIR --release {release}`; "
         "tests check it and probe ours.",
         "# header\tname\tresult\trequired parameters\tparameter types (; separated)",

@@ -188,7 +188,7 @@ def report_markdown(
     lines += ["", "## Not emitted by rule", ""]
     lines += [f"- `{d.cuda}` -> `{d.hip}`: {d.reason}" for d in dropped]
     lines += ["", *headers.report_lines(header_plans)]
-    lines += ["", "## CUDA runtime functions not provided (cuda_api.tsv, probed by the tests)", ""]
+    lines += ["", "## CUDA runtime and driver functions not provided (cuda_api.tsv, probed by the tests)", ""]
     lines += [f"- `{gap.name}`: {gap.reason}" for gap in api_gaps]
     lines += ["", "## CUDA device functions not provided (device_api.tsv, probed by the tests)", ""]
     lines += [f"- `{gap.name}`: {gap.reason}" for gap in device_gaps]
@@ -261,6 +261,12 @@ THRUST_ADDITIONS = (
 )
 
 
+# rocThrust headers that define, at global scope, a function CUDA's math library declares too
+# (rocThrust's host erfcinv, `static`, against the CUDA host one of moatbridge/host_math.h):
+# renamed while the header is read; the calls after it reach CUDA's.
+THRUST_RENAMED = {"random/detail/erfcinv.h": ("erfcinv",)}
+
+
 def thrust_wrapper(relative: str, thrust_dir: Path) -> str:
     """The wrapper for rocThrust's header thrust/RELATIVE: nvcc's macros hidden around it (a
     rocThrust that sees __CUDACC__ picks its CUDA backend), then moatbridge/thrust_cuda.h,
@@ -282,11 +288,14 @@ def thrust_wrapper(relative: str, thrust_dir: Path) -> str:
             not in (thrust_dir / relative).read_text(encoding="utf-8", errors="replace")
         )
     ]
+    renamed = THRUST_RENAMED.get(relative, ())
     return (
         "/* moatbridge: hides nvcc's macros from the ROCm implementation of this header */\n"
         "#include <moatbridge/hide_cuda_macros.h>\n"
-        f"{include} <{target}>\n"
-        "#include <moatbridge/thrust_cuda.h>\n"
+        + "".join(f"#define {name} moatbridge_rocthrust_{name}\n" for name in renamed)
+        + f"{include} <{target}>\n"
+        + "".join(f"#undef {name}\n" for name in renamed)
+        + "#include <moatbridge/thrust_cuda.h>\n"
         + "".join(additions)
         + "#include <moatbridge/restore_cuda_macros.h>\n"
     )

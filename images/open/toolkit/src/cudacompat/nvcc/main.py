@@ -93,7 +93,7 @@ def _compat_report_hints(diagnostics: str, config: ToolkitConfig) -> str:
         return ""
     lookups = (
         (("fatal error: '",), header_marker, headers, "CUDA header the open toolkit does not provide"),
-        (name_markers, "'", functions, "CUDA runtime function the open toolkit lacks"),
+        (name_markers, "'", functions, "CUDA {api} function the open toolkit lacks"),
         (name_markers, "'", device, "CUDA device function the open toolkit lacks"),
     )
     hints: dict[str, None] = {}  # in order, each once
@@ -103,7 +103,9 @@ def _compat_report_hints(diagnostics: str, config: ToolkitConfig) -> str:
                 if opening in line and closing in line.split(opening, 1)[1] and isinstance(reasons, dict):
                     name = line.split(opening, 1)[1].split(closing, 1)[0]
                     if isinstance(reasons.get(name), str):
-                        hints[f"nvcc: {name} is a {what}: {reasons[name]}\n"] = None
+                        # one table lists the runtime's (cuda...) and the driver's (cu...) functions
+                        kind = what.format(api="runtime" if name.startswith("cuda") else "driver")
+                        hints[f"nvcc: {name} is a {kind}: {reasons[name]}\n"] = None
     return "".join(hints)
 
 
