@@ -116,6 +116,9 @@ def toolkit_env(flavour: str, target: str, clang: str | None = None) -> ToolkitE
             # C/C++ compiler and has no cc/c++ alternatives.
             ("CC", f"clang-{clang or DEFAULT_CLANG}"),
             ("CXX", f"clang++-{clang or DEFAULT_CLANG}"),
+            # NVIDIA's devel images install NCCL in /usr; here nccl.h and libnccl are the
+            # toolkit's, where projects' FindNCCL modules look with NCCL_ROOT
+            ("NCCL_ROOT", root),
         ]
     variables += [
         ("CUDA_HOME", root), ("CUDA_PATH", root), ("CUDA_ROOT", root), ("CUDA_DIR", root),

@@ -678,3 +678,25 @@ def test_dependency_files_are_rewritten_into_nvccs_shape() -> None:
     assert not any(
         isinstance(s, NvccDepfile) for s in _plan("-MD", "-MF", "a.d", "-c", "a.cpp").steps
     )  # host compiler's
+
+
+def test_an_archive_without_members_passes_the_device_link_as_it_is(tmp_path: Path) -> None:
+    """CMake's device-link line names glibc's libpthread.a, an archive of no members since 2.34,
+    which the bundler refuses: the device link writes it as its (empty) part instead."""
+    from cudacompat.nvcc import main
+
+    result = _plan("-dlink", "a.o", "/lib/x86_64-linux-gnu/libpthread.a", "-o", "dl.o")
+    archive = [s for s in result.steps if isinstance(s, plan.Run) and s.unbundles_archive is not None]
+    assert [s.unbundles_archive[0] for s in archive if s.unbundles_archive] == [
+        "/lib/x86_64-linux-gnu/libpthread.a"
+    ]
+    empty = tmp_path / "libpthread.a"
+    empty.write_bytes(b"!<arch>\n")
+    part = tmp_path / "part.a"
+    never_run = plan.Run((str(tmp_path / "no-such-bundler"),), unbundles_archive=(str(empty), str(part)))
+    assert main._execute((never_run,), CONFIG, verbose=False, dry_run=False) == 0
+    assert part.read_bytes() == b"!<arch>\n"
+    member = tmp_path / "libk.a"
+    member.write_bytes(b"!<arch>\nk.o/            0           0     0     644     4         `\nxxxx")
+    runs = plan.Run((str(tmp_path / "no-such-bundler"),), unbundles_archive=(str(member), str(part)))
+    assert main._execute((runs,), CONFIG, verbose=False, dry_run=False) != 0  # the bundler was run

@@ -43,7 +43,8 @@ def device_link_steps(
                         f"-output={part}",
                         "-unbundle",
                         "-allow-missing-bundles",
-                    )
+                    ),
+                    unbundles_archive=(obj, part) if archive else None,
                 )
             )
             device_parts.append(part)

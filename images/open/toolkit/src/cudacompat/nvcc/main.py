@@ -210,6 +210,18 @@ def _bind_static_names(step: plan.BindStaticNames) -> None:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+_ARCHIVE_MAGIC = b"!<arch>\n"
+
+
+def _has_no_members(path: str) -> bool:
+    """An archive that is its magic string alone."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(_ARCHIVE_MAGIC) + 1) == _ARCHIVE_MAGIC
+    except OSError:
+        return False
+
+
 def _execute(steps: tuple[plan.Step, ...], config: ToolkitConfig, verbose: bool, dry_run: bool) -> int:
     for step in steps:
         if isinstance(step, plan.WriteText):
@@ -240,6 +252,10 @@ def _execute(steps: tuple[plan.Step, ...], config: ToolkitConfig, verbose: bool,
             sys.stderr.write(report.render_command(step.argv, config))
             sys.stderr.flush()
         if dry_run:
+            continue
+        if step.unbundles_archive is not None and _has_no_members(step.unbundles_archive[0]):
+            with open(step.unbundles_archive[1], "wb") as handle:
+                handle.write(_ARCHIVE_MAGIC)
             continue
         sys.stdout.flush()
         code = _run_compile(step, verbose, config) if step.compiles is not None else _spawn(step.argv)[0]

@@ -8,6 +8,10 @@ from typing import NamedTuple
 class Run(NamedTuple):
     argv: tuple[str, ...]
     compiles: str | None = None  # the source file a compile step reads (for diagnostics)
+    # An archive's unbundling for the device link, (input, output): an input archive with no
+    # members (glibc's libpthread.a and libdl.a since 2.34, on CMake's device-link line) is
+    # written as the output instead, as the bundler refuses it ("file too small").
+    unbundles_archive: tuple[str, str] | None = None
 
 
 class WriteText(NamedTuple):
