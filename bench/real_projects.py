@@ -42,7 +42,7 @@ class Project:
     version: str
     source: str  # the CMake project's directory inside the unpacked sdist
     configure: str  # the project's documented CUDA switch, as its install guide gives it
-    library: str  # a glob, under the build directory, of the library the project builds
+    library: str  # a glob, under the project's directory, of the library it builds
 
 
 PROJECTS = {
@@ -105,7 +105,7 @@ def build_project(project: Project, release: str, target: str, distro: str | Non
                 rows.append((name, "not tried", "a dependency failed"))
         others = {name: error for name, error in errors.items() if name not in names}
         rows += [(name, "failed", error) for name, error in sorted(others.items())]  # links, host objects
-        linked = any(build.glob(project.library))
+        linked = any(directory.glob(project.library))  # LightGBM writes it beside its sources
     return Outcome(project.name, release, named, True, tuple(rows), linked)
 
 
