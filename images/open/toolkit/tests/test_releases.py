@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from cudacompat.generate import mappings, releases, signatures
+from cudacompat.generate import mappings, releases, signatures, status_codes
 
 
 def test_a_toolkit_takes_the_newest_release_not_after_its_own() -> None:
@@ -36,3 +36,13 @@ def test_cuda_13_redeclares_and_removes_from_13_on_only() -> None:
     } <= removed
     # a redeclared function is not a removed one: 13.0 has it, with other parameters
     assert not removed & mappings.redeclared("13.0.88")
+
+
+def test_cuda_13_removes_three_cufft_results_from_13_on_only() -> None:
+    codes = status_codes.load()
+    assert status_codes.removed_by(codes, "12.4.131") == frozenset()
+    assert status_codes.removed_by(codes, "13.0.88") == {
+        "CUFFT_INCOMPLETE_PARAMETER_LIST",
+        "CUFFT_PARSE_ERROR",
+        "CUFFT_LICENSE_ERROR",
+    }

@@ -84,8 +84,13 @@ def main(argv: list[str] | None = None) -> int:
     kept += mappings.runtime_api_rules(api, hip_runtime, [m.cuda for m in kept] + [d.cuda for d in dropped])
     # one rule per CUDA name, the later one (a hand rule after hipify's): two would be a redefinition
     kept = list({m.cuda: m for m in kept}.values())
-    # functions the mimicked release redeclared (moatbridge/runtime_13.h declares them) or removed
-    gone = mappings.redeclared(cuda_version) | signatures.removed_by(cuda_version)
+    # functions the mimicked release redeclared (moatbridge/runtime_13.h declares them) or
+    # removed, and the status codes it removed
+    gone = (
+        mappings.redeclared(cuda_version)
+        | signatures.removed_by(cuda_version)
+        | status_codes.removed_by(status_codes.load(), cuda_version)
+    )
     kept = [m for m in kept if m.cuda not in gone]
 
     emitted: dict[str, int] = {}

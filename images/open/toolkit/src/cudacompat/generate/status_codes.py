@@ -137,6 +137,16 @@ def of_release(codes: Iterable[StatusCode], cuda_version: str) -> list[StatusCod
     return [code for code in codes if release in code.releases]
 
 
+def removed_by(codes: Iterable[StatusCode], cuda_version: str) -> frozenset[str]:
+    """The names an older release declares and the release `cuda_version` maps to does not
+    (CUDA 13 removed three cuFFT results): no mapping may give them back."""
+    release = releases.release_of(cuda_version)
+    older = set(releases.RELEASES[: releases.RELEASES.index(release)])
+    return frozenset(
+        code.name for code in codes if release not in code.releases and older & set(code.releases)
+    )
+
+
 def read_releases(includes: Mapping[str, Path]) -> list[StatusCode]:
     """The codes of every release (release -> NVIDIA's include directory), each once with the
     releases that declare it, in the order the releases list them (the newest adds at the end)."""
