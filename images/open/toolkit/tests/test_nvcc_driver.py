@@ -682,7 +682,8 @@ def test_dependency_files_are_rewritten_into_nvccs_shape() -> None:
 
 def test_an_archive_without_members_passes_the_device_link_as_it_is(tmp_path: Path) -> None:
     """CMake's device-link line names glibc's libpthread.a, an archive of no members since 2.34,
-    which the bundler refuses: the device link writes it as its (empty) part instead."""
+    and the toolkit's libnccl_static.a, a linker script; the bundler refuses both: the device
+    link writes an empty archive as their part instead."""
     from cudacompat.nvcc import main
 
     result = _plan("-dlink", "a.o", "/lib/x86_64-linux-gnu/libpthread.a", "-o", "dl.o")
@@ -694,6 +695,12 @@ def test_an_archive_without_members_passes_the_device_link_as_it_is(tmp_path: Pa
     empty.write_bytes(b"!<arch>\n")
     part = tmp_path / "part.a"
     never_run = plan.Run((str(tmp_path / "no-such-bundler"),), unbundles_archive=(str(empty), str(part)))
+    assert main._execute((never_run,), CONFIG, verbose=False, dry_run=False) == 0
+    assert part.read_bytes() == b"!<arch>\n"
+    script = tmp_path / "libnccl_static.a"  # the toolkit's own: a linker script naming RCCL
+    script.write_text("/* a linker script */\nINPUT(-lrccl)\n")
+    part.unlink()
+    never_run = plan.Run((str(tmp_path / "no-such-bundler"),), unbundles_archive=(str(script), str(part)))
     assert main._execute((never_run,), CONFIG, verbose=False, dry_run=False) == 0
     assert part.read_bytes() == b"!<arch>\n"
     member = tmp_path / "libk.a"

@@ -214,12 +214,15 @@ _ARCHIVE_MAGIC = b"!<arch>\n"
 
 
 def _has_no_members(path: str) -> bool:
-    """An archive that is its magic string alone."""
+    """A library with no archive members to unbundle: an archive that is its magic string
+    alone, or a linker script named like an archive (the toolkit's own libcublas_static.a
+    and the like name a ROCm library with INPUT(...))."""
     try:
         with open(path, "rb") as handle:
-            return handle.read(len(_ARCHIVE_MAGIC) + 1) == _ARCHIVE_MAGIC
+            start = handle.read(len(_ARCHIVE_MAGIC) + 1)
     except OSError:
         return False
+    return start == _ARCHIVE_MAGIC or not start.startswith((_ARCHIVE_MAGIC, b"!<thin>\n"))
 
 
 def _execute(steps: tuple[plan.Step, ...], config: ToolkitConfig, verbose: bool, dry_run: bool) -> int:

@@ -8,9 +8,10 @@ from typing import NamedTuple
 class Run(NamedTuple):
     argv: tuple[str, ...]
     compiles: str | None = None  # the source file a compile step reads (for diagnostics)
-    # An archive's unbundling for the device link, (input, output): an input archive with no
-    # members (glibc's libpthread.a and libdl.a since 2.34, on CMake's device-link line) is
-    # written as the output instead, as the bundler refuses it ("file too small").
+    # An archive's unbundling for the device link, (input, output): an input with no archive
+    # members (glibc's libpthread.a and libdl.a since 2.34, a linker script named lib*.a, both
+    # on CMake's device-link line) is written as an empty archive instead: the bundler
+    # refuses either ("file too small to be an archive").
     unbundles_archive: tuple[str, str] | None = None
 
 
