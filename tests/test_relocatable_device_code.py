@@ -58,12 +58,19 @@ nvcc -dc -gencode arch=compute_86,code=sm_86 -o main.o -c main.cu
 nvcc -gencode arch=compute_86,code=sm_86 -o app library.a main.o
 llvm-nm --defined-only app | grep -c ' __hip_fatbin' || true
 ./app || echo "app rc=$?"
+# CMake's device-link line also names the libraries the target links: glibc's libpthread.a (an
+# archive of no members) and the toolkit's static libraries (linker scripts naming ROCm's)
+static="$CUDA_PATH/lib64/libcublas_static.a"
+head -c 7 "$static" | grep -q '!<arch>' && echo "not a linker script: $static"
+nvcc -gencode arch=compute_86,code=sm_86 -dlink main.o library.a /usr/lib/x86_64-linux-gnu/libpthread.a "$static" \
+    -o dlink.o && echo "device link with libraries: ok"
 """
     result = docker_run(image, script)
     assert result.returncode == 0, result.stdout + result.stderr[-4000:]
     lines = result.stdout.splitlines()
     assert int(lines[0]) >= 1, "the program has no device code object"
     assert "app rc=3" in result.stdout and "no device" in result.stdout, result.stdout
+    assert "device link with libraries: ok" in result.stdout and "not a linker script" not in result.stdout
 
 
 SEPARABLE_PROJECT = REPO / "tests" / "cuda_projects" / "rdc_app"

@@ -703,6 +703,10 @@ def test_an_archive_without_members_passes_the_device_link_as_it_is(tmp_path: Pa
     never_run = plan.Run((str(tmp_path / "no-such-bundler"),), unbundles_archive=(str(script), str(part)))
     assert main._execute((never_run,), CONFIG, verbose=False, dry_run=False) == 0
     assert part.read_bytes() == b"!<arch>\n"
+    # clang 18 and later read each input's fatbin references with nm, which refuses a script
+    wrapper = plan.FatbinWrapper(str(tmp_path / "w.s"), "/x.hipfb", (str(script), str(empty)), "/no-such-nm")
+    assert main._execute((wrapper,), CONFIG, verbose=False, dry_run=False) == 0
+    assert "__hip_fatbin" in (tmp_path / "w.s").read_text()
     member = tmp_path / "libk.a"
     member.write_bytes(b"!<arch>\nk.o/            0           0     0     644     4         `\nxxxx")
     runs = plan.Run((str(tmp_path / "no-such-bundler"),), unbundles_archive=(str(member), str(part)))

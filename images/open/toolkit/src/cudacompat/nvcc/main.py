@@ -236,6 +236,8 @@ def _execute(steps: tuple[plan.Step, ...], config: ToolkitConfig, verbose: bool,
             if not dry_run:
                 symbols: list[str] = []
                 for obj in step.objects:
+                    if obj.endswith((".a", ".lib")) and _has_no_members(obj):
+                        continue  # nm refuses a linker script; neither holds fatbin references
                     code, output = _spawn((step.nm, "-u", "-j", obj), capture="stdout")
                     if code != 0:
                         return code if code > 0 else 128 - code
