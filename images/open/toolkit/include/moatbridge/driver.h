@@ -131,7 +131,9 @@ static inline CUresult moatbridge_cuFuncSetCacheConfig(CUfunction function, CUfu
     (void)config;
     return function == NULL ? hipErrorInvalidHandle : hipSuccess;
 }
-static inline CUresult moatbridge_cuFuncSetSharedMemConfig(CUfunction function, CUsharedconfig config) {
+/* deprecated by CUDA 12.4's cuda.h (silenced as there by CUDA_ENABLE_DEPRECATED) */
+MOATBRIDGE_DEPRECATED_RUNTIME static inline CUresult moatbridge_cuFuncSetSharedMemConfig(CUfunction function,
+                                                                                         CUsharedconfig config) {
     (void)config;
     return function == NULL ? hipErrorInvalidHandle : hipSuccess;
 }
