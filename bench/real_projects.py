@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
 import toolchain  # noqa: E402
-from ggml import first_errors  # noqa: E402
+from ggml import first_errors, table  # noqa: E402
 
 from support import pypi  # noqa: E402
 
@@ -95,14 +95,7 @@ def build_project(project: Project, release: str, target: str, distro: str | Non
         names = sorted(set(_CUDA_OBJECT.findall(listed)))
         result = toolchain.in_shell(env, "ninja -k 0", str(build), timeout=4 * 3600)
         errors = first_errors(result.stdout + result.stderr)
-        rows = []
-        for name in names:
-            if name in errors:
-                rows.append((name, "failed", errors[name]))
-            elif (build / name).is_file():
-                rows.append((name, "built", ""))
-            else:
-                rows.append((name, "not tried", "a dependency failed"))
+        rows = table(names, build, errors)
         others = {name: error for name, error in errors.items() if name not in names}
         rows += [(name, "failed", error) for name, error in sorted(others.items())]  # links, host objects
         linked = any(directory.glob(project.library))  # LightGBM writes it beside its sources
