@@ -92,6 +92,20 @@ def cuda_13_0_include() -> Path:
     return include
 
 
+# NVML's header of CUDA 13.0 (the library comes with the driver, never in a wheel)
+NVML_13_0 = "13.0.87"
+
+
+def nvml_13_0_include() -> Path:
+    """The include directory holding CUDA 13.0's nvml.h, unpacked once."""
+    root = pypi.CACHE / f"nvidia-nvml-dev-{NVML_13_0}"
+    _unpacked(root, (f"nvidia-nvml-dev=={NVML_13_0}",))
+    include = root / "nvidia" / "cu13" / "include"
+    if not (include / "nvml.h").is_file():
+        raise AssertionError(f"the nvidia-nvml-dev {NVML_13_0} wheel holds no nvml.h under {include}")
+    return include
+
+
 # CUDA 13.0 U2's nvcc driver, for `--dryrun` and option behaviour of the release the open
 # flavour mimics (nvcc --version: V13.0.88).
 NVCC_13_0 = "13.0.88"

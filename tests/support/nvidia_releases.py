@@ -15,3 +15,12 @@ def include_of(release: str) -> Path:
     if release == "13.0":
         return nvidia_pypi.cuda_13_0_include()
     raise ValueError(f"no NVIDIA headers of CUDA {release} here")
+
+
+def nvml_include_of(release: str) -> Path:
+    """The include directory of NVIDIA's nvml.h of `release` (12.4 or 13.0)."""
+    if release == "12.4":
+        return nvidia_toolkit.required(nvidia_toolkit.real_nvml_include_dir)
+    if release == "13.0":
+        return nvidia_pypi.nvml_13_0_include()
+    raise ValueError(f"no NVIDIA nvml.h of CUDA {release} here")

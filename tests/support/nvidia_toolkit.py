@@ -140,6 +140,11 @@ def real_nvrtc_library() -> Path:
     return root / "usr/lib/x86_64-linux-gnu/libnvrtc.so.12"
 
 
+def real_nvml_include_dir() -> Path:
+    """nvml.h of CUDA 12.4 (Debian's libnvidia-ml-dev; the library itself comes with the driver)."""
+    return unpacked(("libnvidia-ml-dev",), "nvidia-nvml-headers", keep="usr/include") / "usr/include"
+
+
 def samples_dir() -> Path:
     """NVIDIA's cuda-samples as Debian ships them (Makefile projects, unmodified)."""
     root = unpacked(SAMPLE_PACKAGES, "nvidia-cuda-samples")

@@ -20,6 +20,7 @@ from . import (
     headers,
     inventory,
     mappings,
+    nvml,
     probe,
     shadows,
     signatures,
@@ -162,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"shadow {shadow.probe} (hip/{shadow.header}): {shadow.outcome}", flush=True)
     print(f"thrust shadow headers: {shadowed}; cub headers: {cub}")
     toolkit.write_libraries(shared / "lib64", found)
+    print(nvml.build(shared / "lib64", include, found, args.system_include), flush=True)
     toolkit.write_text(
         shared / "nvvm" / "libdevice" / "README",
         "CUDA's libdevice has no meaning on AMD GPUs; this directory exists because CMake checks for it.\n",
