@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from cudacompat.generate import signatures
+
 from conftest import docker_run
 from support import cudax_enums, nvidia_pypi, nvidia_releases
 from support.open_stacks import MIMICKED
@@ -17,14 +19,9 @@ from support.open_stacks import MIMICKED
 GAPS = Path(__file__).with_name("cudax_enum_gaps.tsv")
 
 
-def _gaps() -> dict[str, str]:
-    gaps: dict[str, str] = {}
-    for line in GAPS.read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
-            name, reason = line.split("\t")
-            assert name not in gaps and reason.strip(), line
-            gaps[name] = reason
-    return gaps
+def _gaps() -> set[str]:
+    """The listed enums (the file has api_gaps.tsv's shape: name, tab, reason)."""
+    return {gap.name for gap in signatures.load_gaps(GAPS)}
 
 
 # --- reading (pure) ---------------------------------------------------------------------------
@@ -53,7 +50,10 @@ def test_every_listed_gap_is_an_enum_of_a_release() -> None:
     names = {
         e.name for release in ("12.4", "13.0") for e in cudax_enums.read(nvidia_releases.include_of(release))
     }
-    assert set(_gaps()) <= names
+    gaps = signatures.load_gaps(GAPS)
+    assert len({gap.name for gap in gaps}) == len(gaps), "an enum is listed twice"
+    assert all(gap.reason.strip() for gap in gaps)
+    assert {gap.name for gap in gaps} <= names
 
 
 # --- against NVIDIA's headers and ours ----------------------------------------------------------
@@ -83,6 +83,7 @@ def test_every_cudax_enum_switch_compiles_or_is_a_listed_gap(
     result = docker_run(image, script, *mounts)
     assert "oracle-ok" in result.stdout, result.stderr[-3000:]
     failed = cudax_enums.failures(result.stdout + result.stderr, owners)
-    unlisted = {name: error for name, error in failed.items() if name not in _gaps()}
+    listed = _gaps()
+    unlisted = {name: error for name, error in failed.items() if name not in listed}
     assert not unlisted, f"CUDA {release} enums whose switch fails on {gfx}, not in {GAPS.name}: {unlisted}"
     assert (result.returncode == 0) == (not failed), result.stderr[-3000:]
