@@ -727,15 +727,20 @@ EXPORT nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *numF
    each holds there. NVML's contract: with too small an array, the count needed and
    NVML_ERROR_INSUFFICIENT_SIZE. */
 static nvmlReturn_t compute_processes(uint32_t smi, unsigned int *count, nvmlProcessInfo_t *infos) {
-    uint32_t listed = 0, found = 0;
+    uint32_t listed = 0, found = 0, capacity;
     rsmi_process_info_t *all;
+    rsmi_status_t status;
     nvmlReturn_t result = from_smi(rsmi_compute_process_info_get(NULL, &listed));
     if (result != NVML_SUCCESS)
         return result;
-    all = calloc(listed ? listed : 1, sizeof *all);
+    capacity = listed ? listed : 1;
+    all = calloc(capacity, sizeof *all);
     if (all == NULL)
         return NVML_ERROR_MEMORY;
-    result = from_smi(rsmi_compute_process_info_get(all, &listed));
+    status = rsmi_compute_process_info_get(all, &listed);
+    /* a process that started between the two calls is left for the next query */
+    result = status == RSMI_STATUS_INSUFFICIENT_SIZE ? NVML_SUCCESS : from_smi(status);
+    listed = listed < capacity ? listed : capacity;
     for (uint32_t each = 0; result == NVML_SUCCESS && each < listed; ++each) {
         rsmi_process_info_t here;
         memset(&here, 0, sizeof here);
