@@ -133,3 +133,11 @@ static inline hipblasStatus_t cublasSetWorkspace(hipblasHandle_t, void*, size_t)
 #define cublasGetStatusString hipblasStatusToString
 #endif
 #endif
+/* CUDA 13's FP32 emulation strategy, as CUDA declares it: hipBLAS has no counterpart (the
+   calls taking it are not provided). */
+#if MOATBRIDGE_CUDA_VERSION_NUMBER >= 13000 && !defined(cublasEmulationStrategy_t) && \
+    !defined(CUBLAS_EMULATION_STRATEGY_DEFAULT)
+typedef enum {
+    CUBLAS_EMULATION_STRATEGY_DEFAULT = 0, CUBLAS_EMULATION_STRATEGY_PERFORMANT = 1, CUBLAS_EMULATION_STRATEGY_EAGER = 2
+} cublasEmulationStrategy_t;
+#endif

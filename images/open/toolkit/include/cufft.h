@@ -12,3 +12,16 @@
 #endif
 #include <moatbridge/restore_cuda_macros.h>
 #include <moatbridge/generated/cufft.h>
+/* cuFFT's setting types hipFFT has no counterpart for, as CUDA declares them (names and
+   values), so code that names them compiles; the calls taking them are not provided. */
+#ifndef cufftCompatibility
+typedef enum { CUFFT_COMPATIBILITY_FFTW_PADDING = 1 } cufftCompatibility;
+#endif
+#ifndef cufftProperty
+typedef enum {
+    NVFFT_PLAN_PROPERTY_INT64_PATIENT_JIT = 1
+#if MOATBRIDGE_CUDA_VERSION_NUMBER >= 13000
+    , NVFFT_PLAN_PROPERTY_INT64_MAX_NUM_HOST_THREADS = 2
+#endif
+} cufftProperty;
+#endif

@@ -62,3 +62,15 @@ static inline hipsparseStatus_t moatbridge_cusparseSpSM_solve(
 #undef cusparseSpSM_solve
 #define cusparseSpSM_solve moatbridge_cusparseSpSM_solve
 #endif
+/* cuSPARSE's types hipSPARSE has no counterpart for (matrix updates of SpSV/SpSM, SpMMOp),
+   as CUDA declares them, so code that names them compiles; the calls taking them are not
+   provided. */
+#if !defined(cusparseSpSVUpdate_t) && !defined(CUSPARSE_SPSV_UPDATE_GENERAL)
+typedef enum { CUSPARSE_SPSV_UPDATE_GENERAL = 0, CUSPARSE_SPSV_UPDATE_DIAGONAL = 1 } cusparseSpSVUpdate_t;
+#endif
+#if !defined(cusparseSpSMUpdate_t) && !defined(CUSPARSE_SPSM_UPDATE_GENERAL)
+typedef enum { CUSPARSE_SPSM_UPDATE_GENERAL = 0, CUSPARSE_SPSM_UPDATE_DIAGONAL = 1 } cusparseSpSMUpdate_t;
+#endif
+#if !defined(cusparseSpMMOpAlg_t) && !defined(CUSPARSE_SPMM_OP_ALG_DEFAULT)
+typedef enum { CUSPARSE_SPMM_OP_ALG_DEFAULT = 0 } cusparseSpMMOpAlg_t;
+#endif
