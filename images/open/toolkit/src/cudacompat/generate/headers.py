@@ -51,12 +51,6 @@ _CURAND_PARTS = ("discrete", "discrete2", "globals", "lognormal", "mrg32k3a", "m
 ALIASES = {
     **{f"curand_{name}.h": "curand_kernel.h" for name in _CURAND_PARTS},
     "cudalibxt.h": "cufftXt.h",
-    "nvToolsExtCuda.h": "nvToolsExt.h",
-    "nvToolsExtCudaRt.h": "nvToolsExt.h",
-    "nvToolsExtSync.h": "nvToolsExt.h",
-    "nvtx3/nvToolsExtCuda.h": "nvToolsExt.h",
-    "nvtx3/nvToolsExtCudaRt.h": "nvToolsExt.h",
-    "nvtx3/nvToolsExtSync.h": "nvToolsExt.h",
 }
 
 _GRAPHICS = "graphics interop (OpenGL, EGL, VDPAU) is not mapped: no display stack in the image"
