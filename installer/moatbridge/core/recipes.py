@@ -230,6 +230,7 @@ def _plan_open_build(
         concrete = tuple(t for t in distro.compiler_targets if is_gfx_name(t))
         toolkit = concrete if targets == (ALL_TARGETS,) else targets
         buildargs["TOOLKIT_TARGETS"] = ",".join(toolkit)
+        buildargs["CUDA_LAYER"] = "1"
         buildargs["CLANG_VERSION"] = distro.clang or ""
         buildargs["ROCM_VERSION"] = distro.rocm
     if not checks_valid_until(distro, spec.check_valid_until):

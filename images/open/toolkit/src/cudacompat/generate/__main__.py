@@ -1,7 +1,13 @@
 """Build the open flavour's CUDA layer inside the image (run by images/open/Dockerfile):
 
-python3 -m cudacompat.generate --prefix /opt/moatbridge --targets gfx1030,gfx1100 --cuda-version 12.4 \
+python3 -m cudacompat.generate --prefix /opt/moatbridge --cuda-version 12.4 \
     --clang-version 17 --rocm-version 5.7
+python3 -m cudacompat.generate --prefix /opt/moatbridge --only-targets --targets gfx1030,gfx1100 \
+    --cuda-version 12.4 --clang-version 17 --rocm-version 5.7
+
+The first writes what every image of the stack and CUDA version shares (minutes); the
+second, one toolkit directory per target over it (seconds). Without --only-targets, the
+directories of --targets are written at the end of the first.
 """
 
 from __future__ import annotations
@@ -33,7 +39,10 @@ from . import (
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="cudacompat.generate")
     parser.add_argument("--prefix", default="/opt/moatbridge", type=Path)
-    parser.add_argument("--targets", required=True, help="comma-separated gfx targets")
+    parser.add_argument("--targets", default="", help="comma-separated gfx targets")
+    parser.add_argument(
+        "--only-targets", action="store_true", help="only the targets' directories, over a generated toolkit"
+    )
     parser.add_argument("--cuda-version", default="12.4")
     parser.add_argument("--mimic-cc", type=int, default=86)
     parser.add_argument("--hipify", default="/usr/bin/hipify-perl", type=Path)
@@ -56,10 +65,20 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     toolkit.write_text(args.prefix / stack.STACK_ENV, found.env_text())
-
     shared = args.prefix / "toolkit"
-    include = shared / "include"
     cuda_version = full_cuda_version(args.cuda_version)
+    targets = [t for t in args.targets.split(",") if t]
+    if args.only_targets:
+        if not (shared / "lib64").is_dir():
+            print(
+                f"cudacompat.generate: no generated toolkit at {shared}: run without --only-targets first",
+                file=sys.stderr,
+            )
+            return 2
+        _write_targets(args.prefix, shared, targets, cuda_version, args.mimic_cc, found, clangxx)
+        return 0
+
+    include = shared / "include"
     # before anything is generated into include/: what the image context brought
     libraries = [name for name in ("hipblaslt", "rccl") if getattr(found, name)]
     header_plans = headers.plan(
@@ -202,18 +221,29 @@ def main(argv: list[str] | None = None) -> int:
         device_functions.load(), signatures.load_gaps(device_functions.GAPS), found,
         [(r.probe, r.header, r.outcome + (f" ({r.detail})" if r.detail else "")) for r in shadow_results],
     )  # fmt: skip
-    targets = [t for t in args.targets.split(",") if t]
+    _write_targets(args.prefix, shared, targets, cuda_version, args.mimic_cc, found, clangxx)
+    return 0
+
+
+def _write_targets(
+    prefix: Path,
+    shared: Path,
+    targets: list[str],
+    cuda_version: str,
+    mimic_cc: int,
+    found: stack.Stack,
+    clangxx: str,
+) -> None:
     for gfx in targets:
         config = ToolkitConfig(
-            root=str(args.prefix / "targets" / gfx), gfx=gfx, cuda_version=cuda_version,
-            mimic_cc=args.mimic_cc, clangxx=clangxx, clang=found.clang, llvm_bin=found.llvm_bin,
+            root=str(prefix / "targets" / gfx), gfx=gfx, cuda_version=cuda_version,
+            mimic_cc=mimic_cc, clangxx=clangxx, clang=found.clang, llvm_bin=found.llvm_bin,
             clang_version=str(found.clang_version), hip_version=found.hip_version,
         )  # fmt: skip
-        toolkit.write_target(args.prefix, shared, config)
+        toolkit.write_target(prefix, shared, config)
     print(
         f"toolkit directories: {len(targets)} ({', '.join(targets[:6])}{' ...' if len(targets) > 6 else ''})"
     )
-    return 0
 
 
 if __name__ == "__main__":
