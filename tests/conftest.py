@@ -8,7 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -246,6 +246,29 @@ def docker_run(image: str, script: str, *extra: str) -> subprocess.CompletedProc
         ["docker", "run", "--rm", "--network", "host", *extra, image, "bash", "-c", script],
         capture_output=True, text=True, timeout=900,
     )  # fmt: skip
+
+
+# the image's stack clang++ (clang++-17 on trixie, -21 on sid), as a shell command
+CLANGXX = '. /opt/moatbridge/stack.env && "clang++-${CLANG_VERSION}"'
+
+
+def ast_and_defines(
+    image: str, headers: Iterable[str], include_option: str, ast_filter: str, *mounts: str
+) -> tuple[str, str]:
+    """What a C++17 file including `headers` declares, read by the image's clang: the JSON AST
+    of the declarations whose names hold `ast_filter`, and the `-E -dM` macro list."""
+    source = "".join(f"#include <{header}>\\n" for header in headers)
+    flags = f"-x c++ -std=c++17 {include_option} /tmp/p.cpp"
+    dump = f"-fsyntax-only -Xclang -ast-dump=json -Xclang -ast-dump-filter={ast_filter}"
+    script = (
+        f"printf '{source}' > /tmp/p.cpp && {CLANGXX} {flags} {dump} > /tmp/ast.json"
+        f" && {CLANGXX} {flags} -E -dM > /tmp/defines.txt"
+        " && cat /tmp/ast.json && echo @@DEFINES@@ && cat /tmp/defines.txt"
+    )
+    result = docker_run(image, script, *mounts)
+    assert result.returncode == 0, (result.stdout[-3000:], result.stderr[-3000:])
+    ast, defines = result.stdout.split("@@DEFINES@@\n", 1)
+    return ast, defines
 
 
 def regenerated_from_real_headers(

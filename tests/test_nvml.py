@@ -26,7 +26,7 @@ import pytest
 
 from cudacompat.generate import signatures
 
-from conftest import docker_run
+from conftest import CLANGXX, ast_and_defines, docker_run
 from support import nvidia_releases, pypi
 from support.open_stacks import MIMICKED, OPEN_STACKS
 
@@ -34,7 +34,6 @@ pytestmark = pytest.mark.engine
 
 FIXTURES = Path(__file__).parent / "fixtures" / "nvml"
 TOOLKIT_INCLUDE = "/opt/moatbridge/toolkit/include"
-CLANGXX = '. /opt/moatbridge/stack.env && "clang++-${CLANG_VERSION}"'
 
 # What monitoring and training code asks NVML (gpustat, nvitop, PyTorch's and Lightning's
 # device monitors, DCGM-less exporters): each must be declared with NVIDIA's signature.
@@ -96,15 +95,7 @@ class Declared:
 
 
 def _read_header(image: str, include_option: str, mounts: tuple[str, ...]) -> Declared:
-    dump = "-fsyntax-only -Xclang -ast-dump=json -Xclang -ast-dump-filter=nvml"
-    script = (
-        f"echo '#include <nvml.h>' > /tmp/p.cpp && {CLANGXX} -x c++ -std=c++17 {include_option} /tmp/p.cpp {dump}"
-        f" > /tmp/ast.json && {CLANGXX} -x c++ -std=c++17 {include_option} /tmp/p.cpp -E -dM > /tmp/defines.txt"
-        " && cat /tmp/ast.json && echo '@@DEFINES@@' && cat /tmp/defines.txt"
-    )
-    out = _ok(docker_run(image, script, *mounts))
-    ast, defines = out.split("@@DEFINES@@\n", 1)
-    return Declared(ast, defines)
+    return Declared(*ast_and_defines(image, ["nvml.h"], include_option, "nvml", *mounts))
 
 
 def _values(

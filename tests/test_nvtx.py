@@ -17,13 +17,12 @@ import pytest
 
 from cudacompat.generate import signatures
 
-from conftest import docker_run
+from conftest import ast_and_defines, docker_run
 from support import nvidia_releases, nvtx_api
 from support.open_stacks import MIMICKED
 
 TOOLKIT_INCLUDE = Path(__file__).parents[1] / "images" / "open" / "toolkit" / "include"
 GAPS = Path(__file__).with_name("nvtx_gaps.tsv")
-CLANGXX = '. /opt/moatbridge/stack.env && "clang++-${CLANG_VERSION}"'
 # what profiled training code calls: each must be among NVIDIA's names and ours
 EVERYDAY = {
     "nvtxRangePushA", "nvtxRangePushEx", "nvtxRangePop", "nvtxRangeStartA", "nvtxRangeEnd", "nvtxMarkA",
@@ -75,17 +74,9 @@ def test_values_program_calls_every_function_with_zeroed_arguments() -> None:
 
 
 def _read_nvidia(image: str, include: Path) -> nvtx_api.NvtxApi:
-    source = "".join(f"#include <{h}>\\n" for h in nvtx_api.HEADERS)
-    flags = "-x c++ -std=c++17 -isystem /real /tmp/p.cpp"
-    dump = "-fsyntax-only -Xclang -ast-dump=json -Xclang -ast-dump-filter=nvtx"
-    script = (
-        f"printf '{source}' > /tmp/p.cpp && {CLANGXX} {flags} {dump} > /tmp/ast.json"
-        f" && {CLANGXX} {flags} -E -dM > /tmp/defines.txt && cat /tmp/ast.json && echo @@DEFINES@@ && cat /tmp/defines.txt"
+    return nvtx_api.read(
+        *ast_and_defines(image, nvtx_api.HEADERS, "-isystem /real", "nvtx", "-v", f"{include}:/real:ro")
     )
-    result = docker_run(image, script, "-v", f"{include}:/real:ro")
-    assert result.returncode == 0, result.stderr[-3000:]
-    ast, defines = result.stdout.split("@@DEFINES@@\n", 1)
-    return nvtx_api.read(ast, defines)
 
 
 def check_against_nvidia(image: str, gfx: str, release: str, scratch: Path, *mounts: str) -> None:
@@ -98,9 +89,9 @@ def check_against_nvidia(image: str, gfx: str, release: str, scratch: Path, *mou
     (scratch / "values.cpp").write_text(nvtx_api.values_source(api))
     (scratch / "values.cu").write_text(nvtx_api.values_source(api))
     # C code includes them too (NVTX's headers are C headers)
-    includes = "".join(f"#include <{h}>\n" for h in nvtx_api.HEADERS)
     (scratch / "plain.c").write_text(
-        includes + 'int main(void) { nvtxNameCudaStreamA(0, "s"); return nvtxRangePop(); }\n'
+        "\n".join(nvtx_api.include_lines())
+        + '\nint main(void) { nvtxNameCudaStreamA(0, "s"); return nvtxRangePop(); }\n'
     )
     script = (
         "cd /work && g++ -std=c++17 -isystem /real values.cpp -o nvidia && ./nvidia > nvidia.txt && echo @@ORACLE-OK@@; "

@@ -8,7 +8,6 @@ programs' output must be the same. Pure."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from cudacompat.generate import signatures
@@ -23,7 +22,7 @@ HEADERS = (
 # Public names have no underscore after `nvtx` (NVIDIA's implementation's own are versioned:
 # nvtxGlobals_v3, nvtxMarkA_impl_init_v3, ...).
 _FUNCTION = re.compile(r"nvtx[A-Z][A-Za-z]*")
-_TYPE = re.compile(r"nvtx[A-Z]\w*")
+_ENUM = re.compile(r"nvtx[A-Z]\w*")
 # the attribute structures callers fill in are versioned: nvtxEventAttributes_v2, ...
 _RECORD = re.compile(r"nvtx[A-Z][A-Za-z]*_v\d+")
 _MACRO = re.compile(
@@ -54,7 +53,7 @@ def read(ast_json: str, defines: str) -> NvtxApi:
             if not _SAFE_TYPE.fullmatch(qual.replace("(", "").replace(")", "")):
                 raise ValueError(f"{name}: unexpected type {qual!r}")
             functions[name] = qual
-        elif kind == "EnumDecl" and _TYPE.fullmatch(name):
+        elif kind == "EnumDecl" and _ENUM.fullmatch(name):
             enums[name] = tuple(c["name"] for c in inner if c.get("kind") == "EnumConstantDecl")
         elif (
             kind in ("RecordDecl", "CXXRecordDecl")
@@ -70,7 +69,7 @@ def read(ast_json: str, defines: str) -> NvtxApi:
     )  # fmt: skip
 
 
-def _includes() -> list[str]:
+def include_lines() -> list[str]:
     return [f"#include <{header}>" for header in HEADERS]
 
 
@@ -82,20 +81,19 @@ def pointer_type(qual: str, name: str) -> str:
 
 def probe_source(api: NvtxApi) -> str:
     """A translation unit that compiles only if each function has NVIDIA's type."""
-    lines = [*_includes(), "#include <type_traits>"]
+    lines = [*include_lines(), "#include <type_traits>"]
     for name, qual in api.functions:
         lines.append(f"typedef {pointer_type(qual, f'{name}_type')};")
         lines.append(f'static_assert(std::is_same<decltype(&{name}), {name}_type>::value, "{name}");')
     return "\n".join(lines) + "\nint main() { return 0; }\n"
 
 
-def values_source(api: NvtxApi, functions: Iterable[str] | None = None) -> str:
+def values_source(api: NvtxApi) -> str:
     """A program printing `name value` for every enumerator and public macro, the size of each
     structure and each field's offset, what each alias stands for, and every function's
     answer when called with zeroed arguments."""
-    names = [name for name, _ in api.functions] if functions is None else list(functions)
     lines = [
-        *_includes(), "#include <cstddef>", "#include <cstdint>", "#include <cstdio>", "#include <type_traits>",
+        *include_lines(), "#include <cstddef>", "#include <cstdint>", "#include <cstdio>", "#include <type_traits>",
         "#define MB_TEXT2(x) #x", "#define MB_TEXT(x) MB_TEXT2(x)",
         "template <class T> void show(const char* n, T v) {",
         "    if constexpr (std::is_pointer<T>::value) std::printf(\"%s %llu\\n\", n, (unsigned long long)(std::uintptr_t)v);",
@@ -115,7 +113,7 @@ def values_source(api: NvtxApi, functions: Iterable[str] | None = None) -> str:
         lines.append(f'    show("sizeof {record}", sizeof(struct {record}));')
         lines += [f'    show("offsetof {record}.{f}", offsetof(struct {record}, {f}));' for f in fields]
     lines += [f'    std::printf("%s %s\\n", "{alias}", MB_TEXT({alias}));' for alias, _ in api.aliases]
-    lines += [f'    call("{name}", &{name});' for name in names]
+    lines += [f'    call("{name}", &{name});' for name, _ in api.functions]
     lines += ["    return 0;", "}"]
     return "\n".join(lines) + "\n"
 
