@@ -4,6 +4,11 @@
 #ifndef ROCM_MATHLIBS_API_USE_HIP_COMPLEX
 #define ROCM_MATHLIBS_API_USE_HIP_COMPLEX 1 /* cuComplex == hipFloatComplex */
 #endif
+/* cuBLAS's half-precision calls (cublasHgemm, ...) take __half: so does hipBLAS with this,
+   instead of its bare uint16_t. */
+#ifndef HIPBLAS_USE_HIP_HALF
+#define HIPBLAS_USE_HIP_HALF 1
+#endif
 #include <moatbridge/hide_cuda_macros.h>
 #include <hipblas/hipblas.h>
 #include <moatbridge/restore_cuda_macros.h>
@@ -131,6 +136,73 @@ static inline hipblasStatus_t cublasSetWorkspace(hipblasHandle_t, void*, size_t)
 #endif
 #ifndef cublasGetStatusString
 #define cublasGetStatusString hipblasStatusToString
+#endif
+/* cuBLAS's batched LU solves and inverses take their factors read-only (const T* const A[],
+   const int* pivots); hipBLAS declares them writable, and reads them only. */
+#define MOATBRIDGE_BATCHED_LU(P, T)                                                                         \
+    static inline hipblasStatus_t moatbridge_cublas##P##getriBatched(                                      \
+        hipblasHandle_t handle, int n, const T* const A[], int lda, const int* pivots, T* const C[], int ldc, \
+        int* info, int batch) {                                                                             \
+        return hipblas##P##getriBatched(handle, n, const_cast<T* const*>(A), lda, const_cast<int*>(pivots), \
+                                        C, ldc, info, batch);                                               \
+    }                                                                                                       \
+    static inline hipblasStatus_t moatbridge_cublas##P##getrsBatched(                                      \
+        hipblasHandle_t handle, hipblasOperation_t trans, int n, int nrhs, const T* const A[], int lda,     \
+        const int* pivots, T* const B[], int ldb, int* info, int batch) {                                   \
+        return hipblas##P##getrsBatched(handle, trans, n, nrhs, const_cast<T* const*>(A), lda, pivots, B,   \
+                                        ldb, info, batch);                                                  \
+    }
+MOATBRIDGE_BATCHED_LU(S, float)
+MOATBRIDGE_BATCHED_LU(D, double)
+MOATBRIDGE_BATCHED_LU(C, hipblasComplex)
+MOATBRIDGE_BATCHED_LU(Z, hipblasDoubleComplex)
+#undef MOATBRIDGE_BATCHED_LU
+#undef cublasSgetriBatched
+#define cublasSgetriBatched moatbridge_cublasSgetriBatched
+#undef cublasDgetriBatched
+#define cublasDgetriBatched moatbridge_cublasDgetriBatched
+#undef cublasCgetriBatched
+#define cublasCgetriBatched moatbridge_cublasCgetriBatched
+#undef cublasZgetriBatched
+#define cublasZgetriBatched moatbridge_cublasZgetriBatched
+#undef cublasSgetrsBatched
+#define cublasSgetrsBatched moatbridge_cublasSgetrsBatched
+#undef cublasDgetrsBatched
+#define cublasDgetrsBatched moatbridge_cublasDgetrsBatched
+#undef cublasCgetrsBatched
+#define cublasCgetrsBatched moatbridge_cublasCgetrsBatched
+#undef cublasZgetrsBatched
+#define cublasZgetrsBatched moatbridge_cublasZgetrsBatched
+#if HIP_VERSION_MAJOR < 6
+/* hipBLAS before ROCm 6 declares trsm's triangle writable; cuBLAS's is read-only, as rocBLAS
+   treats it. */
+#define MOATBRIDGE_TRSM(P, T)                                                                               \
+    static inline hipblasStatus_t moatbridge_cublas##P##trsm(                                              \
+        hipblasHandle_t handle, hipblasSideMode_t side, hipblasFillMode_t uplo, hipblasOperation_t trans,  \
+        hipblasDiagType_t diag, int m, int n, const T* alpha, const T* A, int lda, T* B, int ldb) {         \
+        return hipblas##P##trsm(handle, side, uplo, trans, diag, m, n, alpha, const_cast<T*>(A), lda, B, ldb); \
+    }
+MOATBRIDGE_TRSM(S, float)
+MOATBRIDGE_TRSM(D, double)
+MOATBRIDGE_TRSM(C, hipblasComplex)
+MOATBRIDGE_TRSM(Z, hipblasDoubleComplex)
+#undef MOATBRIDGE_TRSM
+#undef cublasStrsm
+#define cublasStrsm moatbridge_cublasStrsm
+#undef cublasStrsm_v2
+#define cublasStrsm_v2 moatbridge_cublasStrsm
+#undef cublasDtrsm
+#define cublasDtrsm moatbridge_cublasDtrsm
+#undef cublasDtrsm_v2
+#define cublasDtrsm_v2 moatbridge_cublasDtrsm
+#undef cublasCtrsm
+#define cublasCtrsm moatbridge_cublasCtrsm
+#undef cublasCtrsm_v2
+#define cublasCtrsm_v2 moatbridge_cublasCtrsm
+#undef cublasZtrsm
+#define cublasZtrsm moatbridge_cublasZtrsm
+#undef cublasZtrsm_v2
+#define cublasZtrsm_v2 moatbridge_cublasZtrsm
 #endif
 #endif
 /* CUDA 13's FP32 emulation strategy, as CUDA declares it: hipBLAS has no counterpart (the

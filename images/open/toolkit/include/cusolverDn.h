@@ -71,3 +71,18 @@ typedef enum {
 #if MOATBRIDGE_CUDA_VERSION_NUMBER >= 13000 && !defined(cusolverMathMode_t) && !defined(CUSOLVER_DEFAULT_MATH)
 typedef enum { CUSOLVER_DEFAULT_MATH = 1, CUSOLVER_FP32_EMULATED_BF16X9_MATH = 2 } cusolverMathMode_t;
 #endif
+/* cuSOLVER's integer type of its mixed-precision solvers and row interchanges (CUDA's
+   cusolver_common.h), and the handles of its iterative refinement and 64-bit API options,
+   opaque as CUDA has them. */
+#ifndef cusolver_int_t
+typedef int cusolver_int_t;
+#endif
+#ifndef cusolverDnIRSParams_t
+typedef struct cusolverDnIRSParams* cusolverDnIRSParams_t;
+#endif
+#ifndef cusolverDnIRSInfos_t
+typedef struct cusolverDnIRSInfos* cusolverDnIRSInfos_t;
+#endif
+#ifndef cusolverDnParams_t
+typedef struct cusolverDnParams* cusolverDnParams_t;
+#endif

@@ -46,3 +46,15 @@ def test_cuda_13_removes_three_cufft_results_from_13_on_only() -> None:
         "CUFFT_PARSE_ERROR",
         "CUFFT_LICENSE_ERROR",
     }
+
+
+def test_hipsparse_is_read_as_under_cuda_12_by_the_header_and_its_probe() -> None:
+    """NVIDIA's CUDA 13.0 cuSPARSE keeps the legacy routines hipSPARSE hides from CUDA 13: the
+    compat header and the generator's probe include hipSPARSE the same way, as CUDA 12 would."""
+    from cudacompat.generate import probe
+
+    header = (Path(__file__).parents[1] / "include" / "cusparse.h").read_text(encoding="utf-8")
+    assert probe.HIPSPARSE_AS_CUDA_12 in header
+    assert probe.FAMILY_PREAMBLE["cusparse"] == probe.HIPSPARSE_AS_CUDA_12
+    assert header.count("#include <hipsparse/hipsparse.h>") == 1
+    assert "#define CUDART_VERSION 12090" in probe.preamble("cusparse", "13.0.88")

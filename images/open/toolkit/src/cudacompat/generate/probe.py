@@ -29,15 +29,28 @@ RUNTIME_INCLUDES = (
     "hip/hip_bf16.h",
     "hip/hip_cooperative_groups.h",
 )
+# hipSPARSE takes CUDART_VERSION 13000 and up for CUDA 13 having removed its legacy routines;
+# NVIDIA's CUDA 13.0 cuSPARSE still declares them. cusparse.h includes it with this text.
+HIPSPARSE_AS_CUDA_12 = (
+    '#pragma push_macro("CUDART_VERSION")\n'
+    "#if defined(CUDART_VERSION) && CUDART_VERSION >= 13000\n"
+    "#undef CUDART_VERSION\n"
+    "#define CUDART_VERSION 12090\n"
+    "#endif\n"
+    "#include <hipsparse/hipsparse.h>\n"
+    '#pragma pop_macro("CUDART_VERSION")\n'
+)
 # What each family's compat header includes (after the runtime's), and so what its probe sees.
 FAMILY_PREAMBLE: dict[str, str] = {
     "runtime": "",
-    "cublas": "#define ROCM_MATHLIBS_API_USE_HIP_COMPLEX 1\n#include <hipblas/hipblas.h>\n",
+    "cublas": "#define ROCM_MATHLIBS_API_USE_HIP_COMPLEX 1\n#define HIPBLAS_USE_HIP_HALF 1\n"
+    "#include <hipblas/hipblas.h>\n",
     "cublaslt": "#include <hipblaslt/hipblaslt.h>\n",
-    "cusparse": "#include <hipsparse/hipsparse.h>\n",
+    "cusparse": HIPSPARSE_AS_CUDA_12,
     "curand": "#include <hiprand/hiprand.h>\n#include <hiprand/hiprand_kernel.h>\n",
     "cufft": "#include <hipfft/hipfft.h>\n#include <hipfft/hipfftXt.h>\n",
-    "cusolver": "#define ROCM_MATHLIBS_API_USE_HIP_COMPLEX 1\n#define HIPSOLVER_USE_HIPBLAS_ENUMS 1\n"
+    "cusolver": "#define ROCM_MATHLIBS_API_USE_HIP_COMPLEX 1\n#define HIPBLAS_USE_HIP_HALF 1\n"
+    "#define HIPSOLVER_USE_HIPBLAS_ENUMS 1\n"
     "#include <hipblas/hipblas.h>\n#include <hipsolver/hipsolver.h>\n",
     "nvrtc": "#include <hip/hiprtc.h>\n",
 }
