@@ -245,14 +245,21 @@ def test_uninstall_yes_answers_the_image_question(account: DockerUser, engine_ve
     """`uninstall --all --yes` as a docker-group user: the toolchain's image goes too (here a
     throwaway tag of some local image: only that tag is removed); without --yes and without a
     terminal to ask on, it stays."""
+    import io
     import secrets
+    import tarfile
 
-    listed = subprocess.run(["docker", "image", "ls", "--filter", "dangling=false", "--format",
-                             "{{.Repository}}:{{.Tag}}"], capture_output=True, text=True).stdout.split()  # fmt: skip
-    # A tagged image, so removing the test's own tag only untags it (the image keeps its name).
-    source = [ref for ref in listed if "<none>" not in ref and not ref.startswith("moatbridge-test/")]
-    assert source, "no tagged local image to add a test tag to"
-    tag = f"moatbridge-test/uninstall-yes:{secrets.token_hex(4)}"
+    # An image of the test's own under two names, so that removing the toolchain's tag only
+    # untags it (the image keeps its other name); never another test's image, which a test
+    # running beside this one may remove.
+    empty = io.BytesIO()
+    tarfile.open(fileobj=empty, mode="w").close()
+    token = secrets.token_hex(4)
+    source = [f"moatbridge-test/uninstall-source:{token}"]
+    tag = f"moatbridge-test/uninstall-yes:{token}"
+    subprocess.run(
+        ["docker", "import", "-", source[0]], input=empty.getvalue(), capture_output=True, check=True
+    )
     subprocess.run(["docker", "tag", source[0], tag], check=True)
     try:
         _record_toolchain(account, "uy-kept", tag)
@@ -272,7 +279,7 @@ def test_uninstall_yes_answers_the_image_question(account: DockerUser, engine_ve
             assert not _image_exists(tag)
         assert subprocess.run(["docker", "image", "inspect", source[0]], capture_output=True).returncode == 0
     finally:
-        subprocess.run(["docker", "rmi", tag], capture_output=True)
+        subprocess.run(["docker", "rmi", tag, source[0]], capture_output=True)
 
 
 # --- the licence line of setup's summary ----------------------------------
