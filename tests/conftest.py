@@ -248,6 +248,18 @@ def docker_run(image: str, script: str, *extra: str) -> subprocess.CompletedProc
     )  # fmt: skip
 
 
+def compile_probe(image: str, gfx: str, source: str, directory: Path) -> subprocess.CompletedProcess[str]:
+    """`source` written to `directory`/probe.cu and compiled by the image's nvcc for `gfx`,
+    with every error reported (each probe line's own, for the caller to attribute)."""
+    (directory / "probe.cu").write_text(source)
+    return docker_run(
+        image,
+        f". /opt/moatbridge/bin/activate {gfx} >/dev/null; cd /p && "
+        "nvcc -c probe.cu -o /tmp/probe.o -Xcompiler -ferror-limit=0",
+        "-v", f"{directory}:/p:ro",
+    )  # fmt: skip
+
+
 # the image's stack clang++ (clang++-17 on trixie, -21 on sid), as a shell command
 CLANGXX = '. /opt/moatbridge/stack.env && "clang++-${CLANG_VERSION}"'
 

@@ -20,7 +20,7 @@ import pytest
 
 from cudacompat.generate import signatures
 
-from conftest import docker_run, regenerated_from_real_headers
+from conftest import compile_probe, docker_run, regenerated_from_real_headers
 from support import nvidia_releases, nvidia_toolkit
 from support.open_stacks import MIMICKED, OPEN_STACKS
 
@@ -185,13 +185,7 @@ def test_every_runtime_and_driver_function_compiles_or_is_a_listed_gap(
     image = str(request.getfixturevalue(fixture)["reference"])
     committed = signatures.load_release(release)
     source, lines = signatures.probe_source(committed)
-    (tmp_path / "probe.cu").write_text(source)
-    result = docker_run(
-        image,
-        f". /opt/moatbridge/bin/activate {gfx} >/dev/null; cd /p && "
-        "nvcc -c probe.cu -o /tmp/probe.o -Xcompiler -ferror-limit=0",
-        "-v", f"{tmp_path}:/p:ro",
-    )  # fmt: skip
+    result = compile_probe(image, gfx, source, tmp_path)
     failed = signatures.failures(result.stderr, lines)
     listed = {gap.name for gap in signatures.load_gaps()}
     report = json.loads(docker_run(image, "cat /opt/moatbridge/toolkit/compat-report.json").stdout)

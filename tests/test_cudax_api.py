@@ -13,8 +13,8 @@ import pytest
 
 from cudacompat.generate import signatures
 
-from conftest import CLANGXX, docker_run
-from support import cudax_api, nvidia_pypi, nvidia_releases
+from conftest import ast_and_defines, compile_probe, docker_run
+from support import cudax_api, nvidia_releases
 from support.open_stacks import MIMICKED
 
 # what everyday CUDA-X code calls: each must be among NVIDIA's functions and provided everywhere
@@ -57,53 +57,37 @@ def test_the_committed_gaps_are_each_listed_once_for_a_library() -> None:
     assert not EVERYDAY & set(names)
 
 
-# release -> header -> its functions: each release's headers are read once (any image's clang
-# reads them alike), not once per stack
-_READ: dict[str, dict[str, list[signatures.Signature]]] = {}
+@pytest.fixture(scope="module")
+def nvidia_functions() -> dict[str, dict[str, list[signatures.Signature]]]:
+    """release -> header -> its functions, filled by the first test of each release: any
+    image's clang reads NVIDIA's headers alike, so not once per stack."""
+    return {}
 
 
-def _read_nvidia(
-    image: str, include: Path, release: str, scratch: Path
-) -> dict[str, list[signatures.Signature]]:
-    """header -> its functions, read by the image's clang from NVIDIA's headers in one run."""
-    if release in _READ:
-        return _READ[release]
-    mounts = ["-v", f"{include}:/real:ro", "-v", f"{scratch}:/out"]
-    options = "-isystem /real"
-    if release == "13.0":  # CUDA 13's headers include CCCL's <nv/target>
-        mounts += ["-v", f"{nvidia_pypi.cccl_13_0_include()}:/cccl:ro"]
-        options += " -isystem /cccl"
-    lines = ["set -e"]
-    for index, (header, (prefix, _)) in enumerate(cudax_api.HEADERS.items()):
-        flags = f"-x c++ -std=c++17 {options} /tmp/{index}.cpp"
-        lines += [
-            f"printf '#include <{header}>\\n' > /tmp/{index}.cpp",
-            f"{CLANGXX} {flags} -fsyntax-only -Xclang -ast-dump=json -Xclang -ast-dump-filter={prefix}"
-            f" > /out/{index}.json",
-            f"{CLANGXX} {flags} -E -dM > /out/{index}.txt",
-        ]
-    result = docker_run(image, "\n".join(lines), *mounts)
-    assert result.returncode == 0, result.stderr[-3000:]
-    order = {header: index for index, header in enumerate(cudax_api.HEADERS)}
+def _read_nvidia(image: str, release: str) -> dict[str, list[signatures.Signature]]:
+    """header -> its functions, read by the image's clang from NVIDIA's headers."""
+    mounts, options = nvidia_releases.header_mounts(release)
 
     def read(header: str, prefix: str) -> tuple[str, str]:
-        index = order[header]
-        return (scratch / f"{index}.json").read_text(), (scratch / f"{index}.txt").read_text()
+        return ast_and_defines(image, [header], options, prefix, *mounts)
 
-    _READ[release] = {header: cudax_api.functions(header, read) for header in cudax_api.HEADERS}
-    return _READ[release]
+    return {header: cudax_api.functions(header, read) for header in cudax_api.HEADERS}
 
 
 @pytest.mark.engine
 @pytest.mark.parametrize(("gfx", "fixture", "release"), MIMICKED)
 def test_every_cudax_function_compiles_as_called_or_is_a_listed_gap(
-    request: pytest.FixtureRequest, gfx: str, fixture: str, release: str, tmp_path: Path
+    request: pytest.FixtureRequest,
+    nvidia_functions: dict[str, dict[str, list[signatures.Signature]]],
+    gfx: str,
+    fixture: str,
+    release: str,
+    tmp_path: Path,
 ) -> None:
     image = str(request.getfixturevalue(fixture)["reference"])
-    read_dir, probe_dir = tmp_path / "nvidia", tmp_path / "probe"
-    read_dir.mkdir()
-    probe_dir.mkdir()
-    by_header = _read_nvidia(image, nvidia_releases.include_of(release), release, read_dir)
+    if release not in nvidia_functions:
+        nvidia_functions[release] = _read_nvidia(image, release)
+    by_header = nvidia_functions[release]
     declared = {s.name for items in by_header.values() for s in items}
     assert declared >= EVERYDAY, sorted(EVERYDAY - declared)
     assert len(declared) > 1400, len(declared)
@@ -115,23 +99,18 @@ def test_every_cudax_function_compiles_as_called_or_is_a_listed_gap(
         assert header in provided or report["headers"]["unsupported"].get(header), header
     items = [s for header in provided for s in by_header[header]]
     source, lines = signatures.probe_source(items, provided)
-    (probe_dir / "probe.cu").write_text(source)
-    result = docker_run(
-        image,
-        f". /opt/moatbridge/bin/activate {gfx} >/dev/null; cd /p && "
-        "nvcc -c probe.cu -o /tmp/probe.o -Xcompiler -ferror-limit=0",
-        "-v", f"{probe_dir}:/p:ro",
-    )  # fmt: skip
+    result = compile_probe(image, gfx, source, tmp_path)
     outside = [
         line for line in result.stderr.splitlines() if " error: " in line and not line.startswith("probe.cu:")
     ]
     assert not outside, "errors outside the probe lines:\n" + "\n".join(outside[:20])
     failed = signatures.failures(result.stderr, lines)
     rocm = str(report["stack"]["rocm"])
-    listed = cudax_api.listed_for(cudax_api.load_gaps(), rocm, {s.name for s in items})
+    names = {s.name for s in items}
+    listed = cudax_api.listed_for(cudax_api.load_gaps(), rocm, names)
     print(
-        f"\nCUDA {release} CUDA-X on ROCm {rocm}: {len({s.name for s in items}) - len(failed)} of "
-        f"{len({s.name for s in items})} functions compile as called ({', '.join(provided)})"
+        f"\nCUDA {release} CUDA-X on ROCm {rocm}: {len(names) - len(failed)} of {len(names)} "
+        f"functions compile as called ({', '.join(provided)})"
     )
     unlisted = {name: error for name, error in failed.items() if name not in listed}
     assert not unlisted, f"failing on ROCm {rocm}, not in {cudax_api.GAPS.name}:\n" + "\n".join(

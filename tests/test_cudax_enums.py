@@ -13,7 +13,7 @@ import pytest
 from cudacompat.generate import signatures
 
 from conftest import docker_run
-from support import cudax_enums, nvidia_pypi, nvidia_releases
+from support import cudax_enums, nvidia_releases
 from support.open_stacks import MIMICKED
 
 GAPS = Path(__file__).with_name("cudax_enum_gaps.tsv")
@@ -71,13 +71,10 @@ def test_every_cudax_enum_switch_compiles_or_is_a_listed_gap(
     source, owners = cudax_enums.probe_source(enums)
     (tmp_path / "probe.cpp").write_text(source)
     (tmp_path / "probe.cu").write_text(source)
-    mounts = ["-v", f"{tmp_path}:/work", "-v", f"{include}:/real:ro"]
-    extra = ""
-    if release == "13.0":  # CUDA 13's headers include CCCL's <nv/target>
-        mounts += ["-v", f"{nvidia_pypi.cccl_13_0_include()}:/cccl:ro"]
-        extra = "-isystem /cccl"
+    mounts, options = nvidia_releases.header_mounts(release)
+    mounts += ["-v", f"{tmp_path}:/work"]
     script = (
-        f"cd /work && g++ -std=c++17 -fsyntax-only -isystem /real {extra} probe.cpp && echo oracle-ok; "
+        f"cd /work && g++ -std=c++17 -fsyntax-only {options} probe.cpp && echo oracle-ok; "
         f". /opt/moatbridge/bin/activate {gfx} >/dev/null; nvcc -c probe.cu -o /tmp/probe.o -Xcompiler -ferror-limit=0"
     )
     result = docker_run(image, script, *mounts)

@@ -24,3 +24,15 @@ def nvml_include_of(release: str) -> Path:
     if release == "13.0":
         return nvidia_pypi.nvml_13_0_include()
     raise ValueError(f"no NVIDIA nvml.h of CUDA {release} here")
+
+
+def header_mounts(release: str) -> tuple[list[str], str]:
+    """`docker run` options mounting NVIDIA's headers of `release` at /real (and, for CUDA 13,
+    whose headers include CCCL's <nv/target>, CCCL's at /cccl), and the compiler's include
+    options for them."""
+    mounts = ["-v", f"{include_of(release)}:/real:ro"]
+    options = "-isystem /real"
+    if release == "13.0":
+        mounts += ["-v", f"{nvidia_pypi.cccl_13_0_include()}:/cccl:ro"]
+        options += " -isystem /cccl"
+    return mounts, options
