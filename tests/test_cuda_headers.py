@@ -83,7 +83,17 @@ def test_every_real_header_is_provided_or_has_a_reason() -> None:
     for plan in plans.values():
         assert plan.kind in ("hand", "runtime", "alias", "unsupported")
         assert (plan.kind == "unsupported") == bool(plan.reason), plan
-    assert plans["cublasLt.h"].kind == "unsupported" and "hipBLASLt" in plans["cublasLt.h"].reason
+    # without hipBLASLt, cuBLASLt over hipBLAS; with it, hipBLASLt under CUDA's names
+    assert plans["cublasLt.h"] == headers.HeaderPlan(
+        "cublasLt.h",
+        "alias",
+        target="moatbridge/cublaslt_hipblas.h",
+        includes=plans["cublasLt.h"].includes,
+        defines=plans["cublasLt.h"].defines,
+    )
+    with_library = {p.path: p for p in headers.plan(inventory.load(), HAND, "12.4.131", ["hipblaslt"])}
+    assert with_library["cublasLt.h"].kind == "library"
+    assert with_library["cublasLt.h"].target == "hipblaslt/hipblaslt.h"
     assert plans["nppi.h"].kind == "unsupported"
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cudacompat.generate import cublaslt
 from cudacompat.generate.__main__ import main
 
 
@@ -28,9 +29,25 @@ def _arguments(tmp_path: Path, targets: str) -> list[str]:
     ]  # fmt: skip
 
 
-def test_only_targets_writes_one_directory_per_target_over_the_shared_toolkit(tmp_path: Path) -> None:
+def test_only_targets_writes_one_directory_per_target_over_the_shared_toolkit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "prefix" / "toolkit" / "lib64").mkdir(parents=True)
+    builds: list[tuple[Path, Path, list[str], str]] = []
+
+    def build(lib64: Path, nvcc: Path, targets: list[str], cuda_version: str) -> str:
+        builds.append((lib64, nvcc, list(targets), cuda_version))
+        return "cuBLASLt: built"
+
+    monkeypatch.setattr(cublaslt, "build", build)
     assert main(_arguments(tmp_path, "gfx1030,gfx1201")) == 0
+    # no hipBLASLt in this stack: cuBLASLt over hipBLAS, compiled by the first target's nvcc for all
+    prefix = tmp_path / "prefix"
+    assert builds == [
+        (prefix / "toolkit" / "lib64", prefix / "targets" / "gfx1030" / "bin" / "nvcc", ["gfx1030", "gfx1201"],
+         builds[0][3]),
+    ]  # fmt: skip
+    assert builds[0][3].startswith("13.0.")
     for gfx in ("gfx1030", "gfx1201"):
         root = tmp_path / "prefix" / "targets" / gfx
         assert (root / "bin" / "nvcc").is_file()

@@ -21,6 +21,7 @@ from pathlib import Path
 from ..nvcc.config import ToolkitConfig, full_cuda_version
 from . import (
     conflicts,
+    cublaslt,
     deprecations,
     device_functions,
     headers,
@@ -241,6 +242,9 @@ def _write_targets(
             clang_version=str(found.clang_version), hip_version=found.hip_version,
         )  # fmt: skip
         toolkit.write_target(prefix, shared, config)
+    if targets and not found.hipblaslt:
+        nvcc = prefix / "targets" / targets[0] / "bin" / "nvcc"
+        print(cublaslt.build(shared / "lib64", nvcc, targets, cuda_version), flush=True)
     print(
         f"toolkit directories: {len(targets)} ({', '.join(targets[:6])}{' ...' if len(targets) > 6 else ''})"
     )

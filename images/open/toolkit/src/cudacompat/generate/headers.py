@@ -56,7 +56,6 @@ ALIASES = {
 _GRAPHICS = "graphics interop (OpenGL, EGL, VDPAU) is not mapped: no display stack in the image"
 _DRIVER_TYPEDEFS = "driver-API function-pointer typedefs (PFN_cu*) for cuGetProcAddress, which {hip} lacks"
 UNSUPPORTED = {
-    "cublasLt.h": "cuBLASLt: this stack ({hip}) has no hipBLASLt",
     "cublasXt.h": "cuBLASXt (multi-GPU host BLAS) has no hipBLAS counterpart",
     "cufftw.h": "the FFTW-style cuFFT interface has no hipFFT counterpart",
     "cusolverMg.h": "multi-GPU cuSOLVER has no hipSOLVER counterpart",
@@ -100,6 +99,9 @@ INVENTORY_CUDA = "12.4"
 # Headers provided only on stacks with the library: header -> (stack library, what it includes,
 # the generated mapping family).
 LIBRARY_HEADERS = {"cublasLt.h": ("hipblaslt", "hipblaslt/hipblaslt.h", "cublaslt")}
+# What serves such a header on stacks without the library: one of moatbridge's own (cuBLASLt
+# over hipBLAS, its library built with the image's targets: cublaslt.py).
+LIBRARY_FALLBACKS = {"cublasLt.h": "moatbridge/cublaslt_hipblas.h"}
 
 
 class HeaderPlan(NamedTuple):
@@ -140,6 +142,8 @@ def plan(
             kinds[path] = HeaderPlan(path, "hand")
         elif path in LIBRARY_HEADERS and LIBRARY_HEADERS[path][0] in available:
             kinds[path] = HeaderPlan(path, "library", target=LIBRARY_HEADERS[path][1])
+        elif path in LIBRARY_FALLBACKS:
+            kinds[path] = HeaderPlan(path, "alias", target=LIBRARY_FALLBACKS[path])
         elif reason is not None:
             kinds[path] = HeaderPlan(path, "unsupported", reason=reason)
         elif path in RUNTIME_PARTS:

@@ -41,7 +41,8 @@ OPTIONAL_SCRIPTS: dict[str, tuple[str, str]] = {
     "libnccl_static.a": ("rccl", "INPUT(-lrccl)"),
 }
 OPTIONAL_MISSING = {
-    "hipblaslt": "cuBLASLt has no counterpart in this stack (no hipBLASLt); cuBLAS works without it",
+    "hipblaslt": "no hipBLASLt in this stack: cuBLASLt over hipBLAS is built here with the image's "
+    "targets (cudacompat.generate --only-targets)",
     "rccl": "NCCL has no counterpart in this stack (no RCCL)",
 }
 PLACEHOLDERS: dict[str, str] = {
