@@ -1,7 +1,8 @@
-"""CUDA's FP8 types (cuda_fp8.h) are software types in the open toolkit (HIP 5.7 has none);
-NVIDIA's own header is the oracle: one program prints every conversion over every half
-value, special values and every FP8 code, compiled on the host against the real header
-(g++) and in the image against ours (nvcc). The outputs must be identical.
+"""CUDA's FP8 types (cuda_fp8.h), and CUDA 13's FP6 and FP4 (cuda_fp6.h, cuda_fp4.h), are
+software types in the open toolkit (HIP 5.7 has none); NVIDIA's own header is the oracle: one
+program prints every conversion over every half value, special values and every code,
+compiled on the host against the real header (g++) and in the image against ours (nvcc). The
+outputs must be identical.
 
 The same oracle checks the cuda_bf16.h functions the toolkit adds to HIP's bf16 header
 (moatbridge/bf16_functions.h)."""
@@ -16,24 +17,28 @@ from typing import Any
 import pytest
 
 from conftest import REPO, docker_run
-from support import nvidia_toolkit
+from support import nvidia_pypi, nvidia_releases
 from support.open_stacks import OPEN_STACKS
 
 pytestmark = pytest.mark.engine
 
 PROGRAM = REPO / "tests" / "cuda_programs" / "fp8_conversions.cpp"
+FP4_FP6_PROGRAM = REPO / "tests" / "cuda_programs" / "fp4_fp6_conversions.cpp"
 BF16_PROGRAM = REPO / "tests" / "cuda_programs" / "bf16_functions.cpp"
 ACROSS_OBJECTS = ("bf16_across_objects.h", "bf16_across_objects.cu", "bf16_across_objects_main.cpp")
 
 
-def _real_output(program: Path, tmp_path: Path) -> str:
-    include = nvidia_toolkit.required(nvidia_toolkit.real_include_dir)
+def _real_output(program: Path, tmp_path: Path, release: str = "12.4") -> str:
+    includes = [nvidia_releases.include_of(release)]
+    if release == "13.0":  # CUDA 13's headers include CCCL's <nv/target>
+        includes.append(nvidia_pypi.cccl_13_0_include())
     compiler = shutil.which("g++")
     if compiler is None:
         pytest.fail("g++ is needed to compile against NVIDIA's headers on the host")
     binary = tmp_path / f"{program.stem}-real"
+    options = [option for include in includes for option in ("-I", str(include))]
     subprocess.run(
-        [compiler, "-std=c++17", "-O1", "-I", str(include), str(program), "-o", str(binary)],
+        [compiler, "-std=c++17", "-O1", *options, str(program), "-o", str(binary)],
         check=True, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     return subprocess.run([str(binary)], check=True, capture_output=True, text=True, timeout=120).stdout
@@ -54,6 +59,37 @@ def test_fp8_conversions_match_nvidias_header_bit_for_bit(
     assert len(real_lines) > 250_000
     differing = [(r, o) for r, o in zip(real_lines, our_lines, strict=True) if r != o]
     assert not differing, f"{len(differing)} conversions differ, first: {differing[:5]}"
+
+
+def test_fp4_and_fp6_conversions_match_nvidias_cuda_13_headers_bit_for_bit(
+    open_devel_gfx1030_cuda13: dict[str, Any], shared_tmp: Path, tmp_path: Path
+) -> None:
+    """Every half and bfloat16 value through each format and rounding mode, the boundaries,
+    every code back to half, the classes' conversions (integers, bool) and the pairs and
+    quads (CUDA 13's aligned double4 too). Built by nvcc, which also compiles the program's
+    kernel (each function is device code as well), and as plain C++11 by g++ and clang++, as
+    a .cpp file including the headers is."""
+    real = _real_output(FP4_FP6_PROGRAM, tmp_path, "13.0")
+    shutil.copy(FP4_FP6_PROGRAM, shared_tmp / "fp4.cu")
+    shutil.copy(FP4_FP6_PROGRAM, shared_tmp / "fp4.cpp")
+    include = "/opt/moatbridge/targets/gfx1030/include"
+    ours = docker_run(
+        str(open_devel_gfx1030_cuda13["reference"]),
+        f". /opt/moatbridge/bin/activate gfx1030 && . /opt/moatbridge/stack.env && cd {shared_tmp}"
+        " && nvcc -o /tmp/fp4 fp4.cu && /tmp/fp4"
+        f' && echo "--- g++" && g++ -std=c++11 -I{include} -o /tmp/fp4-gxx fp4.cpp && /tmp/fp4-gxx'
+        f' && echo "--- clang++" && "clang++-$CLANG_VERSION" -std=c++11 -I{include} -o /tmp/fp4-clang fp4.cpp'
+        " && /tmp/fp4-clang",
+        "-v", f"{shared_tmp}:{shared_tmp}",
+    )  # fmt: skip
+    assert ours.returncode == 0, ours.stderr[-3000:]
+    real_lines = real.splitlines()
+    assert len(real_lines) > 130_000 and real_lines[-1].startswith("vectors ")
+    nvcc, rest = ours.stdout.split("--- g++\n")
+    gxx, clang = rest.split("--- clang++\n")
+    for build, output in (("nvcc", nvcc), ("g++", gxx), ("clang++", clang)):
+        differing = [(r, o) for r, o in zip(real_lines, output.splitlines(), strict=True) if r != o]
+        assert not differing, f"{build}: {len(differing)} conversions differ, first: {differing[:5]}"
 
 
 @pytest.mark.parametrize(("gfx", "fixture"), OPEN_STACKS)

@@ -43,7 +43,14 @@
 #include <moatbridge/driver.h>
 #if MOATBRIDGE_CUDA_VERSION_NUMBER >= 13000
 #include <moatbridge/runtime_13.h>
+#include <moatbridge/vector_types_13.h>
 #endif
+#endif
+/* CUDA's rounding modes (its device_types.h): host code names them too (the conversions of
+   cuda_fp4.h and cuda_fp6.h take one). */
+#ifndef MOATBRIDGE_CUDA_ROUND_MODE
+#define MOATBRIDGE_CUDA_ROUND_MODE
+enum cudaRoundMode { cudaRoundNearest, cudaRoundZero, cudaRoundPosInf, cudaRoundMinInf };
 #endif
 #if defined(__HIP__)
 #include <moatbridge/warp_sync.h>

@@ -9,7 +9,7 @@ struct __attribute__((aligned(4))) __hip_bfloat162 {
   __hip_bfloat162() = default;
   MOATBRIDGE_BF16_HD constexpr __hip_bfloat162(const __hip_bfloat16& a, const __hip_bfloat16& b)
       : x(a), y(b) {}
-  MOATBRIDGE_BF16_HD __hip_bfloat162(const __hip_bfloat162& other) : x(other.x), y(other.y) {}
+  MOATBRIDGE_BF16_HD constexpr __hip_bfloat162(const __hip_bfloat162& other) : x(other.x), y(other.y) {}
   MOATBRIDGE_BF16_HD __hip_bfloat162& operator=(const __hip_bfloat162& other) {
     x = other.x;
     y = other.y;

@@ -1,0 +1,3 @@
+/* moatbridge CUDA compatibility header (open flavour): see cuda_fp4.h. */
+#pragma once
+#include <cuda_fp4.h>
