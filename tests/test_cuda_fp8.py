@@ -1,6 +1,6 @@
-"""CUDA's FP8 types (cuda_fp8.h), and CUDA 13's FP6 and FP4 (cuda_fp6.h, cuda_fp4.h), are
-software types in the open toolkit (HIP 5.7 has none); NVIDIA's own header is the oracle: one
-program prints every conversion over every half value, special values and every code,
+"""CUDA's FP8 types (cuda_fp8.h, with CUDA 12.8's E8M0), FP6 and FP4 (cuda_fp6.h, cuda_fp4.h)
+are software types in the open toolkit (HIP 5.7 has none); NVIDIA's own header is the oracle:
+one program prints every conversion over every half value, special values and every code,
 compiled on the host against the real header (g++) and in the image against ours (nvcc). The
 outputs must be identical.
 
@@ -23,7 +23,7 @@ from support.open_stacks import OPEN_STACKS
 pytestmark = pytest.mark.engine
 
 PROGRAM = REPO / "tests" / "cuda_programs" / "fp8_conversions.cpp"
-FP4_FP6_PROGRAM = REPO / "tests" / "cuda_programs" / "fp4_fp6_conversions.cpp"
+CUDA13_PROGRAM = REPO / "tests" / "cuda_programs" / "cuda13_narrow_conversions.cpp"
 BF16_PROGRAM = REPO / "tests" / "cuda_programs" / "bf16_functions.cpp"
 ACROSS_OBJECTS = ("bf16_across_objects.h", "bf16_across_objects.cu", "bf16_across_objects_main.cpp")
 
@@ -61,30 +61,30 @@ def test_fp8_conversions_match_nvidias_header_bit_for_bit(
     assert not differing, f"{len(differing)} conversions differ, first: {differing[:5]}"
 
 
-def test_fp4_and_fp6_conversions_match_nvidias_cuda_13_headers_bit_for_bit(
+def test_fp4_fp6_and_e8m0_conversions_match_nvidias_cuda_13_headers_bit_for_bit(
     open_devel_gfx1030_cuda13: dict[str, Any], shared_tmp: Path, tmp_path: Path
 ) -> None:
-    """Every half and bfloat16 value through each format and rounding mode, the boundaries,
-    every code back to half, the classes' conversions (integers, bool) and the pairs and
-    quads (CUDA 13's aligned double4 too). Built by nvcc, which also compiles the program's
+    """FP4, FP6 and CUDA 12.8's E8M0 scale factors: every half and bfloat16 value through
+    each format, rounding mode and saturation, the boundaries, every code back, the classes'
+    conversions (integers, bool) and the pairs and quads (CUDA 13's aligned double4 too). Built by nvcc, which also compiles the program's
     kernel (each function is device code as well), and as plain C++11 by g++ and clang++, as
     a .cpp file including the headers is."""
-    real = _real_output(FP4_FP6_PROGRAM, tmp_path, "13.0")
-    shutil.copy(FP4_FP6_PROGRAM, shared_tmp / "fp4.cu")
-    shutil.copy(FP4_FP6_PROGRAM, shared_tmp / "fp4.cpp")
+    real = _real_output(CUDA13_PROGRAM, tmp_path, "13.0")
+    shutil.copy(CUDA13_PROGRAM, shared_tmp / "narrow.cu")
+    shutil.copy(CUDA13_PROGRAM, shared_tmp / "narrow.cpp")
     include = "/opt/moatbridge/targets/gfx1030/include"
     ours = docker_run(
         str(open_devel_gfx1030_cuda13["reference"]),
         f". /opt/moatbridge/bin/activate gfx1030 && . /opt/moatbridge/stack.env && cd {shared_tmp}"
-        " && nvcc -o /tmp/fp4 fp4.cu && /tmp/fp4"
-        f' && echo "--- g++" && g++ -std=c++11 -I{include} -o /tmp/fp4-gxx fp4.cpp && /tmp/fp4-gxx'
-        f' && echo "--- clang++" && "clang++-$CLANG_VERSION" -std=c++11 -I{include} -o /tmp/fp4-clang fp4.cpp'
-        " && /tmp/fp4-clang",
+        " && nvcc -o /tmp/narrow narrow.cu && /tmp/narrow"
+        f' && echo "--- g++" && g++ -std=c++11 -I{include} -o /tmp/narrow-gxx narrow.cpp && /tmp/narrow-gxx'
+        f' && echo "--- clang++" && "clang++-$CLANG_VERSION" -std=c++11 -I{include} -o /tmp/narrow-clang narrow.cpp'
+        " && /tmp/narrow-clang",
         "-v", f"{shared_tmp}:{shared_tmp}",
     )  # fmt: skip
     assert ours.returncode == 0, ours.stderr[-3000:]
     real_lines = real.splitlines()
-    assert len(real_lines) > 130_000 and real_lines[-1].startswith("vectors ")
+    assert len(real_lines) > 390_000 and real_lines[-1].startswith("vectors ")
     nvcc, rest = ours.stdout.split("--- g++\n")
     gxx, clang = rest.split("--- clang++\n")
     for build, output in (("nvcc", nvcc), ("g++", gxx), ("clang++", clang)):

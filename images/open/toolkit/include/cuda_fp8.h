@@ -41,7 +41,9 @@ __host__ __device__ inline unsigned char encode(double x, __nv_saturation_t satu
     const Format f = format(kind);
     const int bias = (1 << (f.exponent_bits - 1)) - 1;
     const unsigned char sign = __builtin_signbit(x) ? 0x80 : 0x00;
-    if (x != x) return 0x7F | sign;
+    /* NaN from a double keeps its sign, E5M2's with the quiet code 0x7E (NVIDIA's conversion);
+       from float, half or bfloat16 it is 0x7F (narrow_nan below) */
+    if (x != x) return (kind == __NV_E4M3 ? 0x7F : 0x7E) | sign;
     double a = x < 0 ? -x : x;
     const double largest = decode(f.max_finite, kind);
     const unsigned char overflow = (saturate == __NV_SATFINITE || !f.has_infinity)
@@ -72,16 +74,20 @@ __host__ __device__ inline unsigned char encode(double x, __nv_saturation_t satu
     if (code > f.max_finite) code = overflow;
     return (unsigned char)(code | sign);
 }
+/* from float, half or bfloat16: every NaN is 0x7F */
+__host__ __device__ inline unsigned char encode_narrow(float x, __nv_saturation_t saturate, __nv_fp8_interpretation_t kind) {
+    return x != x ? (unsigned char)0x7F : encode(x, saturate, kind);
+}
 }  // namespace moatbridge_fp8
 
 __host__ __device__ inline __nv_fp8_storage_t __nv_cvt_double_to_fp8(double x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
     return moatbridge_fp8::encode(x, s, k);
 }
 __host__ __device__ inline __nv_fp8_storage_t __nv_cvt_float_to_fp8(float x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
-    return moatbridge_fp8::encode(x, s, k);
+    return moatbridge_fp8::encode_narrow(x, s, k);
 }
 __host__ __device__ inline __nv_fp8x2_storage_t __nv_cvt_float2_to_fp8x2(float2 x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
-    return (__nv_fp8x2_storage_t)(moatbridge_fp8::encode(x.x, s, k) | (moatbridge_fp8::encode(x.y, s, k) << 8));
+    return (__nv_fp8x2_storage_t)(moatbridge_fp8::encode_narrow(x.x, s, k) | (moatbridge_fp8::encode_narrow(x.y, s, k) << 8));
 }
 __host__ __device__ inline __nv_fp8x2_storage_t __nv_cvt_double2_to_fp8x2(double2 x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
     return (__nv_fp8x2_storage_t)(moatbridge_fp8::encode(x.x, s, k) | (moatbridge_fp8::encode(x.y, s, k) << 8));
@@ -89,19 +95,57 @@ __host__ __device__ inline __nv_fp8x2_storage_t __nv_cvt_double2_to_fp8x2(double
 __host__ __device__ inline __half_raw __nv_cvt_fp8_to_halfraw(__nv_fp8_storage_t x, __nv_fp8_interpretation_t k) {
     return static_cast<__half_raw>(__half(moatbridge_fp8::decode(x, k)));
 }
+__host__ __device__ inline __half2_raw __nv_cvt_fp8x2_to_halfraw2(__nv_fp8x2_storage_t x, __nv_fp8_interpretation_t k) {
+    __half2_raw pair;
+    pair.x = __nv_cvt_fp8_to_halfraw(static_cast<__nv_fp8_storage_t>(x & 0xFFu), k).x;
+    pair.y = __nv_cvt_fp8_to_halfraw(static_cast<__nv_fp8_storage_t>(x >> 8), k).x;
+    return pair;
+}
+/* half and bfloat16 widen to float exactly: one rounding, as from float */
+__host__ __device__ inline __nv_fp8_storage_t __nv_cvt_halfraw_to_fp8(__half_raw x, __nv_saturation_t s, __nv_fp8_interpretation_t k) {
+    return moatbridge_fp8::encode_narrow(__half2float(__half(x)), s, k);
+}
+__host__ __device__ inline __nv_fp8_storage_t __nv_cvt_bfloat16raw_to_fp8(__nv_bfloat16_raw x, __nv_saturation_t s,
+                                                                          __nv_fp8_interpretation_t k) {
+    return moatbridge_fp8::encode_narrow(__bfloat162float(__nv_bfloat16(x)), s, k);
+}
+__host__ __device__ inline __nv_fp8x2_storage_t __nv_cvt_halfraw2_to_fp8x2(__half2_raw x, __nv_saturation_t s,
+                                                                           __nv_fp8_interpretation_t k) {
+    __half_raw lo, hi;
+    lo.x = x.x;
+    hi.x = x.y;
+    return (__nv_fp8x2_storage_t)(__nv_cvt_halfraw_to_fp8(lo, s, k) | (__nv_cvt_halfraw_to_fp8(hi, s, k) << 8));
+}
+__host__ __device__ inline __nv_fp8x2_storage_t __nv_cvt_bfloat16raw2_to_fp8x2(__nv_bfloat162_raw x, __nv_saturation_t s,
+                                                                               __nv_fp8_interpretation_t k) {
+    __nv_bfloat16_raw lo, hi;
+    lo.x = x.x;
+    hi.x = x.y;
+    return (__nv_fp8x2_storage_t)(__nv_cvt_bfloat16raw_to_fp8(lo, s, k) | (__nv_cvt_bfloat16raw_to_fp8(hi, s, k) << 8));
+}
 
 namespace moatbridge_fp8 {
 /* The one-byte value both CUDA FP8 classes are: saturating conversions in, exact ones out. */
 template <__nv_fp8_interpretation_t Kind> struct Value {
     __nv_fp8_storage_t __x;
     Value() = default;
-    __host__ __device__ explicit Value(float f) : __x(encode(f, __NV_SATFINITE, Kind)) {}
+    __host__ __device__ explicit Value(float f) : __x(encode_narrow(f, __NV_SATFINITE, Kind)) {}
     __host__ __device__ explicit Value(double f) : __x(encode(f, __NV_SATFINITE, Kind)) {}
-    __host__ __device__ explicit Value(__half h) : Value((float)h) {}
-    __host__ __device__ explicit Value(int i) : Value((float)i) {}
+    __host__ __device__ explicit Value(__half h) : Value(__half2float(h)) {}
+    __host__ __device__ explicit Value(__nv_bfloat16 h) : Value(__bfloat162float(h)) {}
+    /* integers through float, as CUDA's */
+    __host__ __device__ explicit Value(unsigned short int i) : Value(static_cast<float>(i)) {}
+    __host__ __device__ explicit Value(unsigned int i) : Value(static_cast<float>(i)) {}
+    __host__ __device__ explicit Value(unsigned long int i) : Value(static_cast<float>(i)) {}
+    __host__ __device__ explicit Value(unsigned long long int i) : Value(static_cast<float>(i)) {}
+    __host__ __device__ explicit Value(short int i) : Value(static_cast<float>(i)) {}
+    __host__ __device__ explicit Value(int i) : Value(static_cast<float>(i)) {}
+    __host__ __device__ explicit Value(long int i) : Value(static_cast<float>(i)) {}
+    __host__ __device__ explicit Value(long long int i) : Value(static_cast<float>(i)) {}
     __host__ __device__ explicit operator float() const { return decode(__x, Kind); }
     __host__ __device__ explicit operator double() const { return decode(__x, Kind); }
     __host__ __device__ explicit operator __half() const { return __half(decode(__x, Kind)); }
+    __host__ __device__ explicit operator __nv_bfloat16() const { return __float2bfloat16_rz(decode(__x, Kind)); }
 };
 }  // namespace moatbridge_fp8
 
@@ -123,3 +167,8 @@ struct __nv_fp8x4_e4m3 {
 struct __nv_fp8x4_e5m2 {
     __nv_fp8x4_storage_t __x;
 };
+
+/* CUDA 12.8's E8M0 scale factors */
+#if MOATBRIDGE_CUDA_VERSION_NUMBER >= 12080
+#include <moatbridge/fp8_e8m0.h>
+#endif

@@ -1,6 +1,6 @@
-// fp4_fp6_conversions.cpp — every conversion CUDA's cuda_fp4.h and cuda_fp6.h offer, over
-// every half and bfloat16 value, special and boundary values, every code, and the classes'
-// conversions, printed one per line. Compiled on the host against NVIDIA's real headers (g++)
+// cuda13_narrow_conversions.cpp — every conversion CUDA's cuda_fp4.h and cuda_fp6.h offer,
+// and cuda_fp8.h's E8M0 scale factors (CUDA 12.8), over every half and bfloat16 value,
+// special and boundary values, every code, and the classes' conversions, printed one per line. Compiled on the host against NVIDIA's real headers (g++)
 // and against the open toolkit's (nvcc, host code), the outputs must be the same
 // (tests/test_cuda_fp8.py).
 #include <cuda_fp4.h>
@@ -28,7 +28,8 @@ static void classes(const char* name, double x) {
 __global__ void on_device(const float* in, unsigned char* codes, float* back) {
     const float x = in[threadIdx.x];
     codes[threadIdx.x] = __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundNearest) ^
-                         __nv_cvt_double_to_fp6(x, __NV_E3M2, cudaRoundZero) ^ __nv_fp6_e2m3(x).__x;
+                         __nv_cvt_double_to_fp6(x, __NV_E3M2, cudaRoundZero) ^ __nv_fp6_e2m3(x).__x ^
+                         __nv_fp8_e8m0(x).__x ^ __nv_cvt_float_to_e8m0(x, __NV_NOSAT, cudaRoundZero);
     back[threadIdx.x] = static_cast<float>(__nv_fp4_e2m1(x)) + static_cast<float4>(__nv_fp6x4_e3m2(make_float4(x, x, x, x))).w +
                         __half2float(__half(__nv_cvt_fp6_to_halfraw(codes[threadIdx.x], __NV_E2M3)));
 }
@@ -89,6 +90,49 @@ int main() {
             classes<__nv_fp6_e3m2>("e3m2", s);
         }
     }
+    // E8M0: every bfloat16 and half value, both roundings and saturations; doubles; classes
+    const __nv_saturation_t saturations[] = {__NV_NOSAT, __NV_SATFINITE};
+    const enum cudaRoundMode scale_modes[] = {cudaRoundZero, cudaRoundPosInf};
+    for (__nv_saturation_t sat : saturations) {
+        for (enum cudaRoundMode mode : scale_modes) {
+            for (unsigned int bits = 0; bits < 65536; ++bits) {
+                __nv_bfloat16_raw b;
+                b.x = (unsigned short)bits;
+                const float x = from_half_bits((unsigned short)bits);
+                printf("e8 %d %d %04x %02x %02x\n", (int)sat, (int)mode, bits, __nv_cvt_bfloat16raw_to_e8m0(b, sat, mode),
+                       __nv_cvt_float_to_e8m0(x, sat, mode));
+            }
+            for (double x : specials)
+                for (double s : {x, -x, x * 1.0000000001, x * 0.9999999999, x * 3e38, x * 1e-39, x * 3.3})
+                    printf("e8d %d %d %a %02x %02x %04x\n", (int)sat, (int)mode, s, __nv_cvt_double_to_e8m0(s, sat, mode),
+                           __nv_cvt_float_to_e8m0((float)s, sat, mode),
+                           __nv_cvt_double2_to_e8m0x2(make_double2(s, s * 7), sat, mode));
+            printf("e8nan %d %d %02x %02x\n", (int)sat, (int)mode, __nv_cvt_float_to_e8m0(NAN, sat, mode),
+                   __nv_cvt_double_to_e8m0(-NAN, sat, mode));
+        }
+    }
+    for (unsigned int code = 0; code < 256; ++code) {
+        __nv_fp8_e8m0 scale;
+        scale.__x = (__nv_fp8_storage_t)code;
+        printf("e8c %02x %04x %a %a %04x %u %d %u %d %llu %lld %d\n", code, __nv_cvt_e8m0_to_bf16raw((__nv_fp8_storage_t)code).x,
+               (double)(float)scale, (double)scale, static_cast<__half_raw>(static_cast<__half>(scale)).x,
+               (unsigned)(unsigned char)scale, (int)(signed char)scale, (unsigned)(unsigned short)scale, (int)scale,
+               (unsigned long long)scale, (long long)scale, (int)(bool)scale);
+    }
+    const long long scale_integers[] = {0, 1, 2, 3, -3, 1000, -1025, 65535, 65536, 1LL << 40, (1LL << 40) + 1,
+                                        -(1LL << 62) - 5, 9223372036854775807LL};
+    for (long long i : scale_integers)
+        printf("e8i %lld %02x %02x %02x %02x %02x %02x\n", i, __nv_fp8_e8m0((int)i).__x, __nv_fp8_e8m0(i).__x,
+               __nv_fp8_e8m0((unsigned long long)i).__x, __nv_fp8_e8m0((short)i).__x, __nv_fp8_e8m0((unsigned)i).__x,
+               __nv_fp8_e8m0(__float2bfloat16((float)i)).__x);
+    const __nv_fp8x2_e8m0 scales2(make_float2(0.3f, 1000.0f));
+    const __nv_fp8x4_e8m0 scales4(make_double4_32a(1.0, 1e-40, 3e38, -5.0));
+    const float4 scales_back = static_cast<float4>(scales4);
+    const __half2 scales_half = static_cast<__half2>(scales2);
+    printf("e8v %04x %08x %a %a %a %a %g %g %04x\n", scales2.__x, scales4.__x, (double)scales_back.x, (double)scales_back.y,
+           (double)scales_back.z, (double)scales_back.w, __low2float(scales_half), __high2float(scales_half),
+           __nv_fp8x2_e8m0(__floats2bfloat162_rn(5.0f, 0.01f)).__x);
+
     const float4 four = make_float4(0.5f, -1.25f, 3.0f, 100.0f);
     const __nv_fp4x4_e2m1 q4(four);
     const __nv_fp6x4_e3m2 q6(four);
