@@ -94,6 +94,10 @@ def test_every_real_header_is_provided_or_has_a_reason() -> None:
     with_library = {p.path: p for p in headers.plan(inventory.load(), HAND, "12.4.131", ["hipblaslt"])}
     assert with_library["cublasLt.h"].kind == "library"
     assert with_library["cublasLt.h"].target == "hipblaslt/hipblaslt.h"
+    # with what cuBLASLt has beyond hipBLASLt (status names, version queries)
+    assert "#include <moatbridge/cublaslt_hipblaslt_additions.h>" in headers.generated_header(
+        with_library["cublasLt.h"]
+    )
     assert plans["nppi.h"].kind == "unsupported"
 
 

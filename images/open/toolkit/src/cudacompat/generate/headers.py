@@ -99,6 +99,8 @@ INVENTORY_CUDA = "12.4"
 # Headers provided only on stacks with the library: header -> (stack library, what it includes,
 # the generated mapping family).
 LIBRARY_HEADERS = {"cublasLt.h": ("hipblaslt", "hipblaslt/hipblaslt.h", "cublaslt")}
+# What moatbridge adds to such a header over the library (names the library lacks).
+LIBRARY_ADDITIONS = {"cublasLt.h": "moatbridge/cublaslt_hipblaslt_additions.h"}
 # What serves such a header on stacks without the library: one of moatbridge's own (cuBLASLt
 # over hipBLAS, its library built with the image's targets: cublaslt.py).
 LIBRARY_FALLBACKS = {"cublasLt.h": "moatbridge/cublaslt_hipblas.h"}
@@ -220,7 +222,9 @@ def generated_header(header: HeaderPlan) -> str:
             "#include <moatbridge/hide_cuda_macros.h>\n"
             f"#include <{header.target}>\n"
             "#include <moatbridge/restore_cuda_macros.h>\n"
-            f"#include <moatbridge/generated/{family}.h>\n" + defines_block(header)
+            f"#include <moatbridge/generated/{family}.h>\n"
+            + "".join(f"#include <{extra}>\n" for extra in [LIBRARY_ADDITIONS.get(header.path)] if extra)
+            + defines_block(header)
         )
     include = "moatbridge/runtime.h" if header.kind == "runtime" else header.target
     return (

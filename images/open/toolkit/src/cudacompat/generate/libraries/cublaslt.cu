@@ -9,6 +9,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+#include <moatbridge/cublas_status_text.h>
 
 #include <cstddef>
 #include <cstdio>
@@ -524,44 +525,9 @@ LT_API cublasStatus_t cublasLtDestroy(cublasLtHandle_t handle) {
     return status;
 }
 
-/* cuBLAS's names and messages for the statuses (hipBLAS's codes under cuBLAS's names here). */
-namespace {
-struct StatusText {
-    cublasStatus_t status;
-    const char *name, *text;
-};
-const StatusText kStatuses[] = {
-    {CUBLAS_STATUS_SUCCESS, "CUBLAS_STATUS_SUCCESS", "success"},
-    {CUBLAS_STATUS_NOT_INITIALIZED, "CUBLAS_STATUS_NOT_INITIALIZED", "the library was not initialized"},
-    {CUBLAS_STATUS_ALLOC_FAILED, "CUBLAS_STATUS_ALLOC_FAILED", "the resource allocation failed"},
-    {CUBLAS_STATUS_INVALID_VALUE, "CUBLAS_STATUS_INVALID_VALUE", "an invalid numeric value was used as an argument"},
-    {CUBLAS_STATUS_ARCH_MISMATCH, "CUBLAS_STATUS_ARCH_MISMATCH", "an absent device architectural feature is required"},
-    {CUBLAS_STATUS_MAPPING_ERROR, "CUBLAS_STATUS_MAPPING_ERROR", "an access to GPU memory space failed"},
-    {CUBLAS_STATUS_EXECUTION_FAILED, "CUBLAS_STATUS_EXECUTION_FAILED", "the GPU program failed to execute"},
-    {CUBLAS_STATUS_INTERNAL_ERROR, "CUBLAS_STATUS_INTERNAL_ERROR", "an internal operation failed"},
-    {CUBLAS_STATUS_NOT_SUPPORTED, "CUBLAS_STATUS_NOT_SUPPORTED", "the functionality requested is not supported"},
-};
-}  // namespace
-
-LT_API const char* cublasLtGetStatusName(cublasStatus_t status) {
-    for (const StatusText& each : kStatuses)
-        if (each.status == status) return each.name;
-    return "CUBLAS_STATUS_UNKNOWN";
-}
-
-LT_API const char* cublasLtGetStatusString(cublasStatus_t status) {
-    for (const StatusText& each : kStatuses)
-        if (each.status == status) return each.text;
-    return "unknown error";
-}
-
-LT_API size_t cublasLtGetVersion(void) {
-#ifdef CUBLAS_VERSION
-    return CUBLAS_VERSION;
-#else
-    return static_cast<size_t>(CUDART_VERSION / 1000 * 10000 + CUDART_VERSION % 1000 / 10 * 100);
-#endif
-}
+LT_API const char* cublasLtGetStatusName(cublasStatus_t status) { return moatbridge_cublas_status_text(status, 0); }
+LT_API const char* cublasLtGetStatusString(cublasStatus_t status) { return moatbridge_cublas_status_text(status, 1); }
+LT_API size_t cublasLtGetVersion(void) { return moatbridge_cublas_version(); }
 
 LT_API size_t cublasLtGetCudartVersion(void) { return CUDART_VERSION; }
 
