@@ -22,7 +22,12 @@ typedef enum cublasComputeType_t {
     CUBLAS_COMPUTE_16F = 64, CUBLAS_COMPUTE_16F_PEDANTIC = 65, CUBLAS_COMPUTE_32F = 68,
     CUBLAS_COMPUTE_32F_PEDANTIC = 69, CUBLAS_COMPUTE_32F_FAST_16F = 74, CUBLAS_COMPUTE_32F_FAST_16BF = 75,
     CUBLAS_COMPUTE_32F_FAST_TF32 = 77, CUBLAS_COMPUTE_64F = 70, CUBLAS_COMPUTE_64F_PEDANTIC = 71,
-    CUBLAS_COMPUTE_32I = 72, CUBLAS_COMPUTE_32I_PEDANTIC = 73
+    CUBLAS_COMPUTE_32I = 72, CUBLAS_COMPUTE_32I_PEDANTIC = 73,
+#if MOATBRIDGE_CUDA_VERSION_NUMBER >= 13000
+    /* CUDA 13's emulations (FP32 from BF16 products, FP64 in fixed point): native arithmetic
+       here, which is what they approximate */
+    CUBLAS_COMPUTE_32F_EMULATED_16BFX9 = 78, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT = 79,
+#endif
 } cublasComputeType_t;
 #endif
 #if !defined(hipblasVersionMajor) || hipblasVersionMajor < 3 /* hipBLAS 3 (ROCm 7) takes hipDataType and
@@ -49,6 +54,9 @@ static inline hipblasDatatype_t moatbridge_blas_type(cublasComputeType_t type) {
     switch (type) {
         case CUBLAS_COMPUTE_16F: case CUBLAS_COMPUTE_16F_PEDANTIC: return HIPBLAS_R_16F;
         case CUBLAS_COMPUTE_64F: case CUBLAS_COMPUTE_64F_PEDANTIC: return HIPBLAS_R_64F;
+#if MOATBRIDGE_CUDA_VERSION_NUMBER >= 13000
+        case CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT: return HIPBLAS_R_64F;
+#endif
         case CUBLAS_COMPUTE_32I: case CUBLAS_COMPUTE_32I_PEDANTIC: return HIPBLAS_R_32I;
         default: return HIPBLAS_R_32F;
     }
@@ -105,7 +113,11 @@ MOATBRIDGE_TRSM_BATCHED(hipblasZtrsmBatched, hipblasDoubleComplex)
 #ifndef CUBLAS_DEFAULT_MATH
 typedef enum cublasMath_t {
     CUBLAS_DEFAULT_MATH = 0, CUBLAS_TENSOR_OP_MATH = 1, CUBLAS_PEDANTIC_MATH = 2,
-    CUBLAS_TF32_TENSOR_OP_MATH = 3, CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION = 16
+    CUBLAS_TF32_TENSOR_OP_MATH = 3,
+#if MOATBRIDGE_CUDA_VERSION_NUMBER >= 13000
+    CUBLAS_FP32_EMULATED_BF16X9_MATH = 4, CUBLAS_FP64_EMULATED_FIXEDPOINT_MATH = 8,
+#endif
+    CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION = 16
 } cublasMath_t;
 #endif
 static inline hipblasStatus_t cublasSetMathMode(hipblasHandle_t, cublasMath_t) { return HIPBLAS_STATUS_SUCCESS; }
