@@ -15,8 +15,16 @@ from cudacompat.generate.stack import Stack
 from cudacompat.generate.toolkit import write_libraries
 
 
-def _compiler(returncode: int = 0, calls: list[list[str]] | None = None) -> Any:
+def _compiler(
+    returncode: int = 0, calls: list[list[str]] | None = None, refused: tuple[str, ...] = ()
+) -> Any:
+    """A stand-in for nvcc: the library build (-shared) exits with `returncode`; a target's
+    probe (-c) fails for the `refused` targets."""
+
     def run(argv: list[str], **_: Any) -> subprocess.CompletedProcess[str]:
+        if "-c" in argv:
+            gfx = argv[argv.index("-arch") + 1]
+            return subprocess.CompletedProcess(argv, 1 if gfx in refused else 0, "", "")
         if calls is not None:
             calls.append(argv)
         if returncode == 0:
@@ -61,4 +69,30 @@ def test_a_failed_compile_stops_the_build_and_leaves_the_placeholder(tmp_path: P
     with pytest.raises(RuntimeError, match="broken"):
         cublaslt.build(lib64, tmp_path / "nvcc", ["gfx1030"], "12.4.131", run=_compiler(returncode=1))
     assert not (lib64 / "libcublasLt.so.12").exists() and not list(lib64.glob(".*partial"))
+    assert "placeholder" in (lib64 / "libcublasLt.so").read_text()
+
+
+def test_targets_hip_refuses_are_left_out_and_said(tmp_path: Path) -> None:
+    lib64 = tmp_path / "lib64"
+    lib64.mkdir()
+    calls: list[list[str]] = []
+    said = cublaslt.build(
+        lib64, tmp_path / "nvcc", ["gfx700", "gfx1030", "gfx701"], "12.4.131",
+        run=_compiler(calls=calls, refused=("gfx700", "gfx701")),
+    )  # fmt: skip
+    (argv,) = calls
+    assert [argv[i + 1] for i, arg in enumerate(argv) if arg == "-arch"] == ["gfx1030"]
+    assert "gfx700, gfx701" in said and (lib64 / "libcublasLt.so.12").exists()
+
+
+def test_no_target_hip_compiles_for_leaves_the_placeholder(tmp_path: Path) -> None:
+    lib64 = tmp_path / "lib64"
+    write_libraries(
+        lib64, Stack(clang_version=17, rocm_version="5.7", hip_version="5.7", hipblaslt=False, rccl=False)
+    )
+    calls: list[list[str]] = []
+    said = cublaslt.build(
+        lib64, tmp_path / "nvcc", ["gfx700"], "12.4.131", run=_compiler(calls=calls, refused=("gfx700",))
+    )
+    assert calls == [] and "not built" in said and "gfx700" in said
     assert "placeholder" in (lib64 / "libcublasLt.so").read_text()

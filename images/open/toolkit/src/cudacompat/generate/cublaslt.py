@@ -1,11 +1,15 @@
 """libcublasLt for stacks without hipBLASLt: cuBLASLt's C API over hipBLAS with the epilogue
 kernels of its own (libraries/cublaslt.cu), compiled when the image's targets are known by
-the toolkit's own nvcc, for all of them, so its kernels run on every GPU the image serves."""
+the toolkit's own nvcc, for each of them HIP compiles for, so its kernels run on every GPU
+the image serves (HIP's headers refuse some older ones the compiler knows: gfx7)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import tempfile
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .toolkit import _symlink, write_text
@@ -30,15 +34,40 @@ def compile_command(nvcc: Path, targets: Sequence[str], output: Path, name: str)
     ]  # fmt: skip
 
 
+_PROBE = "__global__ void moatbridge_probe(int* x) { x[0] = 1; }\n"
+
+
+def compilable(
+    nvcc: Path, targets: Sequence[str], run: Callable[..., subprocess.CompletedProcess[str]] = subprocess.run
+) -> list[str]:
+    """The targets a kernel compiles for with this nvcc, in their order (probed in parallel)."""
+    with tempfile.TemporaryDirectory(prefix="cublaslt-probe-") as directory:
+        source = Path(directory) / "probe.cu"
+        source.write_text(_PROBE, encoding="utf-8")
+
+        def accepts(gfx: str) -> bool:
+            argv = [str(nvcc), "-c", "-arch", gfx, str(source), "-o", str(Path(directory) / f"{gfx}.o")]
+            return run(argv, capture_output=True, text=True).returncode == 0
+
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            accepted = list(pool.map(accepts, targets))
+    return [gfx for gfx, ok in zip(targets, accepted, strict=True) if ok]
+
+
 def build(
     lib64: Path, nvcc: Path, targets: Sequence[str], cuda_version: str,
     run: Callable[..., subprocess.CompletedProcess[str]] = subprocess.run,
 ) -> str:  # fmt: skip
     """lib64/libcublasLt.so.N with its link-time names (libcublasLt.so and the static name
-    CMake's CUDA::cublasLt_static links, as a linker script); returns what was done."""
+    CMake's CUDA::cublasLt_static links, as a linker script); returns what was done. Without
+    a target HIP compiles for, nothing is built: the placeholder says why."""
+    usable = compilable(nvcc, targets, run)
+    refused = [gfx for gfx in targets if gfx not in usable]
+    if not usable:
+        return f"cuBLASLt: not built, HIP compiles for none of {', '.join(targets)}"
     name = soname(cuda_version)
     partial = lib64 / f".{name}.partial"
-    result = run(compile_command(nvcc, targets, partial, name), capture_output=True, text=True)
+    result = run(compile_command(nvcc, usable, partial, name), capture_output=True, text=True)
     if result.returncode != 0:
         partial.unlink(missing_ok=True)
         raise RuntimeError(f"compiling {SOURCE.name} failed:\n{result.stderr}")
@@ -49,4 +78,5 @@ def build(
         "/* moatbridge: cuBLASLt over hipBLAS is a shared library only (GNU ld / lld linker script) */\n"
         "INPUT(-lcublasLt)\n",
     )
-    return f"cuBLASLt: {lib64 / name} over hipBLAS, kernels for {', '.join(targets)}"
+    skipped = f" (not {', '.join(refused)}: HIP refuses them)" if refused else ""
+    return f"cuBLASLt: {lib64 / name} over hipBLAS, kernels for {', '.join(usable)}{skipped}"
