@@ -18,6 +18,7 @@
    cublasComputeType_t for the arithmetic; hipBLAS 5.5 takes its own hipblasDatatype_t for
    both. The compute types are CUDA's (same values); the overloads below translate. */
 #ifndef CUBLAS_COMPUTE_32F
+#define MOATBRIDGE_OWN_COMPUTE_TYPES 1 /* CUDA's enum, declared here (not mapped onto HIP's) */
 typedef enum cublasComputeType_t {
     CUBLAS_COMPUTE_16F = 64, CUBLAS_COMPUTE_16F_PEDANTIC = 65, CUBLAS_COMPUTE_32F = 68,
     CUBLAS_COMPUTE_32F_PEDANTIC = 69, CUBLAS_COMPUTE_32F_FAST_16F = 74, CUBLAS_COMPUTE_32F_FAST_16BF = 75,
@@ -54,7 +55,7 @@ static inline hipblasDatatype_t moatbridge_blas_type(cublasComputeType_t type) {
     switch (type) {
         case CUBLAS_COMPUTE_16F: case CUBLAS_COMPUTE_16F_PEDANTIC: return HIPBLAS_R_16F;
         case CUBLAS_COMPUTE_64F: case CUBLAS_COMPUTE_64F_PEDANTIC: return HIPBLAS_R_64F;
-#if MOATBRIDGE_CUDA_VERSION_NUMBER >= 13000
+#if defined(MOATBRIDGE_OWN_COMPUTE_TYPES) && MOATBRIDGE_CUDA_VERSION_NUMBER >= 13000
         case CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT: return HIPBLAS_R_64F;
 #endif
         case CUBLAS_COMPUTE_32I: case CUBLAS_COMPUTE_32I_PEDANTIC: return HIPBLAS_R_32I;
