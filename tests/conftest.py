@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
@@ -199,11 +201,18 @@ def engine_version() -> str:
 
 
 def build_image(*args: str) -> dict[str, Any]:
-    """`moatbridge image build ... --json` through the real CLI; the result as a dict."""
-    result = subprocess.run(
-        [sys.executable, "-m", "moatbridge", "image", "build", "--base", "bootstrap", "--json", *args],
-        capture_output=True, text=True, timeout=3600,
-    )  # fmt: skip
+    """`moatbridge image build ... --json` through the real CLI; the result as a dict.
+
+    One build at a time across the suite's workers: the open images share their lower stages,
+    and the classic builder does not share a stage two concurrent builds are both running, so
+    on an empty layer cache two workers would each build the whole stack. Serialised, the
+    second build finds the first one's layers."""
+    with open(Path(tempfile.gettempdir()) / "moatbridge-image-builds.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        result = subprocess.run(
+            [sys.executable, "-m", "moatbridge", "image", "build", "--base", "bootstrap", "--json", *args],
+            capture_output=True, text=True, timeout=3600,
+        )  # fmt: skip
     if result.returncode != 0:
         pytest.fail(f"image build {' '.join(args)} failed:\n{result.stderr[-4000:]}")
     return dict(json.loads(result.stdout))
