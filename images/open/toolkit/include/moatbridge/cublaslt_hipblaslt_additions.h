@@ -1,6 +1,7 @@
 /* moatbridge: what cuBLASLt has and hipBLASLt lacks, for cublasLt.h over hipBLASLt: the
    status names and messages and the version queries (the mimicked release's numbers). */
 #pragma once
+#include <library_types.h>
 #include <moatbridge/cublas_status_text.h>
 
 static inline const char* cublasLtGetStatusName(cublasStatus_t status) { return moatbridge_cublas_status_text(status, 0); }
