@@ -25,6 +25,8 @@
 #include <hip/hip_common.h>
 #include <hip/amd_detail/host_defines.h>
 #undef __noinline__
+/* a host compiler's __half and __half2 are moatbridge's, before any HIP header includes HIP's */
+#include <moatbridge/fp16_host.h>
 #endif
 /* HIP's runtime API with hipError_t not [[nodiscard]] (the generator's no_nodiscard shadow,
    where HIP has it): CUDA's cudaError_t is a plain enum, so `cudaFree(p);` is quiet under

@@ -24,6 +24,7 @@ from . import (
     cublaslt,
     deprecations,
     device_functions,
+    fp16_kinds,
     headers,
     inventory,
     mappings,
@@ -89,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         libraries,
         f"HIP {found.hip_version}",
     )
+    fp16 = fp16_kinds.write(include, clangxx)
+    print(f"cuda_fp16.h's host functions in HIP's header: {fp16_kinds.summary(fp16)}", flush=True)
     rows = mappings.parse_hipify(args.hipify.read_text(encoding="utf-8"))
     kept, dropped = mappings.select(rows)
     solver_text = "".join(p.read_text(encoding="utf-8") for p in sorted(args.hipsolver_include.rglob("*.h")))
