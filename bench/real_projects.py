@@ -49,6 +49,14 @@ PROJECTS = {
     "lightgbm": Project(
         "LightGBM", "lightgbm", "4.7.0", "lightgbm-4.7.0", "-DUSE_CUDA=ON", "**/lib_lightgbm.so"
     ),
+    "ctransformers": Project(
+        "ctransformers",
+        "ctransformers",
+        "0.2.27",
+        "ctransformers-0.2.27",
+        "-DCT_CUBLAS=ON",
+        "**/libctransformers.so",
+    ),
     "xgboost": Project(
         "XGBoost", "xgboost", "3.4.1", "xgboost-3.4.1/cpp_src", "-DUSE_CUDA=ON", "**/libxgboost.so"
     ),
