@@ -25,6 +25,7 @@ from support import nvidia_pypi, nvidia_releases
 from support.open_stacks import OPEN_STACKS
 
 PROGRAM = REPO / "tests" / "cuda_programs" / "fp16_host_api.cpp"
+SWEEP_SUPPORT = REPO / "tests" / "cuda_programs" / "sweep_support.h"  # what it includes
 ACROSS_OBJECTS = ("fp16_across_objects.h", "fp16_across_objects.cu", "fp16_across_objects_main.cpp")
 # a declaration's name, when its first parameter is one of cuda_fp16.h's argument types
 _DECLARATION = re.compile(
@@ -102,6 +103,7 @@ def test_host_code_gets_nvidias_fp16_results(
     assert len(real) > 300 and real[-1] == "expectations failed: 0"
     shutil.copy(PROGRAM, shared_tmp / "fp16.cpp")
     shutil.copy(PROGRAM, shared_tmp / "fp16.cu")
+    shutil.copy(SWEEP_SUPPORT, shared_tmp / SWEEP_SUPPORT.name)
     include = f"/opt/moatbridge/targets/{gfx}/include"
     ours = docker_run(
         str(request.getfixturevalue(fixture)["reference"]),

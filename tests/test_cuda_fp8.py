@@ -25,6 +25,7 @@ pytestmark = pytest.mark.engine
 PROGRAM = REPO / "tests" / "cuda_programs" / "fp8_conversions.cpp"
 CUDA13_PROGRAM = REPO / "tests" / "cuda_programs" / "cuda13_narrow_conversions.cpp"
 BF16_PROGRAM = REPO / "tests" / "cuda_programs" / "bf16_functions.cpp"
+SWEEP_SUPPORT = REPO / "tests" / "cuda_programs" / "sweep_support.h"  # what it includes
 ACROSS_OBJECTS = ("bf16_across_objects.h", "bf16_across_objects.cu", "bf16_across_objects_main.cpp")
 
 
@@ -105,6 +106,7 @@ def test_bf16_functions_match_nvidias_header_bit_for_bit(
     real = _real_output(BF16_PROGRAM, tmp_path)
     shutil.copy(BF16_PROGRAM, shared_tmp / "bf16.cpp")
     shutil.copy(BF16_PROGRAM, shared_tmp / "bf16.cu")
+    shutil.copy(SWEEP_SUPPORT, shared_tmp / SWEEP_SUPPORT.name)
     ours = docker_run(
         str(request.getfixturevalue(fixture)["reference"]),
         f". /opt/moatbridge/bin/activate {gfx} && cd {shared_tmp}"

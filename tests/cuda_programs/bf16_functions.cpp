@@ -13,6 +13,8 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "sweep_support.h"
+
 static __nv_bfloat16 bf(unsigned short bits) {
     __nv_bfloat16_raw raw;
     raw.x = bits;
@@ -192,20 +194,6 @@ static void expectations() {
 #endif
 }
 
-// FNV-1a over the results
-struct Hash {
-    unsigned long long value = 0xcbf29ce484222325ull;
-    void add(unsigned long long v) {
-        for (int i = 0; i < 8; ++i) value = (value ^ ((v >> (8 * i)) & 0xff)) * 0x100000001b3ull;
-    }
-};
-static unsigned long long next_random(unsigned long long& state) {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-}
-
 static void sweep_float_conversions() {
     const unsigned int lows[] = {0x0000, 0x0001, 0x4000, 0x7fff, 0x8000, 0x8001, 0xc000, 0xffff};
     for (unsigned int block = 0; block < 256; ++block) {
@@ -261,21 +249,6 @@ static void sweep_integer_conversions() {
            from_ll.value, from_ull.value);
 }
 
-// The i-th pair of a sweep: every pair of specials, then random ones, half of them with close
-// exponents (where sums round on ties).
-static void pair_of(int i, const unsigned short* specials, int n_specials, unsigned long long& state,
-                    unsigned short& p, unsigned short& q) {
-    if (i < n_specials * n_specials) {
-        p = specials[i / n_specials];
-        q = specials[i % n_specials];
-        return;
-    }
-    const unsigned long long r = next_random(state);
-    p = (unsigned short)r;
-    q = (unsigned short)(r >> 16);
-    if (i % 2) q = (unsigned short)((q & 0x807f) | ((p + ((r >> 32) % 9) * 0x80 - 4 * 0x80) & 0x7f80));
-}
-
 // The pairs: every pair of specials, then random pairs, half of them with close exponents
 // (where sums round on ties). _nan min/max of +0 and -0 is left to the expectations above.
 #define BINARY(X) X(__hadd_rn, 0) X(__hsub_rn, 0) X(__hmul_rn, 0) X(__hadd_sat, 0) X(__hsub_sat, 0) X(__hmul_sat, 0) \
@@ -296,7 +269,7 @@ static void sweep_pairs() {
 #undef DECLARE
     for (int i = 0; i < n_specials * n_specials + 400000; ++i) {
         unsigned short p, q;
-        pair_of(i, specials, n_specials, state, p, q);
+        pair_of(i, specials, n_specials, state, 0x7f80, p, q);
         const __nv_bfloat16 a = bf(p), b = bf(q);
         const __nv_bfloat162 ab(a, b), ba(b, a);
         const bool zeros = ((p | q) & 0x7fff) == 0 && p != q;
@@ -447,7 +420,7 @@ static void sweep_host_api() {
     Hash operators, operators2, relations, relations2, steps, moves;
     for (int i = 0; i < n_specials * n_specials + 300000; ++i) {
         unsigned short p, q;
-        pair_of(i, specials, n_specials, state, p, q);
+        pair_of(i, specials, n_specials, state, 0x7f80, p, q);
         const unsigned long long r2 = next_random(state);
         const unsigned short p2 = i < n_specials * n_specials ? specials[(i * 7 + 3) % n_specials] : (unsigned short)r2;
         const unsigned short q2 = i < n_specials * n_specials ? specials[(i * 11 + 5) % n_specials] : (unsigned short)(r2 >> 16);

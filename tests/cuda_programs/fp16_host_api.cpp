@@ -14,6 +14,8 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "sweep_support.h"
+
 static __half h16(unsigned short bits) {
     __half_raw raw;
     raw.x = bits;
@@ -136,20 +138,6 @@ static void expectations() {
     constexpr bool one_is_true = one;
     CHECK(one_is_true, 1);
 #endif
-}
-
-// FNV-1a over the results
-struct Hash {
-    unsigned long long value = 0xcbf29ce484222325ull;
-    void add(unsigned long long v) {
-        for (int i = 0; i < 8; ++i) value = (value ^ ((v >> (8 * i)) & 0xff)) * 0x100000001b3ull;
-    }
-};
-static unsigned long long next_random(unsigned long long& state) {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
 }
 
 static void sweep_float_conversions() {
@@ -296,21 +284,6 @@ static void sweep_values() {
            class_float.value, operators.value);
 }
 
-// The i-th pair of a sweep: every pair of specials, then random ones, half of them with close
-// exponents (where sums round on ties).
-static void pair_of(int i, const unsigned short* specials, int n_specials, unsigned long long& state,
-                    unsigned short& p, unsigned short& q) {
-    if (i < n_specials * n_specials) {
-        p = specials[i / n_specials];
-        q = specials[i % n_specials];
-        return;
-    }
-    const unsigned long long r = next_random(state);
-    p = (unsigned short)r;
-    q = (unsigned short)(r >> 16);
-    if (i % 2) q = (unsigned short)((q & 0x83ff) | ((p + ((r >> 32) % 9) * 0x400 - 4 * 0x400) & 0x7c00));
-}
-
 #define BINARY(X) X(__hadd) X(__hsub) X(__hmul) X(__hdiv) X(__hadd_rn) X(__hsub_rn) X(__hmul_rn) X(__hadd_sat) \
     X(__hsub_sat) X(__hmul_sat) X(__hmax) X(__hmin) X(__hmax_nan) X(__hmin_nan)
 #define BINARY2(X) X(__hadd2) X(__hsub2) X(__hmul2) X(__h2div) X(__hadd2_rn) X(__hsub2_rn) X(__hmul2_rn) \
@@ -342,7 +315,7 @@ static void sweep_pairs() {
 #undef DECLARE
     for (int i = 0; i < n_specials * n_specials + 300000; ++i) {
         unsigned short p, q;
-        pair_of(i, specials, n_specials, state, p, q);
+        pair_of(i, specials, n_specials, state, 0x7c00, p, q);
         const __half a = h16(p), b = h16(q);
         const __half2 ab(a, b), ba(b, a);
 #define HASH(name) hash##name.add(bits(name(a, b)));
